@@ -1,0 +1,295 @@
+"""The predicate language of custom deductions: parsed with `ast`, never evaluated.
+
+An expression is a comparison of linear terms over whitelisted functions, combined with
+`and`, `or`, `not`:
+
+    pawn_captures(either, from_file="d", to_file="e") == 0
+    captures(white) + captures(black) <= 9
+    promoted("c1") == true        never_moved("e1")        not promoted("c8")
+
+The parse is a small tree of dataclasses that the deduction model (retrologic.captures) compiles
+into clauses and the cage search (retrologic.cage) into retraction filters. New functions are
+added with `register`; a name that is not registered is an error, never a guess.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
+
+import chess
+
+from retrologic.errors import InputError
+
+SIDES = ("white", "black", "either")
+PIECES = ("pawn", "knight", "bishop", "rook", "queen", "king")
+SQUARE_COLORS = ("light", "dark")
+FILES = "abcdefgh"
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter of a predicate: its name, kind (side|file|square|piece|color|int) and default."""
+
+    name: str
+    kind: str
+    default: Any = None
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A registered function of the language: parameters, result type ('int' or 'bool')."""
+
+    name: str
+    params: tuple[Param, ...]
+    returns: str
+    doc: str
+    compile: Callable[..., Any] | None = None   # set by a model that knows how to encode it
+
+
+REGISTRY: dict[str, Predicate] = {}
+
+
+def register(name: str, params: list[Param] | tuple[Param, ...], returns: str, doc: str,
+             compile: Callable[..., Any] | None = None) -> Predicate:
+    """Add (or replace) a function of the language; `compile` is the model-side encoder."""
+    if returns not in ("int", "bool"):
+        raise ValueError("returns must be 'int' or 'bool'")
+    pred = Predicate(name, tuple(params), returns, doc, compile)
+    REGISTRY[name] = pred
+    return pred
+
+
+register("captures", [Param("side", "side")], "int",
+         "number of captures made by side (either: both sides together)")
+register("pawn_captures", [Param("side", "side"), Param("from_file", "file", None, False),
+                           Param("to_file", "file", None, False)], "int",
+         "captures made by side's pawns, optionally only from one file to another")
+register("promotions", [Param("side", "side")], "int", "number of promotions by side")
+register("promoted", [Param("square", "square")], "bool", "the unit on square is a promoted piece")
+register("never_moved", [Param("square", "square")], "bool",
+         "the unit on square has never moved (it stands on its game-array square)")
+register("captured_on_color", [Param("side", "side"), Param("piece", "piece"),
+                               Param("color", "color")], "int",
+         "units of side of this type (as captured) captured on light or dark squares")
+register("missing", [Param("side", "side")], "int", "units of side missing from the board")
+
+
+# --- the parsed tree -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    args: tuple[tuple[str, Any], ...]   # (parameter name, normalised value), in signature order
+
+    def arg(self, name: str) -> Any:
+        return dict(self.args)[name]
+
+    def __str__(self) -> str:
+        inner = ", ".join(f"{k}={_show(v)}" for k, v in self.args if v is not None)
+        return f"{self.name}({inner})"
+
+
+@dataclass(frozen=True)
+class Linear:
+    """sum(coef * call) + const."""
+
+    terms: tuple[tuple[int, Call], ...]
+    const: int = 0
+
+    def __str__(self) -> str:
+        parts = [(f"{c}*" if c not in (1, -1) else "-" if c == -1 else "") + str(call)
+                 for c, call in self.terms]
+        if self.const or not parts:
+            parts.append(str(self.const))
+        return " + ".join(parts)
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str            # == != <= >= < >
+    left: Linear
+    right: Linear
+
+    def __str__(self) -> str:
+        return f"{self.left} {self.op} {self.right}"
+
+
+@dataclass(frozen=True)
+class BoolAtom:
+    """A bool-valued call, possibly negated by the comparison it came from."""
+
+    call: Call
+    value: bool = True
+
+    def __str__(self) -> str:
+        return str(self.call) if self.value else f"not {self.call}"
+
+
+@dataclass(frozen=True)
+class Junction:
+    op: str            # and | or
+    items: tuple["Expr", ...]
+
+    def __str__(self) -> str:
+        return f" {self.op} ".join(f"({i})" for i in self.items)
+
+
+@dataclass(frozen=True)
+class Negation:
+    item: "Expr"
+
+    def __str__(self) -> str:
+        return f"not ({self.item})"
+
+
+Expr = Union[Compare, BoolAtom, Junction, Negation]
+
+_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.LtE: "<=", ast.GtE: ">=", ast.Lt: "<", ast.Gt: ">"}
+
+
+def _show(v: Any) -> str:
+    return f'"{v}"' if isinstance(v, str) and v not in SIDES else str(v)
+
+
+def _err(msg: str, text: str) -> InputError:
+    return InputError(msg, value=text)
+
+
+def parse_expr(text: str) -> Expr:
+    """Parse an expression of the language; InputError (with the value) on anything else."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as e:
+        raise _err(f"syntax error at column {e.offset}: {e.msg}", text) from None
+    return _expr(tree.body, text)
+
+
+def _expr(node: ast.AST, text: str) -> Expr:
+    if isinstance(node, ast.BoolOp):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        return Junction(op, tuple(_expr(v, text) for v in node.values))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _expr(node.operand, text)
+        if isinstance(inner, BoolAtom):
+            return BoolAtom(inner.call, not inner.value)
+        return Negation(inner)
+    if isinstance(node, ast.Compare):
+        if len(node.ops) != 1:
+            raise _err("chained comparisons are not allowed", text)
+        op = _OPS.get(type(node.ops[0]))
+        if op is None:
+            raise _err(f"operator not allowed: {type(node.ops[0]).__name__}", text)
+        left, right = node.left, node.comparators[0]
+        lbool, rbool = _bool_const(left), _bool_const(right)
+        if lbool is not None or rbool is not None:
+            const, other = (lbool, right) if lbool is not None else (rbool, left)
+            call = _call(other, text)
+            if REGISTRY[call.name].returns != "bool" or op not in ("==", "!="):
+                raise _err("true/false compare only with == or != to a true/false function", text)
+            return BoolAtom(call, const if op == "==" else not const)
+        return Compare(op, _linear(left, text), _linear(right, text))
+    if isinstance(node, ast.Call):
+        call = _call(node, text)
+        if REGISTRY[call.name].returns != "bool":
+            raise _err(f"{call.name}() is a number: compare it (e.g. {call.name}(...) == 0)", text)
+        return BoolAtom(call)
+    raise _err(f"not a condition: {ast.unparse(node)}", text)
+
+
+def _bool_const(node: ast.AST) -> bool | None:
+    if isinstance(node, ast.Name) and node.id in ("true", "false", "True", "False"):
+        return node.id.lower() == "true"
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _linear(node: ast.AST, text: str) -> Linear:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return Linear((), node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _linear(node.operand, text)
+        return Linear(tuple((-c, t) for c, t in inner.terms), -inner.const)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        a, b = _linear(node.left, text), _linear(node.right, text)
+        sign = 1 if isinstance(node.op, ast.Add) else -1
+        return Linear(a.terms + tuple((sign * c, t) for c, t in b.terms), a.const + sign * b.const)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        for k, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(k, ast.Constant) and type(k.value) is int:
+                inner = _linear(other, text)
+                return Linear(tuple((k.value * c, t) for c, t in inner.terms), k.value * inner.const)
+        raise _err("multiply only by a whole number", text)
+    if isinstance(node, ast.Call):
+        call = _call(node, text)
+        if REGISTRY[call.name].returns != "int":
+            raise _err(f"{call.name}() is true/false, not a number", text)
+        return Linear(((1, call),), 0)
+    raise _err(f"not a number term: {ast.unparse(node)}", text)
+
+
+def _call(node: ast.AST, text: str) -> Call:
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        raise _err(f"expected a function call, got {ast.unparse(node)}", text)
+    name = node.func.id
+    pred = REGISTRY.get(name)
+    if pred is None:
+        raise _err(f"unknown function {name}() (known: {', '.join(sorted(REGISTRY))})", text)
+    values: dict[str, Any] = {}
+    if len(node.args) > len(pred.params):
+        raise _err(f"{name}() takes at most {len(pred.params)} arguments", text)
+    for param, arg in zip(pred.params, node.args):
+        values[param.name] = _value(param, arg, name, text)
+    names = {p.name: p for p in pred.params}
+    for kw in node.keywords:
+        if kw.arg is None or kw.arg not in names:
+            raise _err(f"{name}() has no parameter {kw.arg!r}", text)
+        if kw.arg in values:
+            raise _err(f"{name}() got {kw.arg!r} twice", text)
+        values[kw.arg] = _value(names[kw.arg], kw.value, name, text)
+    args = []
+    for p in pred.params:
+        if p.name not in values:
+            if p.required:
+                raise _err(f"{name}() needs {p.name!r}", text)
+            values[p.name] = p.default
+        args.append((p.name, values[p.name]))
+    return Call(name, tuple(args))
+
+
+def _value(param: Param, node: ast.AST, fname: str, text: str) -> Any:
+    if isinstance(node, ast.Name):
+        raw: Any = node.id
+    elif isinstance(node, ast.Constant) and isinstance(node.value, (str, int)):
+        raw = node.value
+    else:
+        raise _err(f"{fname}(): bad value for {param.name}: {ast.unparse(node)}", text)
+    kind = param.kind
+    if kind == "int":
+        if type(raw) is not int:
+            raise _err(f"{fname}(): {param.name} must be a whole number", text)
+        return raw
+    if not isinstance(raw, str):
+        raise _err(f"{fname}(): {param.name} must be a name or a string", text)
+    val = raw.strip().lower()
+    allowed = {"side": SIDES, "piece": PIECES, "color": SQUARE_COLORS, "file": tuple(FILES),
+               "square": tuple(chess.SQUARE_NAMES)}[kind]
+    if val not in allowed:
+        raise _err(f"{fname}(): {param.name} must be one of {', '.join(allowed)}; got {raw!r}", text)
+    return val
+
+
+def calls(expr: Expr) -> list[Call]:
+    """Every function call in an expression (for models to check they can compile it)."""
+    if isinstance(expr, BoolAtom):
+        return [expr.call]
+    if isinstance(expr, Compare):
+        return [c for _, c in expr.left.terms + expr.right.terms]
+    if isinstance(expr, Junction):
+        return [c for item in expr.items for c in calls(item)]
+    if isinstance(expr, Negation):
+        return calls(expr.item)
+    raise TypeError(expr)

@@ -1,0 +1,292 @@
+"""Retro positions: a placement of units (full or partial), side to move, castling rights,
+a pending double step, and frozen units; home squares and the default zone.
+
+A *full* position comes from a FEN: kings and side to move are known and every check counts.
+A *partial* position (a cage) comes from a board-only field: units may be added on any empty
+square (Hwa's extension principle), either side may have moved last, only unblockable checks count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Iterator, NamedTuple
+
+import chess
+
+from retrologic.errors import InputError
+from retrologic.schema import parse_squares
+
+PIECE_TYPES = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING)
+
+
+class Placement(NamedTuple):
+    """Units on the board as bitboards: one mask per piece type (index type-1) and the white mask.
+
+    Immutable and hashable, so searches can keep visited sets of placements.
+    """
+
+    pawns: int
+    knights: int
+    bishops: int
+    rooks: int
+    queens: int
+    kings: int
+    white: int
+
+    @property
+    def occupied(self) -> int:
+        return self.pawns | self.knights | self.bishops | self.rooks | self.queens | self.kings
+
+    def color_mask(self, color: chess.Color) -> int:
+        return self.white if color else self.occupied & ~self.white
+
+    def piece_type_at(self, square: chess.Square) -> int | None:
+        bb = chess.BB_SQUARES[square]
+        for t in PIECE_TYPES:
+            if self[t - 1] & bb:
+                return t
+        return None
+
+    def piece_at(self, square: chess.Square) -> chess.Piece | None:
+        t = self.piece_type_at(square)
+        if t is None:
+            return None
+        return chess.Piece(t, bool(self.white & chess.BB_SQUARES[square]))
+
+    def pieces(self, piece_type: int, color: chess.Color) -> int:
+        return self[piece_type - 1] & self.color_mask(color)
+
+    def units(self) -> Iterator[tuple[chess.Square, chess.Piece]]:
+        for sq in chess.scan_forward(self.occupied):
+            yield sq, self.piece_at(sq)  # type: ignore[misc]
+
+    def king(self, color: chess.Color) -> chess.Square | None:
+        bb = self.kings & self.color_mask(color)
+        return chess.lsb(bb) if bb else None
+
+    @classmethod
+    def from_board(cls, board: chess.BaseBoard) -> "Placement":
+        return cls(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                   board.kings, board.occupied_co[chess.WHITE])
+
+    @classmethod
+    def from_board_fen(cls, board_fen: str) -> "Placement":
+        return cls.from_board(chess.BaseBoard(board_fen))
+
+    def to_board(self) -> chess.BaseBoard:
+        board = chess.BaseBoard(None)
+        for sq, piece in self.units():
+            board.set_piece_at(sq, piece)
+        return board
+
+    def board_fen(self) -> str:
+        return self.to_board().board_fen()
+
+    def without(self, mask: int) -> "Placement":
+        """The placement with the units on `mask` removed."""
+        keep = ~mask
+        return Placement(*(m & keep for m in self))
+
+    def colour_swapped(self) -> "Placement":
+        """White and Black exchanged, the board flipped top to bottom (a cage stays a cage)."""
+        flipped = [chess.flip_vertical(m) for m in self]
+        occ = 0
+        for m in flipped[:6]:
+            occ |= m
+        return Placement(*flipped[:6], occ & ~flipped[6])
+
+
+# Home squares: where a unit of that type and colour may have started the game.
+HOME: dict[tuple[int, chess.Color], int] = {
+    (chess.PAWN, chess.WHITE): chess.BB_RANK_2,
+    (chess.KNIGHT, chess.WHITE): chess.BB_B1 | chess.BB_G1,
+    (chess.BISHOP, chess.WHITE): chess.BB_C1 | chess.BB_F1,
+    (chess.ROOK, chess.WHITE): chess.BB_A1 | chess.BB_H1,
+    (chess.QUEEN, chess.WHITE): chess.BB_D1,
+    (chess.KING, chess.WHITE): chess.BB_E1,
+}
+for (_t, _c), _bb in list(HOME.items()):
+    HOME[(_t, chess.BLACK)] = chess.flip_vertical(_bb)
+
+
+def home_mask(placement: Placement) -> int:
+    """The units of `placement` that stand on a home square of their type and colour."""
+    out = 0
+    for t in PIECE_TYPES:
+        mask = placement[t - 1]
+        out |= mask & placement.white & HOME[(t, chess.WHITE)]
+        out |= mask & ~placement.white & HOME[(t, chess.BLACK)]
+    return out
+
+
+def all_home(placement: Placement) -> bool:
+    """True when every unit stands on a home square (vacuously true for an empty board)."""
+    return home_mask(placement) == placement.occupied
+
+
+def default_zone(placement: Placement) -> int:
+    """Occupied squares plus their king-move neighbours (Hwa's practical default)."""
+    zone = placement.occupied
+    for sq in chess.scan_forward(placement.occupied):
+        zone |= chess.BB_KING_ATTACKS[sq]
+    return zone
+
+
+# Castling: king home, rook home, the king's and rook's squares after castling.
+CASTLINGS = {
+    (chess.WHITE, chess.H1): (chess.E1, chess.G1, chess.F1),
+    (chess.WHITE, chess.A1): (chess.E1, chess.C1, chess.D1),
+    (chess.BLACK, chess.H8): (chess.E8, chess.G8, chess.F8),
+    (chess.BLACK, chess.A8): (chess.E8, chess.C8, chess.D8),
+}
+
+
+def castling_frozen(castling: int) -> int:
+    """Units that have never moved because a castling right still stands: king and rook."""
+    out = 0
+    for (color, rook), (king, _, _) in CASTLINGS.items():
+        if castling & chess.BB_SQUARES[rook]:
+            out |= chess.BB_SQUARES[rook] | chess.BB_SQUARES[king]
+    return out
+
+
+@dataclass(frozen=True)
+class Position:
+    """A retro position.
+
+    `turn` is the side to move (None: open, either side may have made the last move);
+    `castling` holds the rook squares whose castling right stands (python-chess convention);
+    `ep_square` is set when the last move is known to be a double step over that square;
+    `frozen` marks units that never moved; `partial` selects the extension-principle rules.
+    """
+
+    placement: Placement
+    turn: chess.Color | None
+    castling: int = 0
+    ep_square: chess.Square | None = None
+    frozen: int = 0
+    partial: bool = False
+
+    @property
+    def immobile(self) -> int:
+        """Units that cannot have moved: frozen ones and those a castling right pins home."""
+        return self.frozen | castling_frozen(self.castling)
+
+    @classmethod
+    def from_board(cls, board: chess.Board, *, frozen: int = 0) -> "Position":
+        return cls(Placement.from_board(board), board.turn, board.castling_rights,
+                   board.ep_square, frozen, False)
+
+    @classmethod
+    def from_fen(cls, fen: str, *, frozen: int = 0) -> "Position":
+        return cls.from_board(chess.Board(fen), frozen=frozen)
+
+    @classmethod
+    def partial_from(cls, board_fen: str, *, frozen: int = 0) -> "Position":
+        return cls(Placement.from_board_fen(board_fen), None, 0, None, frozen, True)
+
+    def to_board(self) -> chess.Board:
+        """A python-chess board of a full position (side to move White when open)."""
+        board = chess.Board(None)
+        for sq, piece in self.placement.units():
+            board.set_piece_at(sq, piece)
+        board.turn = chess.WHITE if self.turn is None else self.turn
+        board.castling_rights = self.castling
+        board.ep_square = self.ep_square
+        return board
+
+    def fen(self) -> str:
+        """FEN of a full position; the e.p. field shows a known double step even when no
+        e.p. capture is possible (retro convention), the move counters are 0 1."""
+        if self.partial:
+            return self.placement.board_fen()
+        board = self.to_board()
+        fen = board.fen(en_passant="fen")
+        return fen.rsplit(" ", 2)[0] + " 0 1"
+
+    def with_turn(self, turn: chess.Color | None) -> "Position":
+        return replace(self, turn=turn)
+
+
+def _check_fen(fen: str) -> chess.Board:
+    try:
+        return chess.Board(fen)
+    except ValueError as e:
+        raise ValueError(f"malformed FEN: {e}") from None
+
+
+def _check_board(text: str) -> chess.BaseBoard:
+    if " " in text.strip():
+        raise ValueError("a board field holds the placement only (no side to move); "
+                         "use 'fen' for a full position")
+    try:
+        board = chess.BaseBoard(text.strip())
+    except ValueError as e:
+        raise ValueError(f"malformed board: {e}") from None
+    for color in chess.COLORS:
+        if chess.popcount(board.kings & board.occupied_co[color]) > 1:
+            raise ValueError(f"more than one {chess.COLOR_NAMES[color]} king")
+    return board
+
+
+def parse(fen: str | None = None, board: str | None = None, frozen: Any = None,
+          to_move: str | None = None) -> Position:
+    """A position from a FEN (full) or a board-only string (partial); ValueError on bad input."""
+    if (fen is None) == (board is None):
+        raise ValueError("give exactly one of 'fen' (full position) or 'board' (partial position)")
+    if fen is not None:
+        pos = Position.from_board(_check_fen(fen))
+    else:
+        pos = Position(Placement.from_board(_check_board(board)), None, 0, None, 0, True)  # type: ignore[arg-type]
+    if frozen is not None:
+        mask = 0
+        for sq in parse_squares(frozen):
+            if not pos.placement.occupied & chess.BB_SQUARES[sq]:
+                raise ValueError(f"frozen square {chess.square_name(sq)} is empty")
+            mask |= chess.BB_SQUARES[sq]
+        pos = replace(pos, frozen=mask)
+    if to_move is not None:
+        if to_move == "?":
+            pos = pos.with_turn(None)
+        elif to_move in ("white", "black"):
+            if pos.partial:
+                raise ValueError("to_move applies to a full position (fen) only")
+            pos = pos.with_turn(to_move == "white")
+        else:
+            raise ValueError("to_move must be 'white', 'black' or '?'")
+    return pos
+
+
+POSITION_FIELDS = ("fen", "board", "frozen", "to_move")
+
+
+def from_table(table: Any, *, file: str | None, accept: str = "either") -> Position:
+    """A position from a problem file's `position` table (fields: fen | board, frozen, to_move)."""
+    if not isinstance(table, dict):
+        raise InputError("must be a table", file=file, field="position")
+    for key in table:
+        if key not in POSITION_FIELDS:
+            raise InputError(f"unknown field (allowed: {', '.join(POSITION_FIELDS)})", file=file,
+                             field=f"position.{key}", value=table[key])
+    for key in ("fen", "board", "to_move"):
+        if key in table and not isinstance(table[key], str):
+            raise InputError("must be a string", file=file, field=f"position.{key}", value=table[key])
+    if accept == "full" and "board" in table:
+        raise InputError("this question needs a full position: give 'fen'", file=file,
+                         field="position.board", value=table["board"])
+    if accept == "partial" and "fen" in table:
+        raise InputError("this question needs a partial position: give 'board'", file=file,
+                         field="position.fen", value=table["fen"])
+    field = "position.fen" if "fen" in table else "position.board" if "board" in table else "position"
+    try:
+        return parse(table.get("fen"), table.get("board"), table.get("frozen"), table.get("to_move"))
+    except ValueError as e:
+        msg = str(e)
+        if "frozen" in msg:
+            field = "position.frozen"
+            value = table.get("frozen")
+        elif "to_move" in msg:
+            field, value = "position.to_move", table.get("to_move")
+        else:
+            value = table.get("fen", table.get("board"))
+        raise InputError(msg, file=file, field=field, value=value) from None

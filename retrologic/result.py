@@ -1,0 +1,93 @@
+"""The answer to a question: a verdict, the answer itself, facts for [expect], and renderings."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+VERDICTS = ("proved", "refuted", "unknown")
+
+
+@dataclass
+class Result:
+    """What a question returns.
+
+    `verdict` is proved, refuted or unknown (with `reason`); `answer` is the question's answer;
+    `facts` is a flat dict of checkable values that a problem's [expect] table is compared with;
+    `details` carries more JSON-able content; `lines` is the readable rendering.
+    """
+
+    kind: str
+    verdict: str
+    answer: Any = None
+    reason: str | None = None
+    facts: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    unordered: frozenset[str] = frozenset({"answer"})  # facts whose lists compare as sets
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"bad verdict {self.verdict!r}")
+        self.facts.setdefault("verdict", self.verdict)
+        if self.answer is not None:
+            self.facts.setdefault("answer", self.answer)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "verdict": self.verdict, "answer": self.answer}
+        if self.reason:
+            out["reason"] = self.reason
+        out["facts"] = self.facts
+        if self.details:
+            out["details"] = self.details
+        return out
+
+    def render(self) -> str:
+        head = f"{self.kind}: {self.verdict}"
+        if self.reason:
+            head += f" ({self.reason})"
+        body = list(self.lines)
+        if not body and self.answer is not None:
+            body = [f"answer: {json.dumps(self.answer)}"]
+        return "\n".join([head, *("  " + line for line in body)])
+
+
+def compare_expect(result: Result, expect: dict[str, Any]) -> list[str]:
+    """Mismatches between a result and an [expect] table (empty list: all met).
+
+    Keys name facts; `includes` / `excludes` test membership in the answer list.
+    """
+    problems: list[str] = []
+    for key, want in expect.items():
+        if key in ("includes", "excludes"):
+            have = result.facts.get("answer")
+            have_list = list(have) if isinstance(have, (list, tuple)) else [have]
+            for item in want:
+                present = item in have_list
+                if present != (key == "includes"):
+                    verb = "missing from" if key == "includes" else "present in"
+                    problems.append(f"{item!r} {verb} answer {have_list!r}")
+            continue
+        if key not in result.facts:
+            problems.append(f"expect.{key}: the result has no such fact "
+                            f"(it has: {', '.join(sorted(result.facts))})")
+            continue
+        have = result.facts[key]
+        if key in result.unordered and isinstance(have, (list, tuple)) and isinstance(want, list):
+            same = sorted(map(json.dumps, have)) == sorted(map(json.dumps, want))
+        else:
+            same = _normal(have) == _normal(want)
+        if not same:
+            problems.append(f"expect.{key}: wanted {want!r}, got {have!r}")
+    return problems
+
+
+def _normal(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_normal(v) for v in value]
+    if isinstance(value, list):
+        return [_normal(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _normal(v) for k, v in value.items()}
+    return value

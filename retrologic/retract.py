@@ -1,0 +1,489 @@
+"""The retraction generator: every un-move of orthodox chess for the side that moved last.
+
+Plain retractions, uncaptures (type chosen, or left open), un-promotions (straight and with an
+uncapture), un-castling and un-en-passant. A retraction turns position P (after the move) into
+its predecessor Q (before it); in Q the retractor is to move, so the other side's king may not
+stand in check there, and in P the retractor's own king may not stand in check.
+
+Full positions count every check. Partial positions follow Hwa's extension principle: units may
+be added on empty squares, so only *unblockable* (contact, knight, pawn) checks count, a king may
+not stand in two of them, and either side may retract (no forced alternation; a king left in an
+unblockable check forces the next retraction to be the checker's, which follows from the rules).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterable
+
+import chess
+from chess import (BB_DIAG_ATTACKS, BB_DIAG_MASKS, BB_FILE_ATTACKS, BB_FILE_MASKS, BB_KING_ATTACKS,
+                   BB_KNIGHT_ATTACKS, BB_PAWN_ATTACKS, BB_RANK_ATTACKS, BB_RANK_MASKS, BB_SQUARES)
+
+from retrologic.position import CASTLINGS, Placement, Position
+
+OPEN = 0  # an uncaptured unit whose type is left open
+UNCAPTURE_TYPES = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+PIECE_LETTER = {OPEN: "", chess.PAWN: "P", chess.KNIGHT: "N", chess.BISHOP: "B", chess.ROOK: "R",
+                chess.QUEEN: "Q", chess.KING: "K"}
+
+# Neighbours in rook and bishop directions: the only squares from which a line piece's check
+# cannot be blocked.
+ORTH_ADJ = [BB_KING_ATTACKS[sq] & (BB_RANK_MASKS[sq] | BB_FILE_MASKS[sq]) for sq in chess.SQUARES]
+DIAG_ADJ = [BB_KING_ATTACKS[sq] & BB_DIAG_MASKS[sq] for sq in chess.SQUARES]
+LIGHT = chess.BB_LIGHT_SQUARES
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """One un-move: the unit of `color` now on `to_square` goes back to `from_square`.
+
+    `piece_type` is its type in P; `uncapture` is None (no capture), OPEN (a unit of unknown type)
+    or the type of the opponent unit that reappears (on `to_square`, or beside it en passant).
+    """
+
+    color: chess.Color
+    piece_type: int
+    from_square: chess.Square
+    to_square: chess.Square
+    uncapture: int | None = None
+    unpromotion: bool = False
+    castling: bool = False
+    en_passant: bool = False
+    double_step: bool = False
+
+    def move(self) -> chess.Move:
+        """The forward move in Q that gives P (python-chess convention, castling as e1g1)."""
+        promo = self.piece_type if self.unpromotion else None
+        return chess.Move(self.from_square, self.to_square, promotion=promo)
+
+    @property
+    def moved_type(self) -> int:
+        """The unit's type in Q (a pawn for an un-promotion)."""
+        return chess.PAWN if self.unpromotion else self.piece_type
+
+    @property
+    def capture_square(self) -> chess.Square | None:
+        """Where the uncaptured unit reappears."""
+        if self.uncapture is None:
+            return None
+        if self.en_passant:
+            return self.to_square - 8 if self.color == chess.WHITE else self.to_square + 8
+        return self.to_square
+
+    def notation(self, check: bool = False) -> str:
+        """Long algebraic notation of the retracted move: Ka2-a1, a2xRb3, b7-b8=Q, b4xc3 e.p., O-O."""
+        if self.castling:
+            text = "O-O" if chess.square_file(self.to_square) == 6 else "O-O-O"
+        else:
+            letter = "" if self.moved_type == chess.PAWN else PIECE_LETTER[self.piece_type]
+            if self.uncapture is None:
+                sep = "-"
+            elif self.en_passant:
+                sep = "x"
+            else:
+                sep = "x" + PIECE_LETTER[self.uncapture]
+            text = (f"{letter}{chess.square_name(self.from_square)}{sep}"
+                    f"{chess.square_name(self.to_square)}")
+            if self.unpromotion:
+                text += "=" + PIECE_LETTER[self.piece_type]
+            if self.en_passant:
+                text += " e.p."
+        return text + ("+" if check else "")
+
+    def __str__(self) -> str:
+        return self.notation()
+
+
+def attackers(pl: Placement, square: chess.Square, by_color: chess.Color, occupied: int,
+              unblockable: bool) -> int:
+    """Units of `by_color` attacking `square`; with `unblockable`, only checks no unit could block."""
+    pawns, knights, bishops, rooks, queens, kings, white = pl
+    cm = white if by_color else ~white
+    att = (BB_KNIGHT_ATTACKS[square] & knights) | (BB_KING_ATTACKS[square] & kings)
+    att |= BB_PAWN_ATTACKS[not by_color][square] & pawns
+    rq = rooks | queens
+    bq = bishops | queens
+    if unblockable:
+        att |= (ORTH_ADJ[square] & rq) | (DIAG_ADJ[square] & bq)
+    else:
+        att |= (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
+                | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & rq
+        att |= BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied] & bq
+    return att & cm
+
+
+def unit_attacks(piece_type: int, color: chess.Color, square: chess.Square, occupied: int,
+                 unblockable: bool) -> int:
+    """Squares a unit on `square` attacks (only its unblockable attacks if asked)."""
+    if piece_type == chess.PAWN:
+        return BB_PAWN_ATTACKS[color][square]
+    if piece_type == chess.KNIGHT:
+        return BB_KNIGHT_ATTACKS[square]
+    if piece_type == chess.KING:
+        return BB_KING_ATTACKS[square]
+    out = 0
+    if piece_type in (chess.ROOK, chess.QUEEN):
+        out |= ORTH_ADJ[square] if unblockable else (
+            BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
+            | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
+    if piece_type in (chess.BISHOP, chess.QUEEN):
+        out |= DIAG_ADJ[square] if unblockable else BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
+    return out
+
+
+def _moves_back(piece_type: int, square: chess.Square, occupied: int) -> int:
+    """Empty squares a non-pawn unit on `square` can have come from (line pieces: unobstructed)."""
+    if piece_type == chess.KNIGHT:
+        return BB_KNIGHT_ATTACKS[square] & ~occupied
+    if piece_type == chess.KING:
+        return BB_KING_ATTACKS[square] & ~occupied
+    return unit_attacks(piece_type, chess.WHITE, square, occupied, False) & ~occupied
+
+
+def counts_ok(pl: Placement, color: chess.Color) -> bool:
+    """Unit counts one side may have: ≤ 16 units, ≤ 8 pawns, ≤ 1 king, and no more promoted
+    pieces (beyond 1 Q, 2 R, 2 N, one bishop per square colour) than missing pawns."""
+    cm = pl.color_mask(color)
+    pawns = chess.popcount(pl.pawns & cm)
+    if pawns > 8 or chess.popcount(pl.kings & cm) > 1 or chess.popcount(pl.occupied & cm) > 16:
+        return False
+    bishops = pl.bishops & cm
+    excess = (max(0, chess.popcount(pl.queens & cm) - 1) + max(0, chess.popcount(pl.rooks & cm) - 2)
+              + max(0, chess.popcount(pl.knights & cm) - 2)
+              + max(0, chess.popcount(bishops & LIGHT) - 1) + max(0, chess.popcount(bishops & ~LIGHT) - 1))
+    return excess <= 8 - pawns
+
+
+def _put(masks: list[int], piece_type: int, color: chess.Color, square: chess.Square) -> None:
+    bb = BB_SQUARES[square]
+    masks[piece_type - 1] |= bb
+    if color:
+        masks[6] |= bb
+
+
+def _remove(masks: list[int], square: chess.Square) -> None:
+    keep = ~BB_SQUARES[square]
+    for i in range(7):
+        masks[i] &= keep
+
+
+def predecessor_placement(pl: Placement, r: Retraction, uncapture: int | None = None) -> Placement:
+    """The placement of Q (before the move); an OPEN uncapture leaves its square empty."""
+    masks = list(pl)
+    _remove(masks, r.to_square)
+    _put(masks, r.moved_type, r.color, r.from_square)
+    if r.castling:
+        _, _, rook_after = _castling_squares(r)
+        if pl.rooks & pl.color_mask(r.color) & BB_SQUARES[rook_after]:
+            _remove(masks, rook_after)
+            _put(masks, chess.ROOK, r.color, _castling_rook_home(r))
+        # else (partial positions only): the rook stands outside the partial position
+    unc = r.uncapture if uncapture is None else uncapture
+    if unc:
+        _put(masks, unc, not r.color, r.capture_square)  # type: ignore[arg-type]
+    return Placement(*masks)
+
+
+def _castling_rook_home(r: Retraction) -> chess.Square:
+    back = 0 if r.color == chess.WHITE else 56
+    return back + (7 if chess.square_file(r.to_square) == 6 else 0)
+
+
+def _castling_squares(r: Retraction) -> tuple[chess.Square, chess.Square, chess.Square]:
+    return CASTLINGS[(r.color, _castling_rook_home(r))]
+
+
+def apply(pos: Position, r: Retraction) -> Position:
+    """The predecessor position Q of `pos` by retraction `r`.
+
+    In a full position an OPEN uncapture has no single predecessor and raises ValueError; in a
+    partial one the unit stays outside the position (its square is left empty).
+    """
+    if r.uncapture == OPEN and not pos.partial:
+        raise ValueError("an uncapture of open type has no single predecessor board; choose a type")
+    q_pl = predecessor_placement(pos.placement, r)
+    castling = pos.castling
+    if r.castling:
+        castling |= BB_SQUARES[_castling_rook_home(r)]
+    frozen = pos.frozen
+    if r.uncapture is not None and frozen & BB_SQUARES[r.to_square]:
+        frozen &= ~BB_SQUARES[r.to_square]
+    turn = None if pos.partial else r.color
+    ep = r.to_square if r.en_passant else None
+    return Position(q_pl, turn, castling, ep, frozen, pos.partial)
+
+
+def in_check(pos: Position, color: chess.Color) -> bool:
+    """Is `color`'s king attacked (in a partial position: unblockably)?"""
+    pl = pos.placement
+    k = pl.king(color)
+    return k is not None and bool(attackers(pl, k, not color, pl.occupied, pos.partial))
+
+
+def retractors(pos: Position) -> list[chess.Color]:
+    """The sides that may have made the last move."""
+    if pos.turn is not None and not pos.partial:
+        return [not pos.turn]
+    return [chess.WHITE, chess.BLACK]
+
+
+def retractions(pos: Position, *, color: chess.Color | None = None, uncaptures: str = "typed",
+                counts: bool = True) -> list[Retraction]:
+    """Every retraction of `pos` (by `color`, or by each side that may have moved last).
+
+    `uncaptures` is "typed" (one retraction per type Q R B N P), "open" (one, type left open)
+    or "none"; `counts` rejects predecessors with impossible unit counts for the changed side.
+    """
+    if uncaptures not in ("typed", "open", "none"):
+        raise ValueError(f"uncaptures must be typed, open or none, not {uncaptures!r}")
+    out: list[Retraction] = []
+    for c in ([color] if color is not None else retractors(pos)):
+        _generate(pos, c, uncaptures, counts, out)
+    return out
+
+
+def _generate(pos: Position, R: chess.Color, uncaptures: str, counts: bool,
+              out: list[Retraction]) -> None:
+    pl = pos.placement
+    occ = pl.occupied
+    own = pl.color_mask(R)
+    contact = pos.partial
+    S = not R
+    rk = pl.king(R)
+    if rk is not None and attackers(pl, rk, S, occ, contact):
+        return  # R's king stands in check: R cannot have made the last move
+    if pos.ep_square is not None:
+        _double_step_only(pos, R, out)
+        return
+    sk = pl.king(S)
+    movable = own & ~pos.immobile
+    typed = uncaptures == "typed"
+    allow_unc = uncaptures != "none"
+
+    def ok(q: Placement, q_occ: int, king_from: chess.Square | None = None) -> bool:
+        """Q legal for the retractor R to move: S not in check; in a partial position R's king
+        not in two unblockable checks (a triple check never happens in a full one)."""
+        if sk is not None and attackers(q, sk, R, q_occ, contact):
+            return False
+        k = rk if king_from is None else king_from
+        if k is not None:
+            # Two unblockable checks at once never happen (one checker must have just moved,
+            # the other could only be discovered, from a distance); three checks never either.
+            if chess.popcount(attackers(q, k, S, q_occ, True)) > 1:
+                return False
+            if not contact and chess.popcount(attackers(q, k, S, q_occ, False)) > 2:
+                return False
+        return True
+
+    def unc_types(square: chess.Square, q: Placement, king_sq: chess.Square | None, q_occ: int):
+        """Uncapture types allowed on `square` given counts and R's king (checks it would add)."""
+        if not allow_unc:
+            return ()
+        if not typed:
+            if counts and chess.popcount(q.occupied & q.color_mask(S)) >= 16:
+                return ()
+            return (OPEN,)
+        rank = chess.square_rank(square)
+        result = []
+        for t in UNCAPTURE_TYPES:
+            if t == chess.PAWN and rank in (0, 7):
+                continue
+            masks = list(q)
+            _put(masks, t, S, square)
+            q2 = Placement(*masks)
+            if counts and not counts_ok(q2, S):
+                continue
+            if king_sq is not None and _adds_impossible_check(q, t, S, square, king_sq, q_occ, contact):
+                continue
+            result.append(t)
+        return result
+
+    for to in chess.scan_forward(movable):
+        t = pl.piece_type_at(to)
+        bb_to = BB_SQUARES[to]
+        if t == chess.PAWN:
+            _pawn_retractions(pos, R, to, ok, unc_types, typed and allow_unc, counts, out)
+            continue
+        king_moves = t == chess.KING
+        # plain retractions and uncaptures
+        for frm in chess.scan_forward(_moves_back(t, to, occ)):  # type: ignore[arg-type]
+            masks = list(pl)
+            _remove(masks, to)
+            _put(masks, t, R, frm)  # type: ignore[arg-type]
+            q = Placement(*masks)
+            q_occ = occ ^ bb_to ^ BB_SQUARES[frm]
+            ksq = frm if king_moves else rk
+            if ok(q, q_occ, ksq):
+                out.append(Retraction(R, t, frm, to))  # type: ignore[arg-type]
+            if allow_unc and ok(q, q_occ | bb_to, ksq):
+                for u in unc_types(to, q, ksq, q_occ | bb_to):
+                    out.append(Retraction(R, t, frm, to, u))  # type: ignore[arg-type]
+        last_rank = 7 if R == chess.WHITE else 0
+        if t != chess.KING and chess.square_rank(to) == last_rank:
+            _unpromotions(pos, R, t, to, ok, unc_types, counts, out)  # type: ignore[arg-type]
+        if king_moves:
+            _uncastlings(pos, R, to, ok, out)
+
+
+def _adds_impossible_check(q: Placement, t: int, S: chess.Color, square: chess.Square,
+                           king_sq: chess.Square, q_occ: int, contact: bool) -> bool:
+    """Would an S unit of type t on `square` make the checks on R's king impossible?"""
+    bb_k = BB_SQUARES[king_sq]
+    if unit_attacks(t, S, square, q_occ, True) & bb_k:
+        if attackers(q, king_sq, S, q_occ, True):
+            return True  # a second unblockable check
+    if contact:
+        return False
+    if unit_attacks(t, S, square, q_occ, False) & bb_k:
+        return chess.popcount(attackers(q, king_sq, S, q_occ, False)) >= 2
+    return False
+
+
+def _pawn_retractions(pos, R, to, ok, unc_types, ep_allowed, counts, out) -> None:
+    pl = pos.placement
+    occ = pl.occupied
+    rank = chess.square_rank(to)
+    rel = rank if R == chess.WHITE else 7 - rank       # rank counted from R's side, 0-based
+    if rel <= 1:
+        return                                          # on its home rank (or impossibly behind)
+    back = -8 if R == chess.WHITE else 8
+    bb_to = BB_SQUARES[to]
+    rk = pl.king(R)
+
+    def q_of(frm: chess.Square) -> tuple[Placement, int]:
+        masks = list(pl)
+        _remove(masks, to)
+        _put(masks, chess.PAWN, R, frm)
+        return Placement(*masks), occ ^ bb_to ^ BB_SQUARES[frm]
+
+    b = to + back
+    if not occ & BB_SQUARES[b]:
+        q, q_occ = q_of(b)
+        if ok(q, q_occ):
+            out.append(Retraction(R, chess.PAWN, b, to))
+        if rel == 3:
+            b2 = b + back
+            if not occ & BB_SQUARES[b2]:
+                q, q_occ = q_of(b2)
+                if ok(q, q_occ):
+                    out.append(Retraction(R, chess.PAWN, b2, to, double_step=True))
+    file = chess.square_file(to)
+    for df in (-1, 1):
+        if not 0 <= file + df <= 7:
+            continue
+        frm = b + df
+        if occ & BB_SQUARES[frm]:
+            continue
+        q, q_occ = q_of(frm)
+        if ok(q, q_occ | bb_to):
+            for u in unc_types(to, q, rk, q_occ | bb_to):
+                out.append(Retraction(R, chess.PAWN, frm, to, u))
+        if ep_allowed and rel == 5:
+            cap = to + back                 # the double-stepped pawn stood beside the capturer
+            origin = to - back              # and came from the square in front of `to`
+            if occ & (BB_SQUARES[cap] | BB_SQUARES[origin]):
+                continue
+            masks = list(q)
+            _put(masks, chess.PAWN, not R, cap)
+            q2 = Placement(*masks)
+            q2_occ = q_occ | BB_SQUARES[cap]
+            if counts and not counts_ok(q2, not R):
+                continue
+            if ok(q2, q2_occ):
+                out.append(Retraction(R, chess.PAWN, frm, to, chess.PAWN, en_passant=True))
+
+
+def _unpromotions(pos, R, t, to, ok, unc_types, counts, out) -> None:
+    pl = pos.placement
+    occ = pl.occupied
+    back = -8 if R == chess.WHITE else 8
+    bb_to = BB_SQUARES[to]
+    rk = pl.king(R)
+    file = chess.square_file(to)
+    for df in (0, -1, 1):
+        if not 0 <= file + df <= 7:
+            continue
+        frm = to + back + df
+        if occ & BB_SQUARES[frm]:
+            continue
+        masks = list(pl)
+        _remove(masks, to)
+        _put(masks, chess.PAWN, R, frm)
+        q = Placement(*masks)
+        if counts and not counts_ok(q, R):
+            continue
+        q_occ = occ ^ bb_to ^ BB_SQUARES[frm]
+        if df == 0:
+            if ok(q, q_occ):
+                out.append(Retraction(R, t, frm, to, unpromotion=True))
+        elif ok(q, q_occ | bb_to):
+            for u in unc_types(to, q, rk, q_occ | bb_to):
+                if u != chess.PAWN:
+                    out.append(Retraction(R, t, frm, to, u, unpromotion=True))
+
+
+def _uncastlings(pos, R, to, ok, out) -> None:
+    """Un-castling: king on g1/c1 with its rook beside it; back to e1 and the corner."""
+    pl = pos.placement
+    occ = pl.occupied
+    if not pos.partial and pos.castling & (chess.BB_RANK_1 if R == chess.WHITE else chess.BB_RANK_8):
+        return  # a side that castled has no castling right left
+    back = 0 if R == chess.WHITE else 56
+    for rook_home in (back + 7, back):
+        king_home, king_after, rook_after = CASTLINGS[(R, rook_home)]
+        if to != king_after:
+            continue
+        rook_bb = BB_SQUARES[rook_after]
+        if pl.rooks & pl.color_mask(R) & rook_bb:
+            if pos.immobile & rook_bb:
+                continue
+        elif not (pos.partial and not occ & rook_bb):
+            continue  # no rook beside the king (a partial position may add one on an empty square)
+        must_be_empty = BB_SQUARES[king_home] | BB_SQUARES[rook_home]
+        if rook_home == back:
+            must_be_empty |= BB_SQUARES[back + 1]       # b1/b8 for the long castling
+        if occ & must_be_empty:
+            continue
+        r = Retraction(R, chess.KING, king_home, king_after, castling=True)
+        q = predecessor_placement(pl, r)
+        q_occ = q.occupied
+        if not ok(q, q_occ, king_home):
+            continue
+        # The king may not castle out of or through check.
+        S = not R
+        if attackers(q, king_home, S, q_occ, pos.partial) or attackers(q, rook_after, S, q_occ, pos.partial):
+            continue
+        out.append(r)
+
+
+def _double_step_only(pos: Position, R: chess.Color, out: list[Retraction]) -> None:
+    """The last move is known to be a double step over pos.ep_square: retract only that."""
+    ep = pos.ep_square
+    pl = pos.placement
+    step = 8 if R == chess.WHITE else -8
+    if chess.square_rank(ep) != (2 if R == chess.WHITE else 5):  # type: ignore[arg-type]
+        return
+    to = ep + step  # type: ignore[operator]
+    frm = ep - step  # type: ignore[operator]
+    if not pl.pieces(chess.PAWN, R) & BB_SQUARES[to] or pl.occupied & (BB_SQUARES[ep] | BB_SQUARES[frm]):
+        return
+    if pos.immobile & BB_SQUARES[to]:
+        return
+    r = Retraction(R, chess.PAWN, frm, to, double_step=True)
+    q = predecessor_placement(pl, r)
+    sk = pl.king(not R)
+    if sk is not None and attackers(q, sk, R, q.occupied, pos.partial):
+        return
+    out.append(r)
+
+
+def gives_check(pos: Position, r: Retraction) -> bool:
+    """Did the retracted move give check (the other side's king attacked in P)?"""
+    return in_check(pos, not r.color)
+
+
+def notations(pos: Position, rs: Iterable[Retraction]) -> list[str]:
+    """Notation of each retraction, with '+' when the move gave check."""
+    checked = {c: in_check(pos, not c) for c in chess.COLORS}
+    return [r.notation(checked[r.color] and not pos.partial) for r in rs]

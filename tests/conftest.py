@@ -1,0 +1,44 @@
+"""Shared fixtures: a corpus of positions from random legal games (python-chess is the oracle)."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import pytest
+
+
+def random_game(seed: int, max_plies: int = 160) -> list[tuple[chess.Board, chess.Move]]:
+    """A random legal game biased towards captures, promotions, castling and en passant.
+
+    Returns (position before, move) pairs; the bias makes rare move kinds common in the corpus.
+    """
+    rng = random.Random(seed)
+    board = chess.Board()
+    out = []
+    for _ in range(max_plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        special = [m for m in moves if board.is_en_passant(m) or board.is_castling(m) or m.promotion]
+        captures = [m for m in moves if board.is_capture(m)]
+        roll = rng.random()
+        if special and roll < 0.6:
+            move = rng.choice(special)
+        elif captures and roll < 0.45:
+            move = rng.choice(captures)
+        else:
+            pawn_pushes = [m for m in moves if board.piece_type_at(m.from_square) == chess.PAWN]
+            move = rng.choice(pawn_pushes if pawn_pushes and roll < 0.75 else moves)
+        out.append((board.copy(stack=False), move))
+        board.push(move)
+    return out
+
+
+@pytest.fixture(scope="session")
+def game_corpus() -> list[tuple[chess.Board, chess.Move]]:
+    """About 10,000 (position before, move) pairs from 80 seeded random games."""
+    pairs = []
+    for seed in range(80):
+        pairs.extend(random_game(seed))
+    return pairs
