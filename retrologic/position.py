@@ -229,31 +229,41 @@ def _check_board(text: str) -> chess.BaseBoard:
     return board
 
 
-def parse(fen: str | None = None, board: str | None = None, frozen: Any = None,
-          to_move: str | None = None) -> Position:
-    """A position from a FEN (full) or a board-only string (partial); ValueError on bad input."""
+def _base(fen: str | None, board: str | None) -> Position:
     if (fen is None) == (board is None):
         raise ValueError("give exactly one of 'fen' (full position) or 'board' (partial position)")
     if fen is not None:
-        pos = Position.from_board(_check_fen(fen))
-    else:
-        pos = Position(Placement.from_board(_check_board(board)), None, 0, None, 0, True)  # type: ignore[arg-type]
+        return Position.from_board(_check_fen(fen))
+    return Position(Placement.from_board(_check_board(board)), None, 0, None, 0, True)  # type: ignore[arg-type]
+
+
+def _with_frozen(pos: Position, frozen: Any) -> Position:
+    mask = 0
+    for sq in parse_squares(frozen):
+        if not pos.placement.occupied & chess.BB_SQUARES[sq]:
+            raise ValueError(f"frozen square {chess.square_name(sq)} is empty")
+        mask |= chess.BB_SQUARES[sq]
+    return replace(pos, frozen=mask)
+
+
+def _with_to_move(pos: Position, to_move: str) -> Position:
+    if to_move == "?":
+        return pos.with_turn(None)
+    if to_move in ("white", "black"):
+        if pos.partial:
+            raise ValueError("to_move applies to a full position (fen) only")
+        return pos.with_turn(to_move == "white")
+    raise ValueError("to_move must be 'white', 'black' or '?'")
+
+
+def parse(fen: str | None = None, board: str | None = None, frozen: Any = None,
+          to_move: str | None = None) -> Position:
+    """A position from a FEN (full) or a board-only string (partial); ValueError on bad input."""
+    pos = _base(fen, board)
     if frozen is not None:
-        mask = 0
-        for sq in parse_squares(frozen):
-            if not pos.placement.occupied & chess.BB_SQUARES[sq]:
-                raise ValueError(f"frozen square {chess.square_name(sq)} is empty")
-            mask |= chess.BB_SQUARES[sq]
-        pos = replace(pos, frozen=mask)
+        pos = _with_frozen(pos, frozen)
     if to_move is not None:
-        if to_move == "?":
-            pos = pos.with_turn(None)
-        elif to_move in ("white", "black"):
-            if pos.partial:
-                raise ValueError("to_move applies to a full position (fen) only")
-            pos = pos.with_turn(to_move == "white")
-        else:
-            raise ValueError("to_move must be 'white', 'black' or '?'")
+        pos = _with_to_move(pos, to_move)
     return pos
 
 
@@ -277,16 +287,16 @@ def from_table(table: Any, *, file: str | None, accept: str = "either") -> Posit
     if accept == "partial" and "fen" in table:
         raise InputError("this question needs a partial position: give 'board'", file=file,
                          field="position.fen", value=table["fen"])
-    field = "position.fen" if "fen" in table else "position.board" if "board" in table else "position"
+    key = "fen" if "fen" in table else "board" if "board" in table else None
     try:
-        return parse(table.get("fen"), table.get("board"), table.get("frozen"), table.get("to_move"))
+        pos = _base(table.get("fen"), table.get("board"))
     except ValueError as e:
-        msg = str(e)
-        if "frozen" in msg:
-            field = "position.frozen"
-            value = table.get("frozen")
-        elif "to_move" in msg:
-            field, value = "position.to_move", table.get("to_move")
-        else:
-            value = table.get("fen", table.get("board"))
-        raise InputError(msg, file=file, field=field, value=value) from None
+        raise InputError(str(e), file=file, field=f"position.{key}" if key else "position",
+                         value=table.get(key) if key else None) from None
+    for key, step in (("frozen", _with_frozen), ("to_move", _with_to_move)):
+        if key in table:
+            try:
+                pos = step(pos, table[key])
+            except ValueError as e:
+                raise InputError(str(e), file=file, field=f"position.{key}", value=table[key]) from None
+    return pos

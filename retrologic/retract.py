@@ -29,8 +29,9 @@ PIECE_LETTER = {OPEN: "", chess.PAWN: "P", chess.KNIGHT: "N", chess.BISHOP: "B",
 
 # Neighbours in rook and bishop directions: the only squares from which a line piece's check
 # cannot be blocked.
-ORTH_ADJ = [BB_KING_ATTACKS[sq] & (BB_RANK_MASKS[sq] | BB_FILE_MASKS[sq]) for sq in chess.SQUARES]
-DIAG_ADJ = [BB_KING_ATTACKS[sq] & BB_DIAG_MASKS[sq] for sq in chess.SQUARES]
+# (python-chess's *_MASKS leave out the board's edges; its attack tables on an empty board don't)
+ORTH_ADJ = [BB_KING_ATTACKS[sq] & (BB_RANK_ATTACKS[sq][0] | BB_FILE_ATTACKS[sq][0]) for sq in chess.SQUARES]
+DIAG_ADJ = [BB_KING_ATTACKS[sq] & BB_DIAG_ATTACKS[sq][0] for sq in chess.SQUARES]
 LIGHT = chess.BB_LIGHT_SQUARES
 
 

@@ -136,3 +136,24 @@ def test_open_uncaptures_cover_typed(game_corpus):
         for r in retractions(pos):
             if r.uncapture is not None and not r.en_passant:
                 assert (r.from_square, r.to_square, r.unpromotion, False) in opened
+
+
+def test_generator_equals_brute_force(game_corpus):
+    """The generator's set equals a brute-force search over all predecessor boards."""
+    from bruteforce import brute_retractions
+    rng = random.Random(3)
+    sample = rng.sample(game_corpus, 60) + [
+        (chess.Board("8/8/8/8/1k6/8/PK6/8 w - - 0 1"), chess.Move.from_uci("a2a3")),
+        (chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"), chess.Move.from_uci("e1g1")),
+        (chess.Board("4k3/8/8/2Pp4/8/8/8/4K3 w - d6 0 1"), chess.Move.from_uci("c5d6")),
+        (chess.Board("1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1"), chess.Move.from_uci("a7b8q")),
+    ]
+    compared = 0
+    for before, move in sample:
+        after = before.copy(stack=False)
+        after.push(move)
+        pos = Position.from_board(after)
+        ours = {(r.move().uci(), r.uncapture, r.en_passant) for r in retractions(pos)}
+        assert ours == brute_retractions(after), after.fen()
+        compared += len(ours)
+    assert compared > 1000

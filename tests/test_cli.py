@@ -1,0 +1,108 @@
+"""The command line: one clear line and a documented exit status for every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+GOOD = '''format = "retrologic/1"
+position = { fen = "8/8/8/8/1k6/P7/1K6/8 b - - 0 1" }
+question = { kind = "retractions" }
+'''
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "retrologic", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=120)
+
+
+def write(tmp_path: Path, text: str, name: str = "p.toml") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+BAD = [
+    ("malformed-fen", GOOD.replace("8/8/8/8/1k6/P7/1K6/8 b - - 0 1", "8/8/8/8/1k6/P7/1K6/8 x"),
+     ["position.fen", "8/8/8/8/1k6/P7/1K6/8 x"]),
+    ("bad-square", GOOD.replace("b - - 0 1\" }", "b - - 0 1\", frozen = [\"z9\"] }"),
+     ["position.frozen", "z9"]),
+    ("missing-kind", GOOD.replace('kind = "retractions"', 'uncaptures = "open"'), ["question.kind"]),
+    ("unknown-field", GOOD + 'colour = "blue"\n', ["colour", "blue"]),
+    ("unknown-question-field", GOOD.replace('kind = "retractions"', 'kind = "retractions", depth = 3'),
+     ["question.depth", "3"]),
+    ("wrong-type", GOOD.replace('kind = "retractions"', 'kind = "retractions", counts = "yes"'),
+     ["question.counts", "yes"]),
+    ("unknown-kind", GOOD.replace('"retractions"', '"mate-in-2"'), ["question.kind", "mate-in-2"]),
+    ("malformed-toml", GOOD + "question = [\n", ["malformed TOML"]),
+    ("bad-format", GOOD.replace("retrologic/1", "retrologic/9"), ["format", "retrologic/9"]),
+    ("bad-expect-key", GOOD + 'expect = { verdicts = "proved" }\n', ["expect.verdicts"]),
+    ("bad-constraint", GOOD + '[[constraint]]\nname = "x"\nexpr = "frobnicate(white) == 1"\n',
+     ["constraint[0].expr", "frobnicate"]),
+]
+
+
+@pytest.mark.parametrize("name,text,needles", BAD, ids=[b[0] for b in BAD])
+def test_bad_problem_file(tmp_path, name, text, needles):
+    path = write(tmp_path, text)
+    res = run("solve", path)
+    assert res.returncode == 3, res.stderr
+    assert "Traceback" not in res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert path in lines[0]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def test_unreadable_files(tmp_path):
+    for path in (str(tmp_path / "nope.toml"), str(tmp_path)):
+        res = run("solve", path)
+        assert res.returncode == 3 and "Traceback" not in res.stderr
+        assert path in res.stderr
+
+
+def test_expect_mismatch_exit_1(tmp_path):
+    path = write(tmp_path, GOOD + 'expect = { answer = ["a2-a4+"] }\n')
+    res = run("solve", path)
+    assert res.returncode == 1
+    assert "NOT MET" in res.stdout
+
+
+def test_expect_met_and_json(tmp_path):
+    path = write(tmp_path, GOOD + 'expect = { answer = ["a2-a3+"] }\n')
+    res = run("solve", "--json", path)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["answer"] == ["a2-a3+"] and out["expect"]["met"] is True
+
+
+def test_usage_error_exit_2():
+    res = run("retract")
+    assert res.returncode == 2
+
+
+def test_bad_fen_on_command_line():
+    res = run("retract", "8/8/8 w")
+    assert res.returncode == 3 and "Traceback" not in res.stderr and "8/8/8 w" in res.stderr
+
+
+def test_retract_command_json():
+    res = run("retract", "--json", "8/8/8/8/1k6/P7/1K6/8 b - - 0 1")
+    assert res.returncode == 0
+    out = json.loads(res.stdout)
+    assert out["answer"] == ["a2-a3+"]
+    assert out["details"]["retractions"][0]["predecessor"] == "8/8/8/8/1k6/8/PK6/8 w - - 0 1"
+
+
+def test_help_lists_commands_and_exit_statuses():
+    res = run("--help")
+    assert res.returncode == 0
+    for word in ("solve", "check", "cage", "deduce", "lastmove", "spg", "exit status"):
+        assert word in res.stdout

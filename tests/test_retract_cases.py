@@ -1,0 +1,147 @@
+"""Hand-picked retro positions: each retraction kind, the extension principle, castling rights."""
+
+from __future__ import annotations
+
+import chess
+
+from retrologic.position import Position
+from retrologic.retract import OPEN, apply, in_check, notations, retractions
+
+
+def names(fen_or_pos, **kw) -> list[str]:
+    pos = fen_or_pos if isinstance(fen_or_pos, Position) else Position.from_fen(fen_or_pos)
+    return notations(pos, retractions(pos, **kw))
+
+
+def test_only_a2_a3_check():
+    pos = Position.from_fen("8/8/8/8/1k6/P7/1K6/8 b - - 0 1")
+    rs = retractions(pos)
+    assert notations(pos, rs) == ["a2-a3+"]
+    for r in rs:
+        assert not in_check(apply(pos, r), chess.BLACK)
+
+
+def test_quiet_moves_into_check_are_rejected():
+    # The white king b2 could have come from a3, b3, c3, a1, c1, c2, a2: every one of these
+    # leaves the black king b4 in check from the a3 pawn or next to the white king, except none.
+    got = names("8/8/8/8/1k6/P7/1K6/8 b - - 0 1")
+    assert not any(n.startswith("K") for n in got)
+
+
+def test_unpromotion_straight_and_with_uncapture():
+    got = names("1Q5k/8/8/8/8/8/8/K7 b - - 0 1")   # the new queen gives check
+    assert "b7-b8=Q+" in got
+    assert {"a7xRb8=Q+", "c7xNb8=Q+"} <= set(got)
+    assert not any("xP" in n and "=" in n for n in got)  # no pawn uncaptured on the 8th rank
+
+
+def test_uncastling_short():
+    got = names("r3k2r/8/8/8/8/8/8/R4RK1 b kq - 0 1")
+    assert "O-O" in got
+    pos = Position.from_fen("r3k2r/8/8/8/8/8/8/R4RK1 b kq - 0 1")
+    r = next(r for r in retractions(pos) if r.castling)
+    q = apply(pos, r)
+    assert q.fen() == "r3k2r/8/8/8/8/8/8/R3K2R w Kkq - 0 1"
+
+
+def test_uncastling_long_needs_empty_b1():
+    assert "O-O-O" in names("4k3/8/8/8/8/8/8/2KR4 b - - 0 1")
+    assert "O-O-O" not in names("4k3/8/8/8/8/8/8/1NKR4 b - - 0 1")
+
+
+def test_no_uncastling_through_check():
+    # Black rook on f8 attacks f1 once the white rook is back on h1: castling crossed check.
+    assert "O-O" not in names("4kr2/8/8/8/8/8/8/5RK1 b - - 0 1")
+
+
+def test_castling_right_freezes_king_and_rook():
+    got = names("4k3/8/8/8/8/8/8/4K2R b K - 0 1")
+    assert not any(n.startswith("K") or n.startswith("R") for n in got)
+
+
+def test_un_en_passant_forces_the_double_step():
+    pos = Position.from_fen("4k3/8/8/8/8/2p5/8/4K3 w - - 0 1")
+    rs = retractions(pos)
+    eps = [r for r in rs if r.en_passant]
+    assert {r.notation() for r in eps} == {"b4xc3 e.p.", "d4xc3 e.p."}
+    q = apply(pos, eps[0])
+    assert q.ep_square == chess.C3 and q.turn == chess.BLACK
+    follow = retractions(q)
+    assert [r.notation() for r in follow] == ["c2-c4"]
+    assert follow[0].double_step
+
+
+def test_side_to_move_open_tries_both():
+    pos = Position.from_fen("8/8/8/8/k7/8/1K6/8 b - - 0 1").with_turn(None)
+    colors = {r.color for r in retractions(pos)}
+    assert colors == {chess.WHITE, chess.BLACK}
+    # A king in check cannot belong to the side that moved last.
+    checked = Position.from_fen("8/8/8/8/1k6/P7/1K6/8 b - - 0 1").with_turn(None)
+    assert {r.color for r in retractions(checked)} == {chess.WHITE}
+
+
+def test_partial_king_into_contact_check_forces_the_checker():
+    # Hwa: White retracts Kb2-a1?  No: retract the king from a1 back to b2, next to the black
+    # pawn c3 that attacks b2; the next retraction must then be by that pawn.
+    pos = Position.partial_from("8/8/8/8/8/2p5/8/K7")
+    king_back = [r for r in retractions(pos, uncaptures="open")
+                 if r.color == chess.WHITE and r.to_square == chess.A1 and r.from_square == chess.B2]
+    assert king_back
+    q = apply(pos, king_back[0])
+    follow = retractions(q, uncaptures="open")
+    assert follow and all(r.to_square == chess.C3 for r in follow)
+
+
+def test_partial_only_unblockable_checks_count():
+    # A full position would forbid Rf1-f2 nothing; but a line check from afar is ignored in a
+    # partial position (a unit may be added to block it): the rook on h2 may retract to h1
+    # although a white king on a2... (no kings needed at all).
+    pos = Position.partial_from("8/8/8/8/8/5P2/4PrPP/7K")
+    got = names(pos, uncaptures="open")
+    assert "Rf1-f2" in got  # Hwa's Figure 4: legal after a unit is added on g1
+
+
+def test_partial_double_contact_check_is_rejected():
+    # The white king may not retract to b2 where two black units check it unblockably.
+    pos = Position.partial_from("8/8/8/8/n7/2p5/8/K7")  # Na4 and c3 both hit b2
+    assert not any(r.from_square == chess.B2 and r.piece_type == chess.KING
+                   for r in retractions(pos, uncaptures="open"))
+
+
+def test_open_uncapture_has_no_single_predecessor_board():
+    pos = Position.from_fen("8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1")
+    opened = [r for r in retractions(pos, uncaptures="open") if r.uncapture == OPEN]
+    assert opened
+    try:
+        apply(pos, opened[0])
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("apply must refuse an open uncapture on a full position")
+
+
+def test_counts_limit_uncaptures():
+    # White has all 16 units: Black cannot have captured anything.
+    pos = Position.from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1")
+    rs = retractions(pos)
+    assert rs and not any(r.uncapture for r in rs)
+    # With one white pawn missing, a promoted piece may come back on b8/g8 (knight
+    # retractions), never a pawn on the 8th rank.
+    pos = Position.from_fen("rnbqkbnr/pppppppp/8/8/8/8/1PPPPPPP/RNBQKBNR w KQ - 0 1")
+    kinds = {r.uncapture for r in retractions(pos) if r.uncapture}
+    assert kinds == {chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT}
+    # With no pawn missing, a second queen (a promoted piece) cannot come back either.
+    pos = Position.from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Q - 0 1")
+    kinds = {r.uncapture for r in retractions(pos) if r.uncapture}
+    assert kinds == {chess.ROOK}
+
+
+def test_contact_checks_from_edge_squares():
+    """Regression: python-chess's occupancy masks omit board edges; contact checks must not."""
+    from retrologic.retract import DIAG_ADJ, ORTH_ADJ
+    for sq in chess.SQUARES:
+        assert ORTH_ADJ[sq] | DIAG_ADJ[sq] == chess.BB_KING_ATTACKS[sq]
+    # Ke1-e2 with a black rook uncaptured on e2 would leave two contact checks (Re2, Bf2).
+    pos = Position.from_fen("8/8/8/8/8/7k/4Kb2/8 b - - 0 1")
+    assert not any(r.uncapture in (chess.ROOK, chess.QUEEN) and r.from_square == chess.E1
+                   for r in retractions(pos))
