@@ -17,6 +17,7 @@ from retrologic.errors import InputError
 # certificate type -> "module:function"; the function takes the decoded JSON and returns Verdict.
 CHECKERS: dict[str, str] = {
     "retraction-line": "retrologic.certificate:check_retraction_line",
+    "lastmove-proof": "retrologic.lastmove:check_proof",
     "cage-proof": "retrologic.cage:check_proof",
     "cage-counterexample": "retrologic.cage:check_counterexample",
     "deduce-drup": "retrologic.captures:check_certificate",

@@ -1,0 +1,136 @@
+"""Question kind `last-move`: what were the last N single moves? Every rejected candidate comes
+with a proof; the answer is proved when all other candidates are impossible."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import chess
+
+from retrologic import lastmove
+from retrologic.cli import add_limit_arguments, emit
+from retrologic.errors import InputError
+from retrologic.position import Position, parse
+from retrologic.result import Result
+from retrologic.schema import Field
+
+KIND = "last-move"
+HELP = "what were the last move(s)? with a proof for every rejected candidate"
+POSITION = "full"
+
+
+def _positive(v: int) -> int:
+    if v < 1:
+        raise ValueError("must be at least 1")
+    return v
+
+
+QUESTION = {
+    "plies": Field(int, default=1, check=_positive, doc="number of last single moves"),
+    "depth": Field(int, default=6, check=_positive, doc="plies of refutation search per candidate"),
+    "support": Field(int, default=6, check=_positive, doc="plies of a supporting line"),
+    "nodes": Field(int, default=200_000, check=_positive, doc="node limit"),
+    "discover": Field(bool, default=True, doc="discover cages automatically"),
+}
+EXPECT = {"impossible", "possible", "unknown", "illegal_for", "discovered"}
+
+
+def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
+           nodes: int = 200_000, timeout: float | None = None, lemmas: list[Path] = (),
+           discover: bool = True, certificate_dir: str | None = None) -> Result:
+    """Solve and render a last-move problem."""
+    from retrologic.lastmove_cages import closers_for
+    closers, discovered = closers_for(lemmas, discover)
+    limits = lastmove.Limits(depth=depth, support=support, nodes=nodes, timeout=timeout)
+    res = lastmove.solve(pos, plies, limits, closers)
+    lines = []
+    for c in res.candidates:
+        if c.status == "impossible":
+            lines.append(f"{c.notation:<28} impossible: {_summary(c.proof)}")
+        elif c.status == "possible":
+            lines.append(f"{c.notation:<28} possible: line {' '.join(c.support_line)}")
+        else:
+            lines.append(f"{c.notation:<28} unknown: {c.reason}")
+    if res.illegal_for:
+        lines.append("illegal if " + " / ".join(res.illegal_for) + " moved last")
+    if discovered:
+        lines.append("cages discovered: " + ", ".join(d["cage"] for d in discovered))
+    lines.append(f"{res.nodes} nodes, {res.seconds:.2f} s")
+    facts = {
+        "impossible": [c.notation for c in res.candidates if c.status == "impossible"],
+        "possible": [c.notation for c in res.candidates if c.status == "possible"],
+        "unknown": [c.notation for c in res.candidates if c.status == "unknown"],
+        "illegal_for": res.illegal_for,
+        "discovered": [d["cage"] for d in discovered],
+    }
+    details = {
+        "candidates": [{"notation": c.notation, "status": c.status, "reason": c.reason,
+                        "support": c.support_line, "pgn": lastmove.support_pgn(c),
+                        "proof": c.proof} for c in res.candidates],
+        "discovered_cages": discovered, "nodes": res.nodes, "seconds": round(res.seconds, 3),
+    }
+    if certificate_dir:
+        from retrologic.certificate import write
+        cert = lastmove.certificate(pos, plies, res)
+        name = pos.placement.board_fen().replace("/", "_")
+        details["certificate"] = str(write(cert, Path(certificate_dir) / f"lastmove-{name}.json"))
+    return Result(KIND, res.verdict, res.answer, reason=res.reason, facts=facts, details=details,
+                  lines=lines, unordered=frozenset(facts) | {"answer"})
+
+
+def _summary(proof: dict | None) -> str:
+    """The rules at the leaves of a proof tree, counted."""
+    counts: dict[str, int] = {}
+
+    def walk(node: dict) -> None:
+        if "rule" in node:
+            counts[node["rule"]] = counts.get(node["rule"], 0) + 1
+        for kid in node.get("retractions", []):
+            walk(kid["proof"])
+
+    if proof:
+        walk(proof)
+    return ", ".join(f"{k}" + (f" x{v}" if v > 1 else "") for k, v in sorted(counts.items()))
+
+
+def solve(problem, options) -> Result:
+    from retrologic.problem import resolve_path
+    q = problem.question
+    lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
+    return answer(problem.position, plies=q["plies"], depth=q["depth"], support=q["support"],
+                  nodes=options.nodes or q["nodes"], timeout=options.timeout, lemmas=lemmas,
+                  discover=q["discover"], certificate_dir=options.certificate_dir)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("fen", metavar="FEN", help="the diagram (its side to move says who moved last)")
+    p.add_argument("--plies", type=int, default=1, help="number of last single moves")
+    p.add_argument("--to-move", choices=["white", "black", "?"], help="override the side to move")
+    p.add_argument("--depth", type=int, default=6, help="plies of refutation search")
+    p.add_argument("--lemma", action="append", default=[], metavar="CAGE.toml",
+                   help="a verified cage to use (repeatable)")
+    p.add_argument("--no-discover", action="store_true", help="do not discover cages")
+    p.add_argument("--pgn", action="store_true", help="print a PGN for each possible candidate")
+    add_limit_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        pos = parse(fen=args.fen, to_move=args.to_move)
+    except ValueError as e:
+        raise InputError(str(e), field="FEN", value=args.fen) from None
+    if args.plies < 1:
+        raise InputError("must be at least 1", field="--plies", value=args.plies)
+    for lemma in args.lemma:
+        if not Path(lemma).exists():
+            raise InputError("no such file", field="--lemma", value=lemma)
+    result = answer(pos, plies=args.plies, depth=args.depth, nodes=args.nodes or 200_000,
+                    timeout=args.timeout, lemmas=[Path(x) for x in args.lemma],
+                    discover=not args.no_discover, certificate_dir=args.certificate_dir)
+    status = emit(result, args)
+    if args.pgn and not args.json:
+        for c in result.details["candidates"]:
+            if c["pgn"]:
+                print(c["pgn"] + "\n")
+    return status

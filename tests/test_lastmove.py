@@ -1,0 +1,86 @@
+"""The last-move solver: proofs checked by the independent checker, corrupted proofs rejected,
+supporting lines replayed by python-chess, limits giving unknown."""
+
+from __future__ import annotations
+
+import copy
+import io
+
+import chess
+import chess.pgn
+
+from retrologic import lastmove
+from retrologic.certificate import check
+from retrologic.position import Position
+
+THREE = "8/8/8/1r1b4/B7/2K5/8/3k4 b - - 0 1"
+KNIGHT = "k1K5/8/8/8/8/8/7P/6B1 w - - 0 1"
+BRANDIS = "8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1"
+
+
+def cert_of(fen: str, plies: int = 1) -> dict:
+    pos = Position.from_fen(fen)
+    return lastmove.certificate(pos, plies, lastmove.solve(pos, plies))
+
+
+def test_proofs_check():
+    for fen, plies in ((THREE, 3), (KNIGHT, 1), (BRANDIS, 1)):
+        cert = cert_of(fen, plies)
+        assert check(cert).ok
+    trees = [c for c in cert["candidates"] if c["status"] == "impossible" and "retractions" in c["proof"]]
+    assert trees  # Brandis: Ka2xNa1 etc. are refuted by proof trees, not single rules
+
+
+def test_corrupted_proofs_are_rejected():
+    cert = cert_of(KNIGHT)
+    # 1. A candidate dropped from the list.
+    bad = copy.deepcopy(cert)
+    bad["candidates"] = [c for c in bad["candidates"] if c["notation"] != "Ka7-a8"]
+    assert not check(bad).ok
+    # 2. The surviving candidate claimed impossible by a rule that does not hold there.
+    bad = copy.deepcopy(cert)
+    surv = next(c for c in bad["candidates"] if c["status"] == "possible")
+    surv["status"] = "impossible"
+    surv["proof"] = {"fen": Position.from_fen(KNIGHT).fen(), "rule": "triple-check"}
+    assert not check(bad).ok
+    # 3. A proof tree with one retraction left out (Brandis: Ka2xNa1 needs a tree).
+    bad = copy.deepcopy(cert_of(BRANDIS))
+    imp = next(c for c in bad["candidates"] if c["status"] == "impossible" and "retractions" in c["proof"])
+    imp["proof"]["retractions"].pop()
+    assert not check(bad).ok
+    # 4. A retro-stalemate claimed where a retraction exists (the survivor's leaf).
+    bad = copy.deepcopy(cert)
+    pos = Position.from_fen(KNIGHT)
+    surv_leaf = next(c for c in lastmove.candidates(pos, 1) if c.notation == "Ka7xNa8").positions[-1]
+    surv = next(c for c in bad["candidates"] if c["notation"] == "Ka7xNa8")
+    surv["status"], surv["proof"] = "impossible", {"fen": surv_leaf.fen(), "rule": "retro-stalemate"}
+    assert not check(bad).ok
+
+
+def test_support_lines_replay_to_the_diagram():
+    for fen, plies in ((THREE, 3), (KNIGHT, 1), ("7R/7p/5P1k/4PKpP/8/8/8/8 w - - 0 1", 1)):
+        pos = Position.from_fen(fen)
+        res = lastmove.solve(pos, plies)
+        possible = [c for c in res.candidates if c.status == "possible"]
+        assert possible
+        for c in possible:
+            game = chess.pgn.read_game(io.StringIO(lastmove.support_pgn(c)))
+            board = game.board()
+            for move in game.mainline_moves():
+                assert board.is_legal(move)
+                board.push(move)
+            assert board.board_fen() == pos.placement.board_fen()
+            assert board.turn == pos.turn
+
+
+def test_side_to_move_open():
+    pos = Position.from_fen("8/8/8/8/1k6/P7/1K6/8 b - - 0 1").with_turn(None)
+    res = lastmove.solve(pos, 1)
+    assert res.illegal_for == ["black"]          # the black king is in check: Black did not move
+    assert res.answer == ["a2-a3+"] and res.verdict == "proved"
+
+
+def test_limits_give_unknown_never_proved():
+    pos = Position.from_fen(BRANDIS)
+    res = lastmove.solve(pos, 1, lastmove.Limits(nodes=5))
+    assert res.verdict == "unknown" and "node limit" in res.reason
