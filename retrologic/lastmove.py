@@ -22,9 +22,10 @@ from retrologic import legality
 from retrologic.position import Position
 from retrologic.retract import Retraction, apply, in_check, retractions
 
-# A closer proves a position illegal by some outside knowledge (a cage): returns the rule and
-# a JSON-able justification, or None.
-Closer = Callable[[Position], "tuple[str, dict[str, Any]] | None"]
+# A closer proves a position illegal by outside knowledge (a cage): it has `known(pos)` (cheap,
+# tried at every node) and `discover(pos)` (expensive, tried only where the search is stuck);
+# each returns the rule and a JSON-able justification, or None.
+Closer = Any
 
 
 @dataclass
@@ -35,6 +36,7 @@ class Limits:
     support: int = 6          # plies of a supporting line for a possible candidate
     nodes: int = 200_000      # positions examined per problem
     branching: int = 40       # a refutation gives up on a node with more retractions than this
+    discover_depth: int = 2   # plies below a candidate where stuck nodes try cage discovery
     timeout: float | None = None
 
 
@@ -48,6 +50,7 @@ class Search:
 
     limits: Limits
     closers: list[Closer] = field(default_factory=list)
+    discovering: bool = False   # second pass: call the closers' discover() where stuck
     nodes: int = 0
     started: float = field(default_factory=time.perf_counter)
     refuted: dict[tuple, dict[str, Any]] = field(default_factory=dict)
@@ -66,6 +69,10 @@ def _key(pos: Position) -> tuple:
     return (pos.placement, pos.turn, pos.castling, pos.ep_square)
 
 
+def _memo_key(pos: Position, search: "Search") -> tuple:
+    return (_key(pos), search.discovering)
+
+
 def static_rule(pos: Position) -> legality.Reason | None:
     """The first static rule that proves `pos` illegal (retro-stalemate is found by search)."""
     found = (legality.count_reasons(pos) + legality.check_reasons(pos)
@@ -82,16 +89,16 @@ def static_rule(pos: Position) -> legality.Reason | None:
 def refute(pos: Position, depth: int, search: Search) -> dict[str, Any] | None:
     """An AND-proof that `pos` cannot arise in a game, or None (not refuted within `depth`)."""
     search.tick()
-    key = _key(pos)
-    if key in search.refuted:
-        return search.refuted[key]
+    key = _memo_key(pos, search)
+    if _key(pos) in search.refuted:
+        return search.refuted[_key(pos)]
     if search.unrefuted.get(key, -1) >= depth:
         return None
     proof = _refute(pos, depth, search)
     if proof is None:
         search.unrefuted[key] = depth
     else:
-        search.refuted[key] = proof
+        search.refuted[_key(pos)] = proof
     return proof
 
 
@@ -108,11 +115,17 @@ def _refute(pos: Position, depth: int, search: Search) -> dict[str, Any] | None:
         return {"fen": fen, "rule": "retro-stalemate",
                 "message": f"{side} made the last move but has no retraction"}
     for closer in search.closers:
-        closed = closer(pos)
+        closed = closer.known(pos)
         if closed is not None:
             rule, why = closed
             return {"fen": fen, "rule": rule, **why}
     if depth <= 0 or len(rs) > search.limits.branching:
+        if search.discovering:
+            for closer in search.closers:
+                closed = closer.discover(pos)
+                if closed is not None:
+                    rule, why = closed
+                    return {"fen": fen, "rule": rule, **why}
         return None
     children = []
     # Forced replies first: they fail or succeed fastest.
@@ -132,7 +145,7 @@ def support(pos: Position, plies: int, search: Search) -> list[Retraction] | Non
         return None
     if plies == 0 or pos == Position.from_board(chess.Board()):
         return []
-    if any(closer(pos) is not None for closer in search.closers):
+    if any(closer.known(pos) is not None for closer in search.closers):
         return None
     # Plain retractions first: a line that adds no material stays easiest to accept.
     for r in sorted(retractions(pos), key=lambda r: (r.uncapture is not None, r.unpromotion)):
@@ -185,11 +198,19 @@ def classify(c: Candidate, search: Search) -> None:
     """Decide one candidate: impossible (with proof), possible (with a line) or unknown."""
     leaf = c.positions[-1]
     try:
-        for d in range(0, search.limits.depth + 1):
-            proof = refute(leaf, d, search)
-            if proof is not None:
-                c.status, c.proof = "impossible", proof
-                return
+        # First pass: static rules, retro-stalemate and known cages; second pass: also discover
+        # cages where the search is stuck (shallower: each discovery runs the cage verifier).
+        for discovering, depth in ((False, search.limits.depth),
+                                   (True, min(search.limits.depth, search.limits.discover_depth))):
+            if discovering and not search.closers:
+                break
+            search.discovering = discovering
+            for d in range(0, depth + 1):
+                proof = refute(leaf, d, search)
+                if proof is not None:
+                    c.status, c.proof = "impossible", proof
+                    return
+        search.discovering = False
         line = support(leaf, search.limits.support, search)
     except LimitHit as e:
         c.status, c.reason = "unknown", str(e)

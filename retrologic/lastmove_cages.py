@@ -1,19 +1,160 @@
-"""Cages for the last-move solver: lemmas from files, the library, and automatic discovery.
+"""Cages for the last-move solver: lemma files, the cage library, and automatic discovery.
 
-Placeholder wiring until the cage verifier lands: no closers, nothing discovered.
+A full position that contains a verified cage (as a sub-board, in either colour orientation) is
+illegal. When the refutation search is stuck, sub-positions of the stuck position are proposed
+as cage candidates — clusters of units within king-move reach of each other, whole and with
+one unit taken out — and handed to the cage verifier; a verified one is added to the library
+for the rest of the run and reported.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
+import chess
 
-def closers_for(lemmas: list[Path], discover: bool) -> tuple[list, list[dict[str, Any]]]:
-    """Closers (functions proving positions illegal by cages) and the list discoveries go to."""
-    return [], []
+from retrologic.position import Placement, Position
+
+
+def _squares(mask: int) -> list[str]:
+    return [chess.square_name(s) for s in chess.scan_forward(mask)]
+
+
+def _mask(names: list[str]) -> int:
+    out = 0
+    for n in names:
+        out |= chess.BB_SQUARES[chess.parse_square(n)]
+    return out
+
+
+def clusters(pl: Placement) -> list[int]:
+    """Groups of units linked by king-move adjacency (as square masks), largest last."""
+    left = pl.occupied
+    out = []
+    while left:
+        seed = left & -left
+        comp = seed
+        frontier = seed
+        while frontier:
+            grow = 0
+            for sq in chess.scan_forward(frontier):
+                grow |= chess.BB_KING_ATTACKS[sq]
+            frontier = grow & left & ~comp
+            comp |= frontier
+        out.append(comp)
+        left &= ~comp
+    return sorted(out, key=chess.popcount)
+
+
+def _mobility(sub: Placement) -> dict[int, int]:
+    """Retractions per unit square in a partial position (extension principle)."""
+    from retrologic.retract import retractions
+    counts: dict[int, int] = {}
+    for r in retractions(Position(sub, None, 0, None, 0, True), uncaptures="open"):
+        counts[r.to_square] = counts.get(r.to_square, 0) + 1
+    return counts
+
+
+def proposals(pl: Placement, limit: int = 24) -> list[Placement]:
+    """Cage candidates inside a position, per cluster of two or more units (smallest cluster
+    first): the cluster without its most mobile unit (a free unit often sits beside a cage, as
+    an uncaptured one does), the whole cluster, then without each other unit; no repeats."""
+    seen: set[Placement] = set()
+    out: list[Placement] = []
+    for comp in clusters(pl):
+        if chess.popcount(comp) < 2:
+            continue
+        mobility = _mobility(pl.without(~comp & chess.BB_ALL))
+        units = sorted(chess.scan_forward(comp), key=lambda sq: -mobility.get(sq, 0))
+        without = [comp & ~chess.BB_SQUARES[sq] for sq in units]
+        variants = without[:1] + [comp] + without[1:]
+        for mask in variants:
+            sub = pl.without(~mask & chess.BB_ALL)
+            if chess.popcount(mask) >= 2 and sub not in seen:
+                seen.add(sub)
+                out.append(sub)
+    return out[:limit]
+
+
+class CageCloser:
+    """Proves positions illegal by cages: known ones (cheap) and discovered ones (when stuck)."""
+
+    def __init__(self, library, discover: bool, *, nodes: int = 20_000, per_cage: float = 2.0,
+                 budget: float = 30.0) -> None:
+        self.library = library
+        self.discover_on = discover
+        self.nodes = nodes
+        self.per_cage = per_cage
+        self.budget = budget
+        self.spent = 0.0
+        self.discovered: list[dict[str, Any]] = []
+        self.tried: dict[Placement, bool] = {}
+
+    def _leaf(self, match) -> tuple[str, dict[str, Any]]:
+        e = match.entry
+        pl, zone, frozen = e.placement, e.zone, e.frozen
+        if match.swapped:
+            pl, zone, frozen = pl.colour_swapped(), chess.flip_vertical(zone), chess.flip_vertical(frozen)
+        return "cage", {"cage": pl.board_fen(), "zone": _squares(zone), "frozen": _squares(frozen),
+                        "model": e.model, "name": e.name,
+                        "message": f"contains the verified cage {e.name} ({pl.board_fen()})"}
+
+    def known(self, pos: Position) -> tuple[str, dict[str, Any]] | None:
+        """A library cage standing in `pos` (only entries that assume no restriction)."""
+        if self.library is None or not len(self.library):
+            return None
+        m = self.library.matches(pos)
+        return None if m is None else self._leaf(m)
+
+    def discover(self, pos: Position) -> tuple[str, dict[str, Any]] | None:
+        """Verify cage candidates inside `pos`; the first proved one closes it."""
+        if not self.discover_on:
+            return None
+        from retrologic.cage import verify
+        from retrologic.cage_library import CageEntry, Library
+        if self.library is None:
+            self.library = Library()
+        for sub in proposals(pos.placement):
+            if sub in self.tried:
+                continue
+            if self.spent > self.budget:
+                return None
+            t0 = time.perf_counter()
+            start = Position(sub, None, 0, None, 0, True)
+            res = verify(start, None, (), self.library, nodes=self.nodes, timeout=self.per_cage)
+            self.spent += time.perf_counter() - t0
+            self.tried[sub] = res.proved
+            if res.proved and not res.lemmas:
+                name = f"discovered-{len(self.discovered) + 1}-{sub.board_fen().replace('/', '_')}"
+                entry = CageEntry(name, sub, res.zone, 0, (), res.model, (),
+                                  "discovered by retrologic last-move")
+                self.library.add(entry)
+                self.discovered.append({"cage": sub.board_fen(), "zone": _squares(res.zone),
+                                        "model": res.model, "states": res.states,
+                                        "found_in": pos.fen()})
+                m = self.library.matches(pos)
+                if m is not None:
+                    return self._leaf(m)
+        return None
+
+
+def closers_for(lemmas: list[Path], discover: bool, use_library: bool = True) -> tuple[CageCloser, list]:
+    """The cage closer for a solve: lemma files (+ the library in encodings/cages) and
+    discovery; returns it and the list that collects discovered cages."""
+    from retrologic.cage_library import DEFAULT_DIR, load_library
+    paths: list[Path] = list(lemmas)
+    if use_library and Path(DEFAULT_DIR).is_dir():
+        paths.insert(0, Path(DEFAULT_DIR))
+    library = load_library(paths) if paths else None
+    closer = CageCloser(library, discover)
+    return closer, closer.discovered
 
 
 def reverify(node: dict[str, Any]) -> tuple[bool, str]:
-    """Re-verify the cage named by a proof leaf."""
-    return False, "cage verification is not available"
+    """Re-verify the cage named by a proof leaf, from scratch (no library)."""
+    from retrologic.cage import verify
+    start = Position(Placement.from_board_fen(node["cage"]), None, 0, None, _mask(node["frozen"]), True)
+    res = verify(start, _mask(node["zone"]), (), None, model=node["model"])
+    return res.proved, f"cage {node['cage']} does not verify again ({res.verdict})"

@@ -84,3 +84,20 @@ def test_limits_give_unknown_never_proved():
     pos = Position.from_fen(BRANDIS)
     res = lastmove.solve(pos, 1, lastmove.Limits(nodes=5))
     assert res.verdict == "unknown" and "node limit" in res.reason
+
+
+def test_discovered_cage_leaves_are_reverified():
+    from retrologic.lastmove_cages import closers_for
+    pos = Position.from_fen(BRANDIS)
+    closer, discovered = closers_for([], discover=True, use_library=False)
+    res = lastmove.solve(pos, 1, closers=[closer])
+    assert res.verdict == "proved" and res.answer == ["Ka2-a1"]
+    assert [d["cage"] for d in discovered] == ["8/8/8/8/8/8/PPkPP3/KR1b4"]
+    cert = lastmove.certificate(pos, 1, res)
+    assert check(cert).ok
+    # A cage leaf whose cage is not a cage (a white pawn taken out: the king walks free).
+    bad = copy.deepcopy(cert)
+    leaf = next(c for c in bad["candidates"] if c["notation"] == "a2xQb3")["proof"]
+    assert leaf["rule"] == "cage"
+    leaf["cage"] = "8/8/8/8/8/8/P1kPP3/KR1b4"
+    assert not check(bad).ok

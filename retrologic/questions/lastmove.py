@@ -32,18 +32,20 @@ QUESTION = {
     "support": Field(int, default=6, check=_positive, doc="plies of a supporting line"),
     "nodes": Field(int, default=200_000, check=_positive, doc="node limit"),
     "discover": Field(bool, default=True, doc="discover cages automatically"),
+    "library": Field(bool, default=True, doc="use the verified cages of encodings/cages"),
 }
 EXPECT = {"impossible", "possible", "unknown", "illegal_for", "discovered"}
 
 
 def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
            nodes: int = 200_000, timeout: float | None = None, lemmas: list[Path] = (),
-           discover: bool = True, certificate_dir: str | None = None) -> Result:
+           discover: bool = True, use_library: bool = True,
+           certificate_dir: str | None = None) -> Result:
     """Solve and render a last-move problem."""
     from retrologic.lastmove_cages import closers_for
-    closers, discovered = closers_for(lemmas, discover)
+    closer, discovered = closers_for(lemmas, discover, use_library)
     limits = lastmove.Limits(depth=depth, support=support, nodes=nodes, timeout=timeout)
-    res = lastmove.solve(pos, plies, limits, closers)
+    res = lastmove.solve(pos, plies, limits, [closer])
     lines = []
     for c in res.candidates:
         if c.status == "impossible":
@@ -100,7 +102,8 @@ def solve(problem, options) -> Result:
     lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
     return answer(problem.position, plies=q["plies"], depth=q["depth"], support=q["support"],
                   nodes=options.nodes or q["nodes"], timeout=options.timeout, lemmas=lemmas,
-                  discover=q["discover"], certificate_dir=options.certificate_dir)
+                  discover=q["discover"], use_library=q["library"],
+                  certificate_dir=options.certificate_dir)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -111,6 +114,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lemma", action="append", default=[], metavar="CAGE.toml",
                    help="a verified cage to use (repeatable)")
     p.add_argument("--no-discover", action="store_true", help="do not discover cages")
+    p.add_argument("--no-library", action="store_true", help="do not use encodings/cages")
     p.add_argument("--pgn", action="store_true", help="print a PGN for each possible candidate")
     add_limit_arguments(p)
 
@@ -127,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("no such file", field="--lemma", value=lemma)
     result = answer(pos, plies=args.plies, depth=args.depth, nodes=args.nodes or 200_000,
                     timeout=args.timeout, lemmas=[Path(x) for x in args.lemma],
-                    discover=not args.no_discover, certificate_dir=args.certificate_dir)
+                    discover=not args.no_discover, use_library=not args.no_library,
+                    certificate_dir=args.certificate_dir)
     status = emit(result, args)
     if args.pgn and not args.json:
         for c in result.details["candidates"]:
