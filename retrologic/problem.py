@@ -109,8 +109,9 @@ def parse(data: dict[str, Any], *, file: str = "<problem>") -> Problem:
             raise InputError(f"question kind {kind!r} takes no position table", file=file,
                              field="position")
         from retrologic.position import from_table
-        position = from_table(top["position"], file=file, accept=module.POSITION)
-    elif module.POSITION != "none":
+        accept = "either" if module.POSITION == "optional" else module.POSITION
+        position = from_table(top["position"], file=file, accept=accept)
+    elif module.POSITION not in ("none", "optional"):
         raise InputError("missing required table", file=file, field="position")
     for i, lemma in enumerate(top["lemmas"]):
         if not isinstance(lemma, str):

@@ -2,7 +2,8 @@
 
 A question module defines:
   KIND, HELP             its name and a one-line description;
-  POSITION               "full", "partial", "either" or "none": which `position` table it takes;
+  POSITION               "full", "partial", "either", "optional" (either, or none at all) or
+                         "none": which `position` table it takes;
   QUESTION               dict of schema.Field: the fields of its `question` table besides `kind`;
   EXPECT                 set of fact names its [expect] tables may use (besides verdict/answer/
                          includes/excludes);

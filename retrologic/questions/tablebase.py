@@ -1,0 +1,227 @@
+"""Question kind `tablebase`: build 8x8 endgame tablebases (DTM) and probe positions.
+
+Problem file: `question = { kind = "tablebase", table = "KRK" }` builds a table and reports its
+statistics (longest mate, counts); `question = { kind = "tablebase", fen = "..." }` probes a
+position. CLI: `retrologic tablebase build|probe|plot|verify`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from retrologic.errors import EXIT_INPUT, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, InputError
+from retrologic.result import Result
+from retrologic.schema import Field
+
+KIND = "tablebase"
+HELP = "retrograde endgame tablebases (DTM)"
+POSITION = "none"      # the position, if any, is question.fen: a build question has none
+
+
+def _signature(value: str) -> str:
+    from retrologic.tablebase_index import parse_signature
+    try:
+        white, black = parse_signature(value, field="table")
+    except InputError as e:
+        raise ValueError(e.message) from None       # the caller names the field
+    return white + black
+
+
+def _fen(value: str) -> str:
+    from retrologic.tablebase import from_board, parse_fen
+    try:
+        board = parse_fen(value)
+        from_board(board)                  # validates: legal, no castling/e.p., at most 4 men
+    except InputError as e:
+        raise ValueError(e.message) from None
+    return board.fen()
+
+
+def _sample(value: int) -> int:
+    if value < 0:
+        raise ValueError("must be 0 (no check) or a positive number of positions")
+    return value
+
+
+QUESTION = {
+    "table": Field(str, check=_signature, doc="material signature to build, e.g. KRK, KPK, KQKR"),
+    "fen": Field(str, check=_fen, doc="position to probe (at most four men)"),
+    "dir": Field(str, doc="directory to load tables from and save them to"),
+    "verify": Field(int, default=0, check=_sample,
+                    doc="forward-check this many random positions with python-chess"),
+}
+STATS = ("positions", "longest_mate", "longest_plies", "white_to_move_wins", "white_to_move_losses",
+         "white_to_move_draws", "white_to_move_mated", "black_to_move_wins",
+         "black_to_move_losses", "black_to_move_draws", "black_to_move_mated")
+EXPECT = {"table", *STATS, "verified", "mismatches", "outcome", "dtm_plies", "mate_in",
+          "best_moves", "line"}
+UNORDERED = frozenset({"answer", "best_moves"})
+
+
+def solve(problem, options) -> Result:
+    """Answer a tablebase question: build a table (with statistics) or probe a position."""
+    q = problem.question
+    if not q.get("table") and not q.get("fen"):
+        raise InputError("a tablebase question needs 'table' (to build) or 'fen' (to probe)",
+                         file=problem.path, field="question")
+    lib = _library(q.get("dir"), options)
+    if q.get("fen"):
+        return probe(lib, q["fen"])
+    return build(lib, q["table"], verify=q["verify"])
+
+
+def _library(directory: str | None, options):
+    from retrologic.tablebase import Library
+    return Library(directory, progress=bool(getattr(options, "progress", False)),
+                   timeout=getattr(options, "timeout", None), nodes=getattr(options, "nodes", None))
+
+
+def build(lib, signature: str, verify: int = 0) -> Result:
+    """Build (or load) a table and report its statistics; optionally forward-check a sample."""
+    from retrologic.tablebase_index import oriented, parse_signature
+    sig, _ = oriented(*parse_signature(signature, field="table"))
+    table = lib.table(sig)
+    if not table.complete:
+        return Result(KIND, "unknown", reason=table.reason, facts={"table": sig},
+                      lines=[f"{sig}: not solved ({table.reason})"])
+    stats = table.stats()
+    facts: dict[str, Any] = {"table": sig, **stats}
+    lines = [f"{sig}: {stats['positions']:,} positions (symmetry-reduced), longest mate "
+             f"{stats['longest_mate']} moves ({stats['longest_plies']} plies), built in "
+             f"{table.seconds:.1f} s"]
+    for side in ("white", "black"):
+        lines.append(f"{side} to move: {stats[f'{side}_to_move_wins']:,} win, "
+                     f"{stats[f'{side}_to_move_losses']:,} loss "
+                     f"({stats[f'{side}_to_move_mated']:,} mated), "
+                     f"{stats[f'{side}_to_move_draws']:,} draw")
+    verdict = "proved"
+    if verify:
+        from retrologic.tablebase_verify import check
+        report = check(lib, sig, sample=verify)
+        facts["verified"] = report.checked
+        facts["mismatches"] = len(report.mismatches)
+        lines.append(f"forward check (python-chess): {report.checked:,} positions, "
+                     f"{report.children:,} moves, {len(report.mismatches)} mismatches")
+        for fen, have, want in report.mismatches[:5]:
+            lines.append(f"  MISMATCH {fen}: stored {have}, children give {want}")
+        if report.mismatches:
+            verdict = "unknown"
+    return Result(KIND, verdict, answer=stats["longest_mate"], facts=facts,
+                  details={"counts_per_ply": table.counts}, lines=lines,
+                  reason="the forward check disagrees with the table" if verdict == "unknown" else None)
+
+
+def probe(lib, fen: str) -> Result:
+    """The value of a position, every optimal move, and a principal variation."""
+    from retrologic import retrograde as rg
+    from retrologic.tablebase import Incomplete, from_board, parse_fen
+    from retrologic.tablebase_verify import expected
+    board = parse_fen(fen)
+    from_board(board)
+    try:
+        here, children = lib.best_moves(board)
+    except Incomplete as e:
+        return Result(KIND, "unknown", reason=str(e), lines=[f"{board.fen()}: unknown"])
+    want = expected([(c.outcome, c.dist) for _, c in children], board)
+    if (here.outcome, here.dist if here.outcome != rg.DRAW else -1) != want:
+        return Result(KIND, "unknown", reason=f"the table disagrees with its children: {want}",
+                      facts={"outcome": here.word})
+    best = max((c.score_for_parent() for _, c in children), default=None)
+    best_moves = sorted(board.san(m) for m, c in children if c.score_for_parent() == best) \
+        if here.outcome != rg.DRAW else []
+    line = lib.line(board)
+    san_line = board.copy().variation_san(line) if line else ""
+    mate_in = (here.dist + 1) // 2 if here.outcome == rg.WIN else \
+        -(here.dist // 2) if here.outcome == rg.LOSS else 0
+    answer = {rg.WIN: f"mate in {mate_in}", rg.LOSS: f"mated in {-mate_in}"}.get(here.outcome, "draw")
+    if here.outcome == rg.LOSS and here.dist == 0:
+        answer = "checkmated"
+    facts = {"outcome": here.word, "dtm_plies": here.signed, "mate_in": mate_in,
+             "best_moves": best_moves, "line": [m.uci() for m in line]}
+    lines = [here.text()]
+    if best_moves:
+        lines.append("best moves: " + ", ".join(best_moves))
+    if san_line:
+        lines.append("line: " + san_line)
+    res = Result(KIND, "proved", answer=answer, facts=facts, lines=lines)
+    res.unordered = UNORDERED
+    return res
+
+
+# -- command line -----------------------------------------------------------------------------
+
+def _cli_signature(value: str) -> str:
+    from retrologic.tablebase_index import oriented, parse_signature
+    return oriented(*parse_signature(value, field="SIG"))[0]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from retrologic.cli import add_limit_arguments
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = sub.add_parser("build", help="build tables (sub-tables first) and save them",
+                       description="Build DTM tables by retrograde analysis and save them as DIR/SIG.npz.")
+    p.add_argument("tables", nargs="+", metavar="SIG", help="material signatures, e.g. KRK KPK KQKR")
+    p.add_argument("--out", required=True, metavar="DIR", help="directory for the tables")
+    p.add_argument("--plot", metavar="PNG", help="also write the DTM histogram (one table only)")
+    p.add_argument("--verify", type=int, default=0, metavar="N",
+                   help="forward-check N random positions with python-chess")
+    add_limit_arguments(p)
+    p = sub.add_parser("probe", help="probe a position: value, best moves, a mating line")
+    p.add_argument("fen", metavar="FEN", help="position (at most four men; quote it)")
+    p.add_argument("--dir", metavar="DIR", help="directory of built tables (missing ones are built)")
+    add_limit_arguments(p)
+    p = sub.add_parser("plot", help="write the DTM histogram of a table as PNG")
+    p.add_argument("table", metavar="SIG")
+    p.add_argument("--dir", metavar="DIR", help="directory of built tables (missing ones are built)")
+    p.add_argument("--out", required=True, metavar="PNG")
+    p.add_argument("--progress", action="store_true", help="show build progress on stderr")
+    p = sub.add_parser("verify", help="forward-check a table against python-chess's move generator")
+    p.add_argument("table", metavar="SIG")
+    p.add_argument("--dir", metavar="DIR", help="directory of built tables (missing ones are built)")
+    p.add_argument("--sample", type=int, metavar="N", help="check N random positions (default: all)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def run(args: argparse.Namespace) -> int:
+    from retrologic.cli import emit, options_from
+    from retrologic.tablebase import Library
+    if args.action == "build":
+        if args.plot and len(args.tables) > 1:
+            raise InputError("--plot takes one table at a time", field="--plot", value=args.plot)
+        lib = Library(args.out, progress=args.progress, timeout=args.timeout, nodes=args.nodes)
+        status = EXIT_OK
+        for sig in args.tables:
+            if args.verify < 0:
+                raise InputError("must be 0 or a positive number", field="--verify", value=args.verify)
+            result = build(lib, _cli_signature(sig), verify=args.verify)
+            if args.plot and result.verdict == "proved":
+                from retrologic.tablebase_plot import plot
+                result.lines.append(f"histogram: {plot(lib.table(result.facts['table']), args.plot)}")
+            status = max(status, emit(result, args))
+        return status
+    if args.action == "probe":
+        options = options_from(args)
+        lib = _library(args.dir, options)
+        return emit(probe(lib, args.fen), args)
+    if args.action == "plot":
+        from retrologic.tablebase_plot import plot
+        lib = Library(args.dir, progress=args.progress)
+        path = plot(lib.table(_cli_signature(args.table)), args.out)
+        print(path)
+        return EXIT_OK
+    from retrologic.tablebase_verify import check
+    lib = Library(args.dir)
+    if args.sample is not None and args.sample <= 0:
+        raise InputError("must be a positive number", field="--sample", value=args.sample)
+    report = check(lib, _cli_signature(args.table), sample=args.sample)
+    if args.json:
+        print(json.dumps({"table": args.table, "checked": report.checked, "moves": report.children,
+                          "mismatches": report.mismatches}, indent=2))
+    else:
+        print(f"{args.table}: {report.checked:,} positions, {report.children:,} moves checked "
+              f"with python-chess: {len(report.mismatches)} mismatches")
+        for fen, have, want in report.mismatches[:20]:
+            print(f"  {fen}: stored {have}, children give {want}")
+    return EXIT_OK if report.ok else EXIT_MISMATCH
