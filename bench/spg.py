@@ -1,0 +1,118 @@
+"""Benchmark of the proof-game solver over problems/spg: time, nodes and verdict per problem,
+side by side with a baseline in the same run (the same exhaustive search pruned only by a
+chess-blind counting argument: the squares a side still has to change, at most two per move).
+
+    python bench/spg.py [--timeout S] [--baseline-timeout S] [FILE...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import chess
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from retrologic import problem, spg  # noqa: E402
+from retrologic.questions.spg import answer_result  # noqa: E402
+from retrologic.spg_search import Limits, Search  # noqa: E402
+
+# published solutions of problem files too slow for the CI suite (they carry no [expect])
+PUBLISHED = {
+    "kirtley-caillaud-2-solutions.toml": [
+        "1.g4 h5 2.g5 Rh6 3.gxh6 e5 4.hxg7 Ke7 5.gxf8=Q+ Kf6 6.Qg7+ Ke6 7.Qg6+ fxg6",
+        "1.g3 e5 2.g4 Be7 3.g5 Bf6 4.gxf6 h5 5.fxg7 Ke7 6.gxh8=N Ke6 7.Ng6 fxg6",
+    ],
+}
+
+
+def _differences(board: chess.BaseBoard, target: chess.BaseBoard, color: chess.Color) -> int:
+    n = 0
+    for sq in chess.scan_forward(board.occupied_co[color] | target.occupied_co[color]):
+        a, b = board.piece_at(sq), target.piece_at(sq)
+        a = a if a is not None and a.color == color else None
+        b = b if b is not None and b.color == color else None
+        n += a != b
+    return n
+
+
+def counting_prune(target: chess.BaseBoard):
+    """The baseline's test: a side's squares that differ from the target, at most two per own
+    move (four when castling) and one per opponent capture still to come."""
+    def prune(board: chess.Board, plies: int) -> bool:
+        first, second = (plies + 1) // 2, plies // 2
+        for color in chess.COLORS:
+            mine = first if board.turn == color else second
+            lost = chess.popcount(board.occupied_co[color]) - chess.popcount(target.occupied_co[color])
+            if lost < 0:
+                return True
+            castle = 2 if board.castling_rights & (chess.BB_RANK_1 if color else chess.BB_RANK_8) else 0
+            if _differences(board, target, color) > 2 * mine + castle + min(plies - mine, lost):
+                return True
+        return False
+    return prune
+
+
+def baseline(target: chess.Board, plies: int, timeout: float) -> tuple[str, int, float]:
+    """Count the games with the baseline search; 'unknown' when it runs out of time."""
+    t0 = time.monotonic()
+    res = Search(chess.Board(), target, plies, counting_prune(target),
+                 limits=Limits(timeout=timeout)).run()
+    seconds = time.monotonic() - t0
+    return (str(res.count()) if res.complete else "unknown"), res.nodes, seconds
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="*", help="problem files (default: problems/spg/*.toml)")
+    ap.add_argument("--timeout", type=float, default=120.0, help="solver limit per problem (s)")
+    ap.add_argument("--baseline-timeout", type=float, default=10.0,
+                    help="baseline limit per problem (s); 0 skips the baseline")
+    args = ap.parse_args()
+    files = [Path(f) for f in args.files] or sorted((ROOT / "problems" / "spg").glob("*.toml"))
+    head = (f"{'problem':34} {'len':>5} {'plies':>5} {'status':>11} {'games':>5} {'nodes':>9} "
+            f"{'time s':>8} {'check':>6} | {'base games':>10} {'base nodes':>10} {'base s':>7} "
+            f"{'speed-up':>9}")
+    print(head)
+    print("-" * len(head))
+    total = 0.0
+    for path in files:
+        prob = problem.load(path)
+        plies = spg.parse_moves(prob.question["moves"])
+        target = spg.parse_target(prob.position_table["fen"], plies)
+        t0 = time.monotonic()
+        answer = spg.solve(target, plies, Limits(timeout=args.timeout))
+        seconds = time.monotonic() - t0
+        total += seconds
+        result = answer_result(answer, show=None)
+        if prob.expect is not None:
+            ok = "met" if not problem.check(prob, result) else "FAIL"
+        elif path.name in PUBLISHED or str(prob.meta.get("notes", "")).startswith("published: "):
+            want = PUBLISHED.get(path.name) or [prob.meta["notes"][len("published: "):]]
+            if answer.status == "unknown":
+                ok = "found" if set(want) <= set(result.answer) else "-"
+            else:
+                ok = "met" if sorted(result.answer) == sorted(want) else "FAIL"
+        else:
+            ok = "-"
+        row = (f"{path.stem[:34]:34} {spg.moves_text(plies):>5} {plies:>5} {answer.status:>11} "
+               f"{answer.count:>5} {answer.nodes:>9} {seconds:>8.2f} {ok:>6} |")
+        if args.baseline_timeout > 0:
+            count, nodes, bsec = baseline(target, plies, args.baseline_timeout)
+            ratio = bsec / seconds if seconds > 0 else float("inf")
+            if answer.status == "unknown":
+                shown = "-"  # neither finished: no ratio
+            else:
+                shown = (">" if count == "unknown" else "") + f"{ratio:.1f}x"
+            row += f" {count:>10} {nodes:>10} {bsec:>7.2f} {shown:>9}"
+        print(row, flush=True)
+    print(f"total solver time {total:.2f} s over {len(files)} problems")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""Question kind `spg`: shortest proof games (`question = { kind = "spg", moves = 8.0 }`).
+
+Finds every game of the stipulated length (Popeye: N.0 ends with Black's move, N.5 with White's)
+that reaches the diagram, and proves the verdict: unique, cooked, no solution, shorter, unknown.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from retrologic import spg
+from retrologic.errors import InputError
+from retrologic.result import Result
+from retrologic.schema import Field
+from retrologic.spg_search import Limits
+
+KIND = "spg"
+HELP = "shortest proof games, with uniqueness"
+POSITION = "full"
+QUESTION = {
+    "moves": Field((float, int, str), required=True,
+                   doc="length, Popeye style: N.0 (2N plies) or N.5 (2N+1 plies)"),
+}
+EXPECT = {"status", "count", "plies", "shorter"}
+
+VERDICT = {"unique": "proved", "cooked": "refuted", "no solution": "refuted",
+           "shorter": "refuted", "unknown": "unknown"}
+SHOWN = 10  # games printed in full unless --all
+
+
+def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
+                  certificate_dir: str | None = None) -> Result:
+    """A Result from a solved proof game: facts for [expect], SAN and PGN of every game."""
+    status = answer.status
+    sans = [spg.san_text(g) for g in answer.games]
+    length = spg.moves_text(answer.plies)
+    reason = None
+    if status == "unknown":
+        reason = answer.reason or "a limit was hit"
+    elif status == "no solution":
+        reason = f"no game of {length} reaches the diagram"
+    elif status == "shorter":
+        reason = f"a shorter game ({spg.moves_text(answer.shorter)}) reaches the diagram"
+    elif status == "cooked":
+        reason = f"{answer.count} games of {length} reach the diagram"
+    facts: dict[str, Any] = {"status": status, "count": answer.count, "plies": answer.plies,
+                             "shorter": answer.shorter if answer.shorter is not None else False}
+    lines = [f"{status}: {answer.count} game(s) of {length} ({answer.plies} plies)"
+             + ("" if answer.complete else " found before the limit")]
+    if answer.shorter is not None:
+        lines.append(f"shorter game of {spg.moves_text(answer.shorter)}: "
+                     f"{spg.san_text(answer.shorter_game)}")
+    elif answer.shorter_complete:
+        lines.append("no shorter game (same side to move): searched exhaustively")
+    else:
+        lines.append("shorter lengths: not decided (limit)")
+    if len(answer.games) < answer.count:
+        lines.append(f"only the first {len(answer.games)} of {answer.count} games are listed")
+    for i, (g, text) in enumerate(zip(answer.games, sans)):
+        if show is not None and i >= show:
+            lines.append(f"... {len(sans) - show} more (use --all to print every game)")
+            break
+        lines.append(f"{i + 1}) {text}")
+        lines.extend("   " + row for row in spg.pgn_text(g, answer.target).splitlines())
+    lines.append(f"search: {answer.nodes} nodes, {answer.seconds:.2f} s; lengths searched: "
+                 + ", ".join(f"{spg.moves_text(s['plies'])}"
+                             + ("" if s["complete"] else " (incomplete)") for s in answer.searches))
+    details = {"pgn": [spg.pgn_text(g, answer.target) for g in answer.games],
+               "searches": answer.searches, "nodes": answer.nodes,
+               "seconds": round(answer.seconds, 3)}
+    if answer.shorter_game is not None:
+        details["shorter_game"] = spg.san_text(answer.shorter_game)
+    if certificate_dir:
+        from retrologic.certificate import write
+        paths = []
+        for i, g in enumerate(answer.games):
+            paths.append(str(write(spg.certificate(g, answer.target, answer.plies),
+                                   Path(certificate_dir) / f"spg-game-{i + 1}.json")))
+        if answer.shorter_game is not None:
+            paths.append(str(write(spg.certificate(answer.shorter_game, answer.target,
+                                                   answer.shorter),
+                                   Path(certificate_dir) / "spg-game-shorter.json")))
+        details["certificates"] = paths
+        lines.append(f"certificates: {', '.join(paths) or 'none (no game found)'}")
+    return Result(KIND, VERDICT[status], answer=sans, reason=reason, facts=facts,
+                  details=details, lines=lines)
+
+
+def _limits(options: Any) -> Limits:
+    return Limits(timeout=options.timeout, nodes=options.nodes, progress=options.progress)
+
+
+def solve(problem: Any, options: Any) -> Result:
+    """Answer a problem file's spg question."""
+    try:
+        plies = spg.parse_moves(problem.question["moves"], field="question.moves")
+        table = problem.position_table or {}
+        if "fen" not in table:
+            raise InputError("a proof game needs the diagram as 'fen'", field="position.fen")
+        for extra in ("frozen", "to_move"):
+            if extra in table:
+                raise InputError("not used by proof games (the length fixes the side to move)",
+                                 field=f"position.{extra}", value=table[extra])
+        target = spg.parse_target(table["fen"], plies, field="position.fen")
+    except InputError as e:
+        raise e.located(problem.path) from None
+    answer = spg.solve(target, plies, _limits(options))
+    return answer_result(answer, show=None, certificate_dir=options.certificate_dir)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """`retrologic spg FEN --moves 8.0 [--all] [--timeout S]`."""
+    from retrologic.cli import add_limit_arguments
+    parser.add_argument("fen", metavar="FEN", help="the diagram (board part of a FEN is enough)")
+    parser.add_argument("--moves", required=True, metavar="N.0|N.5",
+                        help="length, Popeye style: N.0 ends with Black's move, N.5 with White's")
+    parser.add_argument("--all", action="store_true",
+                        help=f"print every game (default: the first {SHOWN}; the count is exact)")
+    add_limit_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the `spg` subcommand."""
+    from retrologic.cli import emit, options_from
+    plies = spg.parse_moves(args.moves, field="--moves")
+    target = spg.parse_target(args.fen, plies, field="FEN")
+    options = options_from(args)
+    answer = spg.solve(target, plies, _limits(options))
+    result = answer_result(answer, show=None if args.all else SHOWN,
+                           certificate_dir=options.certificate_dir)
+    return emit(result, args)

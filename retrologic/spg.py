@@ -1,0 +1,245 @@
+"""Shortest proof games: every game of the stipulated length that reaches a diagram, with the
+verdict unique / cooked / no solution / shorter / unknown, and the spg-game certificate checker.
+
+The search (spg_search) is complete and pruned only by the sound bounds of spg_analysis, so
+"unique" means the search of that length was exhausted; lengths below it (same side to move)
+are searched too, so "unique" also means no shorter game exists. Every printed game is replayed
+by python-chess before it is reported.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import chess
+import chess.pgn
+
+from retrologic.certificate import Verdict
+from retrologic.errors import InputError
+from retrologic.spg_analysis import Analysis
+from retrologic.spg_search import Limits, Search, SearchResult
+
+MAX_PLIES = 200
+_MOVES_RE = re.compile(r"^\s*(\d+)\.(0|5)\s*$")
+
+
+def parse_moves(value: Any, field: str = "moves") -> int:
+    """Plies of a Popeye-style length: N.0 (2N plies, White to move) or N.5 (2N+1 plies)."""
+    if isinstance(value, bool):
+        raise InputError("must be a number N.0 or N.5", field=field, value=value)
+    if isinstance(value, (int, float)):
+        doubled = value * 2
+        if value < 0 or doubled != int(doubled):
+            raise InputError("must be N.0 or N.5 with N >= 0 (Popeye: N.5 ends with White's move)",
+                             field=field, value=value)
+        plies = int(doubled)
+    elif isinstance(value, str):
+        m = _MOVES_RE.match(value)
+        if not m:
+            raise InputError("must be N.0 or N.5 (e.g. 8.0, 3.5)", field=field, value=value)
+        plies = 2 * int(m.group(1)) + (1 if m.group(2) == "5" else 0)
+    else:
+        raise InputError("must be a number N.0 or N.5", field=field, value=value)
+    if plies > MAX_PLIES:
+        raise InputError(f"longer than {MAX_PLIES // 2} moves is not supported", field=field,
+                         value=value)
+    return plies
+
+
+def moves_text(plies: int) -> str:
+    """Popeye-style length of a ply count: 16 -> '8.0', 7 -> '3.5'."""
+    return f"{plies // 2}.{5 if plies % 2 else 0}"
+
+
+def parse_target(fen: str, plies: int, field: str = "fen") -> chess.Board:
+    """The diagram as a board with the side to move the length implies.
+
+    Only the placement is compared with a game's end; a side to move given in the FEN must agree
+    with the length; castling and e.p. fields are ignored.
+    """
+    if not isinstance(fen, str) or not fen.strip():
+        raise InputError("must be a FEN (at least its board part)", field=field, value=fen)
+    parts = fen.split()
+    try:
+        board = chess.Board(None)
+        board.set_board_fen(parts[0])
+    except ValueError as e:
+        raise InputError(f"malformed FEN board: {e}", field=field, value=fen) from None
+    turn = chess.WHITE if plies % 2 == 0 else chess.BLACK
+    if len(parts) > 1:
+        if parts[1] not in ("w", "b"):
+            raise InputError("side to move must be 'w' or 'b'", field=field, value=fen)
+        if (parts[1] == "w") != (turn == chess.WHITE):
+            raise InputError(f"side to move {parts[1]!r} disagrees with the length "
+                             f"{moves_text(plies)} ({'White' if turn else 'Black'} is to move "
+                             "after it)", field=field, value=fen)
+    for color in chess.COLORS:
+        if chess.popcount(board.kings & board.occupied_co[color]) != 1:
+            raise InputError(f"the diagram needs exactly one {chess.COLOR_NAMES[color]} king",
+                             field=field, value=fen)
+    board.turn = turn
+    return board
+
+
+@dataclass
+class SpgAnswer:
+    """The outcome of a proof-game question."""
+
+    target: chess.Board
+    plies: int
+    games: list[list[chess.Move]]          # solutions found (all of them when complete)
+    count: int                             # number of solutions of the stipulated length
+    complete: bool                         # the stipulated length was searched exhaustively
+    reason: str | None = None              # the limit that was hit, when not complete
+    shorter: int | None = None             # plies of a shorter game found (same side to move)
+    shorter_game: list[chess.Move] | None = None
+    shorter_complete: bool = True          # every shorter length was searched exhaustively
+    nodes: int = 0
+    seconds: float = 0.0
+    searches: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """cooked, unknown, no solution, shorter (a shorter game exists) or unique."""
+        if self.count >= 2:
+            return "cooked"
+        if not self.complete:
+            return "unknown"
+        if self.count == 0:
+            return "no solution"
+        if self.shorter is not None:
+            return "shorter"
+        return "unique" if self.shorter_complete else "unknown"
+
+
+def search_length(target: chess.Board, plies: int, limits: Limits,
+                  start: chess.Board | None = None, analysis: Analysis | None = None
+                  ) -> tuple[SearchResult, Analysis]:
+    """All games of exactly `plies` plies from `start` (default: the initial array) to `target`."""
+    start = start if start is not None else chess.Board()
+    analysis = analysis or Analysis(start, target)
+    result = Search(start, target, plies, analysis.prune, analysis.move_filter, limits).run()
+    return result, analysis
+
+
+MAX_GAMES = 1000  # games listed at most; the count is exact regardless
+
+
+def solve(target: chess.Board, plies: int, limits: Limits | None = None,
+          start: chess.Board | None = None, max_games: int | None = MAX_GAMES,
+          check_shorter: bool = True) -> SpgAnswer:
+    """Solve a proof game: all games of `plies` plies, then shorter lengths of the same parity.
+
+    At most `max_games` games are listed (None: all); `count` is exact when the search is.
+    """
+    limits = limits or Limits()
+    start = start if start is not None else chess.Board()
+    res, analysis = search_length(target, plies, limits, start)
+    games = [replay_checked(start, g, target) for g in res.games(max_games)]
+    answer = SpgAnswer(target, plies, games, res.count() if res.complete else len(games),
+                       res.complete, res.reason, nodes=res.nodes, seconds=res.seconds)
+    answer.searches.append({"plies": plies, "nodes": res.nodes, "seconds": round(res.seconds, 3),
+                            "complete": res.complete, "solutions": answer.count})
+    if not check_shorter:
+        answer.shorter_complete = False
+        return answer
+    for length in range(plies - 2, -1, -2):
+        if analysis.prune(start, length):
+            continue
+        sub = Search(start, target, length, analysis.prune, analysis.move_filter, limits).run()
+        answer.nodes += sub.nodes
+        answer.seconds += sub.seconds
+        answer.searches.append({"plies": length, "nodes": sub.nodes,
+                                "seconds": round(sub.seconds, 3), "complete": sub.complete,
+                                "solutions": sub.count() if sub.complete else None})
+        found = next(sub.games(1), None)
+        if found is not None:
+            answer.shorter = length
+            answer.shorter_game = replay_checked(start, found, target)
+            break
+        if not sub.complete:
+            answer.shorter_complete = False
+            if answer.reason is None:
+                answer.reason = f"{sub.reason} (searching {moves_text(length)})"
+            break
+    return answer
+
+
+def replay_checked(start: chess.Board, moves: list[chess.Move], target: chess.BaseBoard
+                   ) -> list[chess.Move]:
+    """Replay a game with python-chess's move generator; raise if it is not a legal proof game."""
+    board = start.copy(stack=False)
+    for move in moves:
+        if not board.is_legal(move):
+            raise AssertionError(f"internal error: illegal move {move.uci()} in a found game")
+        board.push(move)
+    if board.board_fen() != target.board_fen():
+        raise AssertionError("internal error: a found game does not reach the diagram")
+    return moves
+
+
+def san_text(moves: list[chess.Move], start: chess.Board | None = None) -> str:
+    """A game as compact move text: '1.b3 d6 2.Bb2 Nd7 ...'."""
+    board = (start or chess.Board()).copy(stack=False)
+    out = []
+    for move in moves:
+        san = board.san(move)
+        if board.turn == chess.WHITE:
+            out.append(f"{board.fullmove_number}.{san}")
+        elif not out:
+            out.append(f"{board.fullmove_number}...{san}")
+        else:
+            out.append(san)
+        board.push(move)
+    return " ".join(out)
+
+
+def pgn_text(moves: list[chess.Move], target: chess.Board, title: str = "Proof game") -> str:
+    """A game as PGN, the diagram's FEN in a comment after the last move."""
+    game = chess.pgn.Game()
+    game.headers["Event"] = title
+    game.headers["Result"] = "*"
+    node = game
+    for move in moves:
+        node = node.add_variation(move)
+    node.comment = f"target {target.board_fen()} {'w' if target.turn else 'b'}"
+    out = io.StringIO()
+    print(game, file=out, end="")
+    return out.getvalue()
+
+
+def certificate(moves: list[chess.Move], target: chess.Board, plies: int) -> dict[str, Any]:
+    """The spg-game certificate of one solution: the game, replayable by python-chess."""
+    return {"type": "spg-game", "target": target.board_fen(), "plies": plies,
+            "moves": [m.uci() for m in moves], "san": san_text(moves)}
+
+
+def check_certificate(cert: dict[str, Any]) -> Verdict:
+    """Replay an spg-game certificate from the initial array with python-chess and compare the
+    final placement and the number of plies (which fixes the side to move)."""
+    kind = "spg-game"
+    moves = cert["moves"]
+    plies = cert["plies"]
+    if not isinstance(moves, list) or not isinstance(plies, int) or isinstance(plies, bool):
+        return Verdict(kind, False, "'moves' must be a list of UCI strings and 'plies' an integer")
+    if len(moves) != plies:
+        return Verdict(kind, False, f"the game has {len(moves)} plies, not {plies}")
+    try:
+        target = chess.BaseBoard(cert["target"])
+    except ValueError as e:
+        return Verdict(kind, False, f"bad target placement: {e}")
+    board = chess.Board()
+    for i, uci in enumerate(moves):
+        try:
+            move = chess.Move.from_uci(uci)
+        except (ValueError, TypeError):
+            return Verdict(kind, False, f"ply {i + 1}: not a UCI move: {uci!r}")
+        if not board.is_legal(move):
+            return Verdict(kind, False, f"ply {i + 1}: {uci} is illegal in {board.fen()}")
+        board.push(move)
+    if board.board_fen() != target.board_fen():
+        return Verdict(kind, False, f"the game ends on {board.board_fen()}, not the target")
+    return Verdict(kind, True)
