@@ -1,0 +1,146 @@
+"""Question kind `cage`: verify that a partial position is a cage (Hwa), with a checkable proof
+or a counterexample line; `retrologic cage BOARD` on the command line, `--learn` to add a newly
+verified cage to the library."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from retrologic.cli import add_limit_arguments, emit, options_from
+from retrologic.errors import EXIT_MISMATCH, InputError
+from retrologic.result import Result
+from retrologic.schema import Field, parse_squares
+
+KIND = "cage"
+HELP = "verify a cage (Hwa), with a checkable proof"
+POSITION = "partial"
+
+
+def _zone(value: Any) -> Any:
+    if value == "auto":
+        return value
+    if isinstance(value, str):
+        raise ValueError("must be \"auto\" or a list of squares")
+    parse_squares(value)
+    return value
+
+
+def _model(value: str) -> str:
+    from retrologic.cage_rules import MODELS
+    if value not in MODELS:
+        raise ValueError(f"must be one of {', '.join(MODELS)}")
+    return value
+
+
+QUESTION = {
+    "zone": Field((str, list), default="auto", check=_zone,
+                  doc='"auto" (occupied squares and their king-move neighbours) or a list of squares'),
+    "frozen": Field(list, default=[], check=lambda v: (parse_squares(v), v)[1],
+                    doc="units that never moved (added to position.frozen)"),
+    "model": Field(str, default="lines", check=_model,
+                   doc='"lines" (line checks through emptied squares, verifies Figure 5) or "plain"'),
+    "library": Field(bool, default=False, doc="use every cage of encodings/cages as a known cage"),
+}
+EXPECT = {"cage", "model", "states", "zone", "lemmas_used", "escape", "line", "line_length"}
+
+
+def _library(paths: list[Path]):
+    from retrologic.cage_library import load_library
+    return load_library(paths) if paths else None
+
+
+def solve(problem, options) -> Result:
+    """Verify the problem's cage under its zone, frozen units, constraints and lemmas."""
+    from retrologic import cage
+    from retrologic.cage_library import DEFAULT_DIR
+    from retrologic.cage_rules import restrictions_from
+    from retrologic.position import Position
+    from retrologic.problem import resolve_path
+    q = problem.question
+    try:
+        rules, never = restrictions_from(problem.constraints, problem.position)
+    except InputError as e:
+        raise e.located(problem.path) from None
+    paths = [resolve_path(problem, p) for p in problem.lemmas]
+    if q["library"]:
+        paths.append(DEFAULT_DIR)
+    try:
+        library = _library(paths)
+        frozen = list(q["frozen"])
+        start = cage.start_position(problem.position, frozen)
+        start = Position(start.placement, None, start.castling, None, start.frozen | never, True)
+        result = cage.verify(start, None if q["zone"] == "auto" else q["zone"], rules, library,
+                             model=q["model"], nodes=options.nodes, timeout=options.timeout,
+                             progress=options.progress)
+    except InputError as e:
+        raise e.located(problem.path, "question") from None
+    out = result.to_result()
+    if options.certificate_dir and result.verdict != "unknown":
+        out.details["certificate"] = str(_write(result, options.certificate_dir, Path(problem.path).stem))
+    return out
+
+
+def _write(result, directory: str, stem: str) -> Path:
+    from retrologic.certificate import write
+    what = "proof" if result.proved else "counterexample"
+    return write(result.certificate(), Path(directory) / f"{stem}.cage-{what}.json")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("board", metavar="BOARD", help="a board-only placement (a partial position)")
+    p.add_argument("--zone", metavar="SQ,...", help="the zone (default: occupied squares and their "
+                   "king-move neighbours)")
+    p.add_argument("--frozen", metavar="SQ,...", help="units that never moved")
+    p.add_argument("--plain", action="store_true",
+                   help="the paper's model only (no line checks through emptied squares)")
+    p.add_argument("--restrict", action="append", default=[], metavar="EXPR",
+                   help='a restriction, e.g. \'pawn_captures(either, from_file="d", to_file="e") == 0\''
+                   " or 'never_moved(\"g1\")' (repeatable)")
+    p.add_argument("--library", action="append", default=[], metavar="DIR|FILE",
+                   help="known cages to use (repeatable; with --learn the first is written to)")
+    p.add_argument("--learn", action="store_true",
+                   help="add the cage to the library when verified (default encodings/cages)")
+    p.add_argument("--name", help="name of the learned cage (default: from the board)")
+    p.add_argument("--source", default="", help="where the learned cage comes from")
+    add_limit_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from retrologic import cage
+    from retrologic.cage_library import DEFAULT_DIR, slug
+    model = "plain" if args.plain else "lines"
+    lib_paths = [Path(p) for p in args.library]
+    if args.learn and not lib_paths and DEFAULT_DIR.is_dir():
+        lib_paths = [DEFAULT_DIR]
+    library = _library(lib_paths)
+    options = options_from(args)
+    zone = args.zone
+    if args.learn:
+        name = args.name or "cage-" + slug(args.board)
+        directory = lib_paths[0] if lib_paths and lib_paths[0].is_dir() else DEFAULT_DIR
+        result, path = cage.learn(args.board, name=name, zone=zone, restrictions=args.restrict,
+                                  frozen=args.frozen, model=model, source=args.source,
+                                  library=library, directory=str(directory), nodes=options.nodes,
+                                  timeout=options.timeout)
+    else:
+        result = cage.verify(args.board, zone, args.restrict, library, model=model,
+                             frozen=args.frozen, nodes=options.nodes, timeout=options.timeout,
+                             progress=options.progress)
+        path = None
+    out = result.to_result()
+    if options.certificate_dir and result.verdict != "unknown":
+        out.details["certificate"] = str(_write(result, options.certificate_dir, "cage-" + slug(args.board)))
+        out.lines.append(f"certificate: {out.details['certificate']}")
+    status = emit(out, args)
+    if args.learn:
+        if path is not None:
+            print(f"learned: {path}", file=sys.stderr)
+        elif result.proved:
+            print("not learned: the position contains a known cage", file=sys.stderr)
+        else:
+            print("not learned: the cage was not verified", file=sys.stderr)
+            return EXIT_MISMATCH
+    return status
