@@ -23,6 +23,7 @@ CHECKERS: dict[str, str] = {
     "deduce-drup": "retrologic.captures:check_certificate",
     "spg-game": "retrologic.spg:check_certificate",
     "puzzle4x4-line": "retrologic.puzzle4x4:check_certificate",
+    "puzzle4x4-unsolvable": "retrologic.puzzle4x4:check_unsolvable",
 }
 
 

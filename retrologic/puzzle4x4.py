@@ -1,0 +1,556 @@
+"""The 4x4 capture puzzle (Stanley 2018): rules, board strings, a memoised forward solver on
+bitboards, and the independent checker of its certificates.
+
+Rules, as in the puzzle's original solver (jes/chess-puzzle, gosolve/solve.go and
+js/chess-puzzle.js): the 16 non-pawn pieces on a 4x4 board; White moves first and the sides
+alternate; every move is a capture of an enemy piece, made as in chess (line pieces cannot jump);
+there is no check; the white king can never be captured, the black king can; the puzzle is solved
+when the white king is the only piece left; the side to move with no capture is stuck (lost).
+
+A position is a *key*: 16 nibbles, square i (a4=0, b4=1, ..., d1=15; ranks top to bottom as in
+the board strings) holding 0 (empty) or a piece code (white N B R Q K = 1..5, black = 9..13).
+Side to move follows from the counts: White when both sides have lost equally many units.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from retrologic.errors import InputError
+
+# --- board geometry and piece codes -------------------------------------------------------------
+
+FILES = "abcd"
+SQUARE_NAMES = [f"{FILES[i % 4]}{4 - i // 4}" for i in range(16)]
+KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5
+BLACK = 8                                   # colour bit of a piece code
+WK, BK = KING, BLACK | KING
+LETTERS = {KNIGHT: "N", BISHOP: "B", ROOK: "R", QUEEN: "Q", KING: "K"}
+CODE_OF = {**{v: k for k, v in LETTERS.items()}, **{v.lower(): k | BLACK for k, v in LETTERS.items()}}
+FULL_SET = "KQRRBBNNkqrrbbnn"              # the 16 units of a starting position
+MAX_COUNT = {t: FULL_SET.count(LETTERS[t]) for t in LETTERS}   # per colour: K1 Q1 R2 B2 N2
+
+
+def _geometry() -> tuple[list[int], list[list[int]], list[list[int]]]:
+    """King neighbourhoods, empty-board move masks per (type, square), squares strictly between."""
+    moves = [[0] * 16 for _ in range(6)]
+    between = [[0] * 16 for _ in range(16)]
+    for a in range(16):
+        ar, ac = divmod(a, 4)
+        for b in range(16):
+            if a == b:
+                continue
+            br, bc = divmod(b, 4)
+            dr, dc = abs(br - ar), abs(bc - ac)
+            bit = 1 << b
+            if max(dr, dc) == 1:
+                moves[KING][a] |= bit
+            if {dr, dc} == {1, 2}:
+                moves[KNIGHT][a] |= bit
+            if dr == dc:
+                moves[BISHOP][a] |= bit
+                moves[QUEEN][a] |= bit
+            if dr == 0 or dc == 0:
+                moves[ROOK][a] |= bit
+                moves[QUEEN][a] |= bit
+            if dr == dc or dr == 0 or dc == 0:
+                sr, sc = (br > ar) - (br < ar), (bc > ac) - (bc < ac)
+                r, c = ar + sr, ac + sc
+                while (r, c) != (br, bc):
+                    between[a][b] |= 1 << (r * 4 + c)
+                    r, c = r + sr, c + sc
+    return moves[KING][:], moves, between
+
+
+KING_AREA, MOVES, BETWEEN = _geometry()
+
+
+def _attack_tables() -> tuple[list[int], list[dict[int, int]]]:
+    """For each (type, square): the mask of blocker squares that matter, and a table from the
+    blockers present to the squares the piece attacks (occupied targets included)."""
+    masks = [0] * 224
+    tables: list[dict[int, int]] = [{} for _ in range(224)]
+    for t in LETTERS:
+        for s in range(16):
+            relevant = 0
+            for b in _bits(MOVES[t][s]):
+                relevant |= BETWEEN[s][b]
+            masks[t * 16 + s] = relevant
+            sub = relevant
+            while True:                       # every subset of the relevant squares
+                att = 0
+                for b in _bits(MOVES[t][s]):
+                    if not BETWEEN[s][b] & sub:
+                        att |= 1 << b
+                tables[t * 16 + s][sub] = att
+                if sub == 0:
+                    break
+                sub = (sub - 1) & relevant
+    for t in LETTERS:                         # black pieces share the white tables
+        for s in range(16):
+            masks[(t | BLACK) * 16 + s] = masks[t * 16 + s]
+            tables[(t | BLACK) * 16 + s] = tables[t * 16 + s]
+    return masks, tables
+
+
+def _bits(mask: int) -> list[int]:
+    """The squares of a mask, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+_MASK, _TABLE = _attack_tables()
+
+
+def attacks(code: int, square: int, occupied: int) -> int:
+    """Squares a piece (code) on `square` attacks on a board with `occupied` units."""
+    i = code * 16 + square
+    return _TABLE[i][occupied & _MASK[i]]
+
+
+# --- positions as keys ---------------------------------------------------------------------------
+
+def piece_at(key: int, square: int) -> int:
+    return (key >> (4 * square)) & 15
+
+
+def bitboards(key: int) -> tuple[int, int, int]:
+    """(white units, black units, white king square) of a key; the king square is -1 if absent."""
+    white = black = 0
+    ksq = -1
+    for s in range(16):
+        p = (key >> (4 * s)) & 15
+        if p:
+            if p & BLACK:
+                black |= 1 << s
+            else:
+                white |= 1 << s
+                if p == WK:
+                    ksq = s
+    return white, black, ksq
+
+
+def white_to_move(key: int) -> bool:
+    """White moves when both sides have lost equally many units (equal counts)."""
+    white, black, _ = bitboards(key)
+    return white.bit_count() == black.bit_count()
+
+
+def is_solved(key: int) -> bool:
+    white, black, ksq = bitboards(key)
+    return black == 0 and white == 1 << ksq
+
+
+def from_pieces(pieces: Iterable[str]) -> int:
+    """A key from 16 letters (or '.'/'1' for empty), square a4 first."""
+    key = 0
+    for i, ch in enumerate(pieces):
+        if ch not in ".1":
+            key |= CODE_OF[ch] << (4 * i)
+    return key
+
+
+def to_string(key: int) -> str:
+    """The board string: ranks top to bottom, '/' between, digits for runs of empty squares."""
+    ranks = []
+    for r in range(4):
+        out, run = "", 0
+        for c in range(4):
+            p = piece_at(key, r * 4 + c)
+            if not p:
+                run += 1
+                continue
+            if run:
+                out, run = out + str(run), 0
+            letter = LETTERS[p & 7]
+            out += letter.lower() if p & BLACK else letter
+        ranks.append(out + (str(run) if run else ""))
+    return "/".join(ranks)
+
+
+def parse(text: Any, *, field: str = "board", file: str | None = None) -> int:
+    """A key from a board string such as 'Bq1K/NR2/1R1Q/rknb'; InputError naming the fault."""
+    def bad(message: str) -> InputError:
+        return InputError(message, file=file, field=field, value=text)
+
+    if not isinstance(text, str):
+        raise bad("a board is a string like 'Bq1K/NR2/1R1Q/rknb'")
+    ranks = text.strip().split("/")
+    if len(ranks) != 4:
+        raise bad(f"a board has 4 ranks separated by '/', not {len(ranks)}")
+    key = 0
+    for r, rank in enumerate(ranks):
+        c = 0
+        for ch in rank:
+            if ch in "1234":
+                c += int(ch)
+            elif ch in CODE_OF:
+                if c < 4:
+                    key |= CODE_OF[ch] << (4 * (r * 4 + c))
+                c += 1
+            else:
+                raise bad(f"bad letter {ch!r} in rank {4 - r} (pieces KQRBN/kqrbn, digits 1-4 for "
+                          "empty squares; there are no pawns)")
+        if c != 4:
+            raise bad(f"rank {4 - r} ({rank!r}) covers {c} squares, not 4")
+    for colour, bit in (("white", 0), ("black", BLACK)):
+        for t, most in MAX_COUNT.items():
+            n = sum(1 for s in range(16) if piece_at(key, s) == t | bit)
+            if n > most:
+                letter = LETTERS[t] if not bit else LETTERS[t].lower()
+                raise bad(f"{n} {colour} {letter!r}: a side has at most {most} (K Q R R B B N N)")
+    white, black, ksq = bitboards(key)
+    if ksq < 0:
+        raise bad("no white king 'K' (it can never be captured)")
+    if white.bit_count() - black.bit_count() not in (0, 1):
+        raise bad(f"{white.bit_count()} white and {black.bit_count()} black units: White moves "
+                  "first and the sides alternate, so White has as many units as Black (White to "
+                  "move) or one more (Black to move)")
+    return key
+
+
+# --- moves ---------------------------------------------------------------------------------------
+
+def moves(key: int) -> list[tuple[int, int]]:
+    """The legal moves (from, to) of the side to move: captures of enemy units, never of the
+    white king."""
+    white, black, ksq = bitboards(key)
+    occ = white | black
+    if white.bit_count() == black.bit_count():
+        movers, targets = white, black
+    else:
+        movers, targets = black, white & ~(1 << ksq)
+    out = []
+    for f in _bits(movers):
+        for t in _bits(attacks(piece_at(key, f), f, occ) & targets):
+            out.append((f, t))
+    return out
+
+
+def unmoves(key: int) -> list[int]:
+    """Every position one move before `key` (retractions): the side that moved last takes a unit
+    back from an empty square it could have captured from, and the captured unit (any type the
+    material allows; never the white king) reappears on the capture square."""
+    white, black, ksq = bitboards(key)
+    if ksq < 0:
+        return []
+    occ = white | black
+    black_moved = white.bit_count() == black.bit_count()
+    movers = black if black_moved else white
+    victim_colour = 0 if black_moved else BLACK
+    room = []                                  # unit codes the material has room to bring back
+    for t in LETTERS:
+        code = t | victim_colour
+        if code == WK:
+            continue
+        if sum(1 for s in range(16) if piece_at(key, s) == code) < MAX_COUNT[t]:
+            room.append(code)
+    out = []
+    empty = ~occ & 0xFFFF
+    for t in _bits(movers):
+        p = piece_at(key, t)
+        for f in _bits(MOVES[p & 7][t] & empty):
+            if BETWEEN[f][t] & occ:
+                continue
+            before = key ^ (p << (4 * t)) ^ (p << (4 * f))
+            for code in room:
+                out.append(before | (code << (4 * t)))
+    return out
+
+
+def play(key: int, move: tuple[int, int]) -> int:
+    """The key after a move (no legality check)."""
+    f, t = move
+    pf, pt = piece_at(key, f), piece_at(key, t)
+    return key ^ (pf << (4 * f)) ^ ((pt ^ pf) << (4 * t))
+
+
+def move_name(key: int, move: tuple[int, int]) -> str:
+    """A move as 'Qc3xb4' (piece letter in its colour's case)."""
+    f, t = move
+    p = piece_at(key, f)
+    letter = LETTERS[p & 7]
+    return f"{letter.lower() if p & BLACK else letter}{SQUARE_NAMES[f]}x{SQUARE_NAMES[t]}"
+
+
+def parse_move(text: str) -> tuple[int, int]:
+    """'c3b4', 'c3-b4', 'c3xb4' or 'Qc3xb4' to (from, to); ValueError otherwise."""
+    s = text.strip().lower().replace("-", "").replace("x", "")
+    if len(s) == 5 and s[0] in "kqrbn":
+        s = s[1:]
+    if len(s) != 4 or s[:2] not in SQUARE_NAMES or s[2:] not in SQUARE_NAMES:
+        raise ValueError(f"not a 4x4 move: {text!r} (expected e.g. 'c3b4')")
+    return SQUARE_NAMES.index(s[:2]), SQUARE_NAMES.index(s[2:])
+
+
+def random_start(rng: random.Random) -> int:
+    """A uniformly random starting position (the 16 units shuffled)."""
+    pieces = list(FULL_SET)
+    rng.shuffle(pieces)
+    return from_pieces(pieces)
+
+
+# --- forward solver ------------------------------------------------------------------------------
+
+class LimitReached(Exception):
+    """A node or time limit stopped the search; the answer is unknown."""
+
+
+@dataclass
+class Solver:
+    """Depth-first search for a winning line, memoising the positions proved unsolvable.
+
+    Prunes soundly: a white king with no occupied neighbour square can never move again (vacated
+    squares stay empty), so it cannot make the last capture. `failed` may be shared between calls.
+    """
+
+    nodes_limit: int | None = None
+    timeout: float | None = None
+    progress: Callable[[int], None] | None = None
+    failed: set[int] = field(default_factory=set)
+    nodes: int = 0
+    _deadline: float | None = None
+    _next: int = 0
+
+    def solve(self, key: int) -> list[tuple[int, int]] | None:
+        """A winning line from `key`, or None if there is none; LimitReached on a limit."""
+        white, black, ksq = bitboards(key)
+        if ksq < 0:
+            return None
+        line: list[tuple[int, int]] = []
+        self._deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        self._next = self.nodes + 1               # look at the limits on the first node
+        if self._search(key, white, black, ksq, white.bit_count() == black.bit_count(), line):
+            line.reverse()
+            return line
+        return None
+
+    def _step(self) -> int:
+        """Nodes until the next look at the limits and the clock."""
+        if self.nodes_limit is None:
+            return 4096
+        return max(1, min(4096, self.nodes_limit - self.nodes))
+
+    def _search(self, key: int, white: int, black: int, ksq: int, wtm: bool,
+                line: list[tuple[int, int]]) -> bool:
+        occ = white | black
+        if occ == 1 << ksq:
+            return True
+        if not KING_AREA[ksq] & occ or key in self.failed:
+            return False
+        self.nodes += 1
+        if self.nodes >= self._next:
+            self._check()
+        if wtm:
+            movers, targets = white, black
+        else:
+            movers, targets = black, white & ~(1 << ksq)
+        table, masks = _TABLE, _MASK
+        m = movers
+        while m:
+            fb = m & -m
+            m ^= fb
+            f = fb.bit_length() - 1
+            pf = (key >> (4 * f)) & 15
+            i = pf * 16 + f
+            att = table[i][occ & masks[i]] & targets
+            while att:
+                tb = att & -att
+                att ^= tb
+                t = tb.bit_length() - 1
+                pt = (key >> (4 * t)) & 15
+                nkey = key ^ (pf << (4 * f)) ^ ((pt ^ pf) << (4 * t))
+                if wtm:
+                    ok = self._search(nkey, white ^ fb ^ tb, black ^ tb, t if pf == WK else ksq,
+                                      False, line)
+                else:
+                    ok = self._search(nkey, white ^ tb, black ^ fb ^ tb, ksq, True, line)
+                if ok:
+                    line.append((f, t))
+                    return True
+        self.failed.add(key)
+        return False
+
+    def _check(self) -> None:
+        if self.nodes_limit is not None and self.nodes >= self.nodes_limit:
+            raise LimitReached(f"node limit {self.nodes_limit} reached")
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise LimitReached(f"time limit {self.timeout:g} s reached")
+        if self.progress is not None:
+            self.progress(self.nodes)
+        self._next = self.nodes + self._step()
+
+
+def solve(key: int, **limits: Any) -> list[tuple[int, int]] | None:
+    """A winning line, or None if the position is unsolvable (see Solver for the limits)."""
+    return Solver(**limits).solve(key)
+
+
+def solvable(key: int, failed: set[int] | None = None) -> bool:
+    """Whether the position can be solved (no limits)."""
+    return Solver(failed=failed if failed is not None else set()).solve(key) is not None
+
+
+def unsolvability_proof(key: int, failed: set[int]) -> list[int]:
+    """The positions of a failed search reachable from `key` through failed positions: a set
+    closed under moves up to children whose white king is isolated (see check_unsolvable)."""
+    out = [key]
+    seen = {key}
+    i = 0
+    while i < len(out):
+        parent = out[i]
+        i += 1
+        for m in moves(parent):
+            child = play(parent, m)
+            if child in failed and child not in seen:
+                seen.add(child)
+                out.append(child)
+    return out
+
+
+def certificate(key: int, line: list[tuple[int, int]] | None,
+                proof: list[int] | None = None) -> dict[str, Any]:
+    """The JSON certificate of an answer: a winning line, or the closed set proving none exists."""
+    if line is not None:
+        return {"type": "puzzle4x4-line", "board": to_string(key),
+                "moves": [SQUARE_NAMES[f] + SQUARE_NAMES[t] for f, t in line]}
+    return {"type": "puzzle4x4-unsolvable", "board": to_string(key),
+            "positions": [to_string(k) for k in (proof or [key])]}
+
+
+# --- independent checkers (python-chess geometry, their own board parser) -----------------------
+
+def _chess_board(text: str):
+    """The 4x4 board on squares a1..d4 of a python-chess board (the square region is convex, so
+    lines between its squares stay inside it and chess attacks on it are the puzzle's)."""
+    import chess
+    ranks = text.split("/")
+    if len(ranks) != 4:
+        raise ValueError(f"not a 4x4 board: {text!r}")
+    board = chess.BaseBoard(None)
+    for r, rank in enumerate(ranks):
+        file = 0
+        for ch in rank:
+            if ch.isdigit():
+                file += int(ch)
+                continue
+            if ch not in "KQRBNkqrbn" or file > 3:
+                raise ValueError(f"not a 4x4 board: {text!r}")
+            board.set_piece_at(chess.square(file, 3 - r), chess.Piece.from_symbol(ch))
+            file += 1
+        if file != 4:
+            raise ValueError(f"not a 4x4 board: {text!r}")
+    return board
+
+
+def _checker_moves(board) -> list[tuple[int, int]]:
+    """Captures of the side to move (White when the counts are equal), never of the white king."""
+    import chess
+    white = chess.popcount(board.occupied_co[chess.WHITE]) == chess.popcount(board.occupied_co[chess.BLACK])
+    out = []
+    for sq in chess.scan_forward(board.occupied_co[white]):
+        for to in chess.scan_forward(board.attacks_mask(sq) & board.occupied_co[not white]):
+            if board.piece_at(to) != chess.Piece(chess.KING, chess.WHITE):
+                out.append((sq, to))
+    return out
+
+
+def _solved(board) -> bool:
+    import chess
+    kings = board.pieces_mask(chess.KING, chess.WHITE)
+    return chess.popcount(kings) == 1 and board.occupied == kings
+
+
+def _isolated(board) -> bool:
+    """The white king has no occupied neighbour square: it can never capture again."""
+    import chess
+    kings = board.pieces_mask(chess.KING, chess.WHITE)
+    if chess.popcount(kings) != 1 or board.occupied == kings:
+        return False
+    return not chess.BB_KING_ATTACKS[chess.lsb(kings)] & board.occupied
+
+
+def _checker_board(text: Any, what: str):
+    import chess
+    if not isinstance(text, str):
+        return None, f"{what} is not a board string"
+    try:
+        board = _chess_board(text)
+    except ValueError as e:
+        return None, str(e)
+    if chess.popcount(board.pieces_mask(chess.KING, chess.WHITE)) != 1:
+        return None, f"{what}: not exactly one white king"
+    w, b = chess.popcount(board.occupied_co[chess.WHITE]), chess.popcount(board.occupied_co[chess.BLACK])
+    if w - b not in (0, 1):
+        return None, f"{what}: {w} white and {b} black units cannot alternate"
+    return board, ""
+
+
+def _checker_key(board) -> frozenset:
+    return frozenset((sq, p.symbol()) for sq, p in board.piece_map().items())
+
+
+def _checker_play(board, move: tuple[int, int]):
+    after = board.copy()
+    after.set_piece_at(move[1], after.remove_piece_at(move[0]))
+    return after
+
+
+def check_certificate(cert: dict[str, Any]):
+    """Check a 'puzzle4x4-line': every move is a capture by the side to move, geometrically
+    legal on the 4x4 board and not of the white king, and the white king is left alone."""
+    import chess
+    from retrologic.certificate import Verdict
+    kind = "puzzle4x4-line"
+    board, why = _checker_board(cert["board"], "board")
+    if board is None:
+        return Verdict(kind, False, why)
+    for n, text in enumerate(cert["moves"], 1):
+        if not isinstance(text, str) or len(text) != 4:
+            return Verdict(kind, False, f"move {n}: {text!r} is not like 'c3b4'")
+        try:
+            move = (chess.parse_square(text[:2]), chess.parse_square(text[2:]))
+        except ValueError:
+            return Verdict(kind, False, f"move {n}: {text!r} is not like 'c3b4'")
+        if move not in _checker_moves(board):
+            return Verdict(kind, False, f"move {n}: {text} is not a legal capture")
+        board = _checker_play(board, move)
+    if not _solved(board):
+        return Verdict(kind, False, f"the line ends with {chess.popcount(board.occupied)} units, "
+                                    "not the white king alone")
+    return Verdict(kind, True)
+
+
+def check_unsolvable(cert: dict[str, Any]):
+    """Check a 'puzzle4x4-unsolvable' proof: a set of positions holding the start, none solved,
+    and every move from a member reaching a member or a position whose white king has no occupied
+    neighbour square (it can never move again, since vacated squares stay empty, so it cannot
+    make the last capture). Every move removes a unit, so no member can ever be solved."""
+    from retrologic.certificate import Verdict
+    kind = "puzzle4x4-unsolvable"
+    start, why = _checker_board(cert["board"], "board")
+    if start is None:
+        return Verdict(kind, False, why)
+    members = {}
+    for n, text in enumerate(cert["positions"]):
+        board, why = _checker_board(text, f"positions[{n}]")
+        if board is None:
+            return Verdict(kind, False, why)
+        members[_checker_key(board)] = board
+    if _checker_key(start) not in members:
+        return Verdict(kind, False, "the start is not in the set")
+    for board in members.values():
+        if _solved(board):
+            return Verdict(kind, False, "a member is solved")
+        for move in _checker_moves(board):
+            child = _checker_play(board, move)
+            if _checker_key(child) not in members and not _isolated(child):
+                return Verdict(kind, False, f"a move leaves the set: {move} from {board.board_fen()}")
+    return Verdict(kind, True)

@@ -1,0 +1,298 @@
+"""Census of 4x4 capture puzzle starts: is every one solvable?
+
+Work is cut into shards: an index range of the symmetry-reduced set (puzzle4x4_index), or a
+seeded batch of random starts. Each finished shard is written as JSON in the output directory, so
+an interrupted census resumes where it stopped; the summary is read back from the shard files.
+Shards run on all local cores (multiprocessing) or on a Dask cluster (optional dependency,
+imported only when asked for: `pip install "retrologic[cluster]"`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from retrologic import puzzle4x4 as p4
+from retrologic import puzzle4x4_index as idx
+from retrologic.errors import InputError
+
+MEMO_CAP = 300_000          # the failed-position memo shared along a shard is cleared past this
+
+
+def _solve_all(items: Iterable[tuple[int, int]]) -> dict[str, Any]:
+    """Solve (index, key) starts, sharing the memo of unsolvable positions along the batch."""
+    failed: set[int] = set()
+    starts = solvable = nodes = 0
+    unsolvable = []
+    t0, c0 = time.perf_counter(), time.process_time()
+    for i, key in items:
+        solver = p4.Solver(failed=failed)
+        if solver.solve(key) is None:
+            unsolvable.append({"index": i, "board": p4.to_string(key)})
+        else:
+            solvable += 1
+        starts += 1
+        nodes += solver.nodes
+        if len(failed) > MEMO_CAP:
+            failed.clear()
+    return {"starts": starts, "solvable": solvable, "unsolvable": unsolvable, "nodes": nodes,
+            **_clock(t0, c0)}
+
+
+def _clock(t0: float, c0: float) -> dict[str, float]:
+    """Wall and CPU seconds since (t0, c0): on a shared machine the two differ."""
+    return {"seconds": round(time.perf_counter() - t0, 3),
+            "cpu_seconds": round(time.process_time() - c0, 3)}
+
+
+ENGINES = ("auto", "python", "numba")
+_FAST = None
+
+
+def _fast():
+    """The compiled kernel of this process (built once), or None without numba."""
+    global _FAST
+    if _FAST is None:
+        from retrologic import puzzle4x4_fast as fast
+        if not fast.available():
+            return None
+        _FAST = fast.FastSolver()
+        _FAST.census(0, 2)                           # compile, or load the cached kernel, now:
+        _FAST.solve([p4.parse("K3/k3/4/4")])         # not inside the first shard's clock
+    return _FAST
+
+
+def _engine(engine: str):
+    if engine not in ENGINES:
+        raise InputError(f"must be one of {', '.join(ENGINES)}", field="engine", value=engine)
+    if engine == "python":
+        return None
+    kernel = _fast()
+    if kernel is None and engine == "numba":
+        raise InputError("numba is not installed: pip install 'retrologic[fast]'", field="engine",
+                         value=engine)
+    return kernel
+
+
+def _check_engines(engines: set[str]) -> None:
+    from retrologic import puzzle4x4_fast as fast
+    for engine in engines:
+        if engine not in ENGINES:
+            raise InputError(f"must be one of {', '.join(ENGINES)}", field="engine", value=engine)
+        if engine == "numba" and not fast.available():
+            raise InputError("numba is not installed: pip install 'retrologic[fast]'",
+                             field="engine", value=engine)
+
+
+def _confirm(found: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """The Python solver re-solves every start the kernel called unsolvable (they must agree)."""
+    out = []
+    for i, key in found:
+        if p4.Solver().solve(key) is not None:
+            raise AssertionError(f"kernel and solver disagree on {p4.to_string(key)}")
+        out.append({"index": i, "board": p4.to_string(key)})
+    return out
+
+
+def index_shard(lo: int, hi: int, engine: str = "python") -> dict[str, Any]:
+    """Solve every representative start with lo <= index < hi."""
+    kernel = _engine(engine)
+    if kernel is None:
+        return {"kind": "index", "lo": lo, "hi": hi, "engine": "python",
+                **_solve_all(idx.starts(lo, hi))}
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = kernel.census(lo, hi)
+    bad = [(i, dict(idx.starts(i, i + 1))[i]) for i in res["unsolvable_indices"]]
+    return {"kind": "index", "lo": lo, "hi": hi, "engine": "numba", "starts": res["starts"],
+            "solvable": res["solvable"], "unsolvable": _confirm(bad), "nodes": res["nodes"],
+            **_clock(t0, c0)}
+
+
+def sample_shard(seed: int, number: int, size: int, engine: str = "python") -> dict[str, Any]:
+    """Solve `size` uniformly random starts (shard `number` of the sample seeded `seed`); the
+    index is that of the start's orbit representative."""
+    rng = random.Random(f"{seed}:{number}")
+    keys = [p4.random_start(rng) for _ in range(size)]
+    kernel = _engine(engine)
+    if kernel is None:
+        res = _solve_all((-1, k) for k in keys)
+    else:
+        t0, c0 = time.perf_counter(), time.process_time()
+        ok, nodes = kernel.solve(keys)
+        res = {"starts": size, "solvable": int(ok.sum()),
+               "unsolvable": _confirm([(-1, k) for k, good in zip(keys, ok.tolist()) if not good]),
+               "nodes": int(nodes.sum()), **_clock(t0, c0)}
+    for u in res["unsolvable"]:
+        u["index"] = idx.index_of(p4.parse(u["board"]))
+    return {"kind": "sample", "seed": seed, "number": number, "size": size,
+            "engine": "python" if kernel is None else "numba", **res}
+
+
+def _run_task(task: tuple) -> dict[str, Any]:
+    if task[0] == "index":
+        return index_shard(task[1], task[2], task[3])
+    return sample_shard(task[1], task[2], task[3], task[4])
+
+
+def _name(task: tuple) -> str:
+    if task[0] == "index":
+        return f"index-{task[1]:011d}-{task[2]:011d}.json"
+    return f"sample-{task[1]}-{task[2]:06d}-{task[3]}.json"
+
+
+def index_tasks(lo: int, hi: int, shard: int, engine: str = "auto") -> list[tuple]:
+    """Index shards covering [lo, hi), aligned to multiples of `shard` so reruns share files."""
+    if not 0 <= lo < hi <= idx.SIZE:
+        raise InputError(f"the index range must lie in [0, {idx.SIZE}]", field="range",
+                         value=f"{lo}:{hi}")
+    if shard < 1:
+        raise InputError("must be positive", field="shard-size", value=shard)
+    tasks = []
+    a = lo
+    while a < hi:
+        b = min(hi, (a // shard + 1) * shard)
+        tasks.append(("index", a, b, engine))
+        a = b
+    return tasks
+
+
+def sample_tasks(count: int, seed: int, shard: int, engine: str = "auto") -> list[tuple]:
+    """Shards of a random sample of `count` starts."""
+    if count < 1:
+        raise InputError("must be positive", field="sample", value=count)
+    if shard < 1:
+        raise InputError("must be positive", field="shard-size", value=shard)
+    return [("sample", seed, n, min(shard, count - n * shard), engine)
+            for n in range((count + shard - 1) // shard)]
+
+
+def _local(tasks: list[tuple], workers: int):
+    if workers <= 1:
+        for t in tasks:
+            yield t, _run_task(t)
+        return
+    import multiprocessing
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        for t, res in pool.imap_unordered(_task_pair, tasks):
+            yield t, res
+
+
+def _task_pair(task: tuple) -> tuple[tuple, dict[str, Any]]:
+    return task, _run_task(task)
+
+
+def _dask(tasks: list[tuple], address: str, workers: int):
+    """Run shards on a Dask cluster: `address` is a scheduler ('tcp://host:8786') or 'local'."""
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise InputError("Dask is not installed: pip install 'retrologic[cluster]'",
+                         field="dask", value=address) from None
+    cluster = None
+    if address == "local":
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(address, timeout=20)
+        except OSError as e:
+            raise InputError(f"cannot reach the Dask scheduler: {e}", field="dask",
+                             value=address) from None
+    try:
+        futures = {client.submit(_task_pair, t, pure=False): t for t in tasks}
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run(tasks: list[tuple], out_dir: str | Path, *, workers: int | None = None,
+        dask: str | None = None, timeout: float | None = None,
+        progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run the shards not yet in `out_dir` and return the summary of all of them."""
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cannot create the output directory: {e.strerror}", field="out",
+                         value=str(out)) from None
+    workers = workers or os.cpu_count() or 1
+    _check_engines({t[-1] for t in tasks})     # fail before any work is started
+    todo = [t for t in tasks if not (out / _name(t)).exists()]
+    t0 = time.monotonic()
+    done_starts = 0
+    stopped = ""
+    source = _dask(todo, dask, workers) if dask else _local(todo, workers)
+    try:
+        for n, (task, res) in enumerate(source, 1):
+            tmp = out / (_name(task) + ".tmp")
+            tmp.write_text(json.dumps(res) + "\n")
+            tmp.replace(out / _name(task))
+            done_starts += res["starts"]
+            elapsed = time.monotonic() - t0
+            if progress:
+                progress(f"shard {n}/{len(todo)} ({len(tasks) - len(todo)} done before): "
+                         f"{done_starts} starts in {elapsed:.1f} s, {done_starts / max(elapsed, 1e-9):.0f}/s"
+                         + (f", {len(res['unsolvable'])} unsolvable" if res["unsolvable"] else ""))
+            if timeout is not None and elapsed > timeout:
+                stopped = f"time limit {timeout:g} s reached"
+                break
+    finally:
+        if hasattr(source, "close"):
+            source.close()
+    summary = summarise(tasks, out)
+    summary["run"] = {"workers": workers, "runner": f"dask {dask}" if dask else "local",
+                      "new_starts": done_starts, "seconds": round(time.monotonic() - t0, 3),
+                      "rate_per_s": round(done_starts / max(time.monotonic() - t0, 1e-9), 1)}
+    if stopped:
+        summary["stopped"] = stopped
+    return summary
+
+
+def summarise(tasks: list[tuple], out_dir: str | Path) -> dict[str, Any]:
+    """The census summary from the shard files present (missing shards are counted as such)."""
+    out = Path(out_dir)
+    starts = solvable = nodes = 0
+    seconds = cpu = 0.0
+    unsolvable: list[dict[str, Any]] = []
+    missing = 0
+    for t in tasks:
+        path = out / _name(t)
+        if not path.exists():
+            missing += 1
+            continue
+        res = json.loads(path.read_text())
+        starts += res["starts"]
+        solvable += res["solvable"]
+        nodes += res["nodes"]
+        seconds += res["seconds"]
+        cpu += res.get("cpu_seconds", res["seconds"])
+        unsolvable.extend(res["unsolvable"])
+    rate = starts / cpu if cpu else 0.0
+    summary: dict[str, Any] = {
+        "shards": len(tasks), "shards_missing": missing, "complete": missing == 0,
+        "starts": starts, "solvable": solvable, "unsolvable_count": len(unsolvable),
+        "unsolvable": unsolvable, "nodes": nodes, "worker_seconds": round(seconds, 3),
+        "cpu_seconds": round(cpu, 3),
+        "starts_per_cpu_second": round(rate, 1),
+        "whole_set": idx.CANONICAL,
+        "whole_set_cpu_days": round(idx.CANONICAL / rate / 86400, 1) if rate else None,
+    }
+    if tasks and tasks[0][0] == "index":
+        summary["range"] = [tasks[0][1], tasks[-1][2]]
+    else:
+        summary["sample"] = sum(t[3] for t in tasks)
+        summary["seed"] = tasks[0][1] if tasks else None
+    return summary
+
+
+def stderr_progress(text: str) -> None:
+    print(f"\r\x1b[K{text}", end="", file=sys.stderr, flush=True)
