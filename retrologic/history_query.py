@@ -1,0 +1,306 @@
+"""The predicate language in the history model: each function's encoder and its evaluator.
+
+An encoder turns a call into model literals (a literal for a true/false function, a LinearForm
+for a number); the evaluator computes the same value on a witness History in plain Python, so
+refutations are re-checked without the encoding. `register_predicate` adds a user function with
+both (see docs/deduce.md). An evaluator may return None: "the model cannot decide this".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import chess
+
+from retrologic import constraints
+from retrologic.constraints import BoolAtom, Call, Compare, Expr, Junction, Negation, Param
+from retrologic.errors import InputError
+from retrologic.history_model import LinearForm, Model, rel_rank
+from retrologic.history_witness import History
+from retrologic.position import castling_frozen
+
+Encoder = Callable[[Model, Call], "int | LinearForm"]
+Evaluator = Callable[[History, Call], Any]
+
+
+@dataclass(frozen=True)
+class PredicateImpl:
+    """How the history model encodes a function of the language, and how to evaluate it."""
+
+    encode: Encoder
+    evaluate: Evaluator | None = None
+
+
+def _sides(value: str) -> list[chess.Color]:
+    return {"white": [chess.WHITE], "black": [chess.BLACK], "either": [chess.WHITE, chess.BLACK]}[value]
+
+
+def _file(value: str | None) -> int | None:
+    return None if value is None else chess.FILE_NAMES.index(value)
+
+
+def _square(model_or_hist: Any, call: Call) -> tuple[chess.Square, chess.Piece]:
+    name = call.arg("square")
+    sq = chess.parse_square(name)
+    board = model_or_hist.position.placement
+    piece = board.piece_at(sq)
+    if piece is None:
+        raise InputError(f"{call.name}(): no unit on {name}", value=str(call))
+    return sq, piece
+
+
+_PIECE = {"pawn": chess.PAWN, "knight": chess.KNIGHT, "bishop": chess.BISHOP, "rook": chess.ROOK,
+          "queen": chess.QUEEN, "king": chess.KING}
+
+
+# --- captures(side) --------------------------------------------------------------------------
+
+def _enc_captures(m: Model, call: Call) -> LinearForm:
+    return LinearForm.count(l for s in _sides(call.arg("side")) for l in m.missing_lits(not s))
+
+
+def _ev_captures(h: History, call: Call) -> int:
+    return sum(h.captures(s) for s in _sides(call.arg("side")))
+
+
+# --- missing(side) ---------------------------------------------------------------------------
+
+def _enc_missing(m: Model, call: Call) -> LinearForm:
+    return LinearForm.count(l for s in _sides(call.arg("side")) for l in m.missing_lits(s))
+
+
+def _ev_missing(h: History, call: Call) -> int:
+    return sum(f.captured for s in _sides(call.arg("side")) for f in h.side(s))
+
+
+# --- pawn_captures(side, from_file, to_file) -------------------------------------------------
+
+def _pawn_files(call: Call) -> tuple[int | None, int | None]:
+    a, b = _file(call.arg("from_file")), _file(call.arg("to_file"))
+    if a is not None and b is not None and abs(a - b) != 1:
+        raise InputError(f"pawn_captures(): a pawn capture moves to an adjacent file, and "
+                         f"{call.arg('from_file')!r} -> {call.arg('to_file')!r} are not adjacent",
+                         value=str(call))
+    return a, b
+
+
+def _enc_pawn_captures(m: Model, call: Call) -> LinearForm:
+    a, b = _pawn_files(call)
+    return LinearForm.count(l for s in _sides(call.arg("side")) for l in m.pawn_capture_lits(s, a, b))
+
+
+def _ev_pawn_captures(h: History, call: Call) -> int:
+    a, b = _pawn_files(call)
+    return sum(1 for s in _sides(call.arg("side")) for _, _, x, y in h.pawn_capture_events(s)
+               if (a is None or x == a) and (b is None or y == b))
+
+
+# --- promotions(side) ------------------------------------------------------------------------
+
+def _enc_promotions(m: Model, call: Call) -> LinearForm:
+    return LinearForm.count(l for s in _sides(call.arg("side")) for l in m.promotion_lits(s))
+
+
+def _ev_promotions(h: History, call: Call) -> int:
+    return sum(f.promoted_to is not None for s in _sides(call.arg("side")) for f in h.side(s))
+
+
+# --- promoted(square) ------------------------------------------------------------------------
+
+def _enc_promoted(m: Model, call: Call) -> int:
+    sq, _ = _square(m, call)
+    return m.promoted_lit(sq)
+
+
+def _ev_promoted(h: History, call: Call) -> bool:
+    sq, _ = _square(h, call)
+    f = h.fate_on(sq)
+    return f is not None and f.promoted_to is not None
+
+
+# --- never_moved(square) ---------------------------------------------------------------------
+
+def _home_pawn(sq: chess.Square, piece: chess.Piece) -> bool:
+    """A pawn on its second rank never moved."""
+    return piece.piece_type == chess.PAWN and rel_rank(sq, piece.color) == 2
+
+
+def _enc_never_moved(m: Model, call: Call) -> int:
+    """One-sided: the literal can be true only if the unit there is the one that started there
+    (pawns on their 2nd rank: true). Sound for proofs in both polarities; the model cannot show
+    that a piece on its home square left it and came back, so refutations need the evaluator."""
+    sq, piece = _square(m, call)
+    if _home_pawn(sq, piece):
+        return m.TRUE
+    unit = m.home_unit(sq, piece)
+    if unit is None or (unit, sq) not in m.on:
+        return m.FALSE
+    a = m.new_var(f"never_moved {chess.square_name(sq)}")
+    m.add_clause([-a, m.on[(unit, sq)]])
+    name = chess.square_name(sq)
+    if castling_frozen(m.position.castling) & chess.BB_SQUARES[sq]:
+        m.add_clause([-m.groups["castling-rights"], a])
+    for group in (f"frozen {name}", f"cage: {name} never moved"):
+        if group in m.groups:
+            m.add_clause([-m.groups[group], a])
+    return a
+
+
+def _ev_never_moved(h: History, call: Call) -> bool | None:
+    sq, piece = _square(h, call)
+    if _home_pawn(sq, piece):
+        return True
+    f = h.fate_on(sq)
+    if f is None or f.unit.home != sq or f.promoted_to is not None:
+        return False
+    from retrologic.static_rules import frozen_units
+    if frozen_units(h.position) & chess.BB_SQUARES[sq]:
+        return True
+    return None
+
+
+# --- captured_on_color(side, piece, color) ---------------------------------------------------
+
+def _enc_captured_on_color(m: Model, call: Call) -> LinearForm:
+    piece, dark = _PIECE[call.arg("piece")], call.arg("color") == "dark"
+    return LinearForm.count(l for s in _sides(call.arg("side"))
+                            for l in m.captured_on_color_lits(s, piece, dark))
+
+
+def _ev_captured_on_color(h: History, call: Call) -> int:
+    piece, dark = _PIECE[call.arg("piece")], call.arg("color") == "dark"
+    return sum(1 for s in _sides(call.arg("side")) for f in h.side(s)
+               if f.captured and f.type_now == piece and f.capture_dark == dark)
+
+
+# --- captured_unit(square): an example of a predicate added through the public API -----------
+
+def _enc_captured_unit(m: Model, call: Call) -> int:
+    home = chess.parse_square(call.arg("square"))
+    for side in chess.COLORS:
+        for u in m.units[side]:
+            if u.home == home:
+                return m.miss[u]
+    raise InputError("captured_unit(): no unit starts on that square (use a 1st, 2nd, 7th or "
+                     "8th rank square)", value=str(call))
+
+
+def _ev_captured_unit(h: History, call: Call) -> bool:
+    home = chess.parse_square(call.arg("square"))
+    for u, f in h.fates.items():
+        if u.home == home:
+            return f.captured
+    raise InputError("captured_unit(): no unit starts on that square", value=str(call))
+
+
+BUILTIN: dict[str, PredicateImpl] = {
+    "captures": PredicateImpl(_enc_captures, _ev_captures),
+    "missing": PredicateImpl(_enc_missing, _ev_missing),
+    "pawn_captures": PredicateImpl(_enc_pawn_captures, _ev_pawn_captures),
+    "promotions": PredicateImpl(_enc_promotions, _ev_promotions),
+    "promoted": PredicateImpl(_enc_promoted, _ev_promoted),
+    "never_moved": PredicateImpl(_enc_never_moved, _ev_never_moved),
+    "captured_on_color": PredicateImpl(_enc_captured_on_color, _ev_captured_on_color),
+}
+USER: dict[str, PredicateImpl] = {}
+
+
+def register_predicate(name: str, params: Sequence[Param], returns: str, doc: str,
+                       encode: Encoder, evaluate: Evaluator | None = None) -> None:
+    """Add a function to the predicate language together with its history-model encoder.
+
+    `encode(model, call)` returns a literal (returns="bool") or a LinearForm (returns="int")
+    built with the Model API; `evaluate(history, call)` computes the same value on a witness
+    (or returns None when it cannot), which refutations need.
+    """
+    constraints.register(name, list(params), returns, doc, compile=encode)
+    USER[name] = PredicateImpl(encode, evaluate)
+
+
+register_predicate("captured_unit", [Param("square", "square")], "bool",
+                   "the unit that started on square left the board (a pawn: as a pawn or promoted)",
+                   _enc_captured_unit, _ev_captured_unit)
+
+
+def implementation(name: str) -> PredicateImpl:
+    """The encoder (and evaluator) of a function; InputError if the model cannot encode it."""
+    if name in USER:
+        return USER[name]
+    if name in BUILTIN:
+        return BUILTIN[name]
+    pred = constraints.REGISTRY.get(name)
+    if pred is not None and pred.compile is not None:
+        return PredicateImpl(pred.compile, None)
+    raise InputError(f"{name}() cannot be used in the history model (no encoder registered)",
+                     value=name)
+
+
+# --- expressions -----------------------------------------------------------------------------
+
+def _form(m: Model, lin: constraints.Linear) -> LinearForm:
+    out = LinearForm([], lin.const)
+    for coef, call in lin.terms:
+        value = implementation(call.name).encode(m, call)
+        if not isinstance(value, LinearForm):
+            raise InputError(f"{call.name}() must encode to a number", value=str(call))
+        out = out.plus(value.scaled(coef))
+    return out
+
+
+def compile_expr(m: Model, expr: Expr) -> int:
+    """A literal equivalent (in the model) to the expression."""
+    if isinstance(expr, Compare):
+        return m.reify(_form(m, expr.left).plus(_form(m, expr.right), -1), expr.op, 0)
+    if isinstance(expr, BoolAtom):
+        lit = implementation(expr.call.name).encode(m, expr.call)
+        if not isinstance(lit, int) or lit == 0:
+            raise InputError(f"{expr.call.name}() must encode to a literal", value=str(expr.call))
+        return lit if expr.value else -lit
+    if isinstance(expr, Junction):
+        lits = [compile_expr(m, e) for e in expr.items]
+        return m.and_(lits) if expr.op == "and" else m.or_(lits)
+    if isinstance(expr, Negation):
+        return -compile_expr(m, expr.item)
+    raise TypeError(expr)
+
+
+def check_compilable(expr: Expr) -> None:
+    """InputError if a function of the expression has no history-model encoder."""
+    for call in constraints.calls(expr):
+        implementation(call.name)
+
+
+def _value(h: History, lin: constraints.Linear) -> int | None:
+    total = lin.const
+    for coef, call in lin.terms:
+        impl = implementation(call.name)
+        v = impl.evaluate(h, call) if impl.evaluate else None
+        if v is None:
+            return None
+        total += coef * int(v)
+    return total
+
+
+_CMP = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<=": lambda a, b: a <= b,
+        ">=": lambda a, b: a >= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b}
+
+
+def evaluate(h: History, expr: Expr) -> bool | None:
+    """The expression's truth on a witness history (None: the model cannot decide it)."""
+    if isinstance(expr, Compare):
+        a, b = _value(h, expr.left), _value(h, expr.right)
+        return None if a is None or b is None else _CMP[expr.op](a, b)
+    if isinstance(expr, BoolAtom):
+        impl = implementation(expr.call.name)
+        v = impl.evaluate(h, expr.call) if impl.evaluate else None
+        return None if v is None else bool(v) == expr.value
+    if isinstance(expr, Junction):
+        vals = [evaluate(h, e) for e in expr.items]
+        if expr.op == "and":
+            return False if False in vals else (None if None in vals else True)
+        return True if True in vals else (None if None in vals else False)
+    if isinstance(expr, Negation):
+        v = evaluate(h, expr.item)
+        return None if v is None else not v
+    raise TypeError(expr)

@@ -1,0 +1,297 @@
+"""The deduce question: both encodings agree, proofs check, witnesses hold, bad input is named."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import pytest
+
+from retrologic import problem
+from retrologic.captures import Constraint, deduce
+from retrologic.certificate import check_file
+from retrologic.constraints import Param
+from retrologic.errors import InputError
+from retrologic.history_model import LinearForm
+from retrologic.history_query import evaluate, register_predicate
+from retrologic.history_witness import check_history
+from retrologic.position import Position
+from retrologic.questions import deduce as deduce_q
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBLEMS = sorted((ROOT / "problems" / "deduce").glob("*.toml"))
+LIBRARY = sorted((ROOT / "encodings" / "constraints").glob("*.toml"))
+D_TO_E = "r1bqkbnr/pppppppp/8/8/4P3/4P3/PPP2PPP/RNBQKBNR b KQkq - 0 1"
+
+
+def _queries():
+    """Every (position, assumptions, claims) the suite asks: problem files and library examples."""
+    out = []
+    for path in PROBLEMS:
+        prob = problem.load(path)
+        a, c = [], []
+        for i, t in enumerate(prob.constraints):
+            (c if t["role"] == "claim" else a).append(Constraint(t["name"], t["expr"], t["parsed"]))
+        for key, target in (("assume", a), ("claim", c)):
+            for i, text in enumerate(prob.question[key]):
+                target.append(deduce_q._constraint(text, f"{key}{i + 1}", key, None))
+        out.append((path.stem, prob.position, a, c))
+    for path in LIBRARY:
+        entry = deduce_q.load_library_entry(path)
+        for i, ex in enumerate(entry["example"]):
+            claim = Constraint(entry["name"], entry["expr"], entry["parsed"])
+            out.append((f"{path.stem}[{i}]", Position.from_fen(ex["fen"]), [], [claim]))
+    return out
+
+
+QUERIES = _queries()
+
+
+def test_suite_has_ten_problems_with_hand_arguments():
+    assert len(PROBLEMS) >= 10
+    for path in PROBLEMS:
+        text = path.read_text()
+        assert text.startswith("# Hand argument"), path
+        assert problem.load(path).expect is not None, path
+
+
+@pytest.mark.parametrize("name,pos,assumptions,claims", QUERIES, ids=[q[0] for q in QUERIES])
+def test_cnf_and_cpsat_agree(name, pos, assumptions, claims):
+    """The CNF (pysat) and CP-SAT encodings answer every query of the suite identically."""
+    sat = deduce(pos, assumptions, claims, engine="sat", explain=False)
+    cp = deduce(pos, assumptions, claims, engine="cp-sat", explain=False)
+    assert sat.consistent == cp.consistent
+    assert [c.status for c in sat.claims] == [c.status for c in cp.claims]
+    for d in (sat, cp):
+        for c in d.claims:
+            if c.status == "refuted":
+                assert check_history(c.witness) == []
+                assert evaluate(c.witness, next(x for x in claims if x.name == c.name).expr) is False
+
+
+def test_library_examples_hold():
+    """Every named constraint of encodings/constraints is verified on its examples."""
+    assert LIBRARY
+    for path in LIBRARY:
+        entry = deduce_q.load_library_entry(path)
+        assert entry["example"], path
+        claim = Constraint(entry["name"], entry["expr"], entry["parsed"])
+        for ex in entry["example"]:
+            d = deduce(Position.from_fen(ex["fen"]), [], [claim], explain=False)
+            assert d.claims[0].status == ex["status"], (path, ex["fen"])
+
+
+def test_every_proof_in_the_suite_checks(tmp_path):
+    """Each proved claim and each illegality of the problem files gets a DRUP certificate that
+    our own checker accepts."""
+    n = 0
+    for name, pos, assumptions, claims in QUERIES[:len(PROBLEMS)]:
+        d = deduce(pos, assumptions, claims, certificate_dir=str(tmp_path / name))
+        proved = [c for c in d.claims if c.status == "proved"]
+        if d.consistent is False or proved:
+            assert d.certificates, name
+        for cert in d.certificates:
+            verdict = check_file(cert)
+            assert verdict.ok, (name, cert, verdict.reason)
+            n += 1
+    assert n >= 15
+
+
+def test_tampered_certificates_are_rejected(tmp_path):
+    pos = Position.from_fen(D_TO_E)
+    claim = Constraint.parse("d-to-e", 'pawn_captures(white, from_file="d", to_file="e") == 1')
+    d = deduce(pos, [], [claim], certificate_dir=str(tmp_path))
+    cert = json.loads(Path(d.certificates[0]).read_text())
+    assert check_file(d.certificates[0]).ok
+
+    def rejected(change) -> str:
+        bad = json.loads(json.dumps(cert))
+        change(bad)
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(bad))
+        verdict = check_file(path)
+        assert not verdict.ok
+        return verdict.reason
+
+    assert "empty clause" in rejected(lambda c: c.update(proof=c["proof"][: len(c["proof"]) // 2]))
+    assert "not the encoding" in rejected(lambda c: c["claim"].update(expr=c["claim"]["expr"].replace("1", "2")))
+    assert "not the encoding" in rejected(lambda c: c.update(core=c["core"][1:]))
+    assert "not the encoding" in rejected(lambda c: c.update(fen=D_TO_E.replace("KQkq", "Kkq")))
+    assert "not RUP" in rejected(lambda c: c.update(proof=["-1 0"] + c["proof"]))
+
+
+def _pawn_file_bound(board: chess.Board, color: chess.Color) -> int:
+    """Brute force: the fewest file changes that put the side's pawns where they stand (each
+    pawn from its own file, at most one file per rank advanced) -- a lower bound on its pawn
+    captures, computed without the model."""
+    squares = list(board.pieces(chess.PAWN, color))
+    best = [None]
+
+    def go(i: int, used: int, cost: int) -> None:
+        if best[0] is not None and cost >= best[0]:
+            return
+        if i == len(squares):
+            best[0] = cost
+            return
+        sq = squares[i]
+        adv = (chess.square_rank(sq) - 1) if color else (6 - chess.square_rank(sq))
+        for f in range(8):
+            d = abs(chess.square_file(sq) - f)
+            if not used & (1 << f) and d <= adv:
+                go(i + 1, used | (1 << f), cost + d)
+
+    go(0, 0, 0)
+    return best[0]
+
+
+def _random_positions(n: int):
+    from conftest import random_game
+    out = []
+    for seed in range(n):
+        game = random_game(1000 + seed)
+        board, move = game[min(len(game) - 1, 30 + 7 * seed)]
+        board = board.copy()
+        board.push(move)
+        out.append(board)
+    return out
+
+
+def test_model_is_at_least_as_strong_as_brute_force_file_counting():
+    """On positions from real games, the model proves the brute-force file-change bound."""
+    for board in _random_positions(12):
+        pos = Position.from_board(board)
+        for color, name in ((chess.WHITE, "white"), (chess.BLACK, "black")):
+            k = _pawn_file_bound(board, color)
+            claim = Constraint.parse("bound", f"pawn_captures({name}) >= {k}")
+            d = deduce(pos, [], [claim], explain=False)
+            assert d.consistent is True, board.fen()
+            assert d.claims[0].status == "proved", (board.fen(), name, k)
+
+
+def test_custom_predicate_via_public_api():
+    """A user predicate registered with its encoder and evaluator is compiled into both
+    encodings and evaluated on witnesses."""
+    def encode(model, call):
+        side = call.arg("side") == "white"
+        return LinearForm.count(model.pcap[u] for u in model.side_units(side) if u.is_pawn)
+
+    def evaluate_(history, call):
+        side = call.arg("side") == "white"
+        return sum(1 for f in history.side(side) if f.captured and f.promoted_to is not None)
+
+    register_predicate("promoted_then_captured", [Param("side", "side")], "int",
+                       "promoted pieces of side that were later captured", encode, evaluate_)
+    # White has 16 units but only 7 pawns and one extra knight: the a-pawn promoted and its
+    # piece is on the board, so no promoted White piece was captured.
+    pos = Position.from_fen("rnbqkbnr/1ppppppp/8/8/8/5N2/1PPPPPPP/RNBQKBNR w KQkq - 0 1")
+    claims = [Constraint.parse("none", "promoted_then_captured(white) == 0"),
+              Constraint.parse("false", "promoted_then_captured(black) == 1")]
+    for engine in ("sat", "cp-sat"):
+        d = deduce(pos, [], claims, engine=engine)
+        assert [c.status for c in d.claims] == ["proved", "refuted"]
+
+
+def test_never_moved_undecidable_is_unknown_not_refuted():
+    """The model cannot show a piece left its home square and came back: no refutation."""
+    pos = Position.from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR w kq - 0 1")
+    d = deduce(pos, [], [Constraint.parse("k", 'never_moved("e1")')], explain=False)
+    assert d.claims[0].status == "unknown"
+
+
+def test_limits_give_unknown():
+    d = deduce(Position.from_fen(D_TO_E), [], [Constraint.parse("c", "captures(black) == 0")],
+               timeout=0.0)
+    assert d.consistent is None and "limit" in d.reason
+    assert d.claims[0].status == "unknown"
+
+
+def test_position_witness_is_valid_and_readable():
+    d = deduce(Position.from_fen(D_TO_E), [], [], explain=False)
+    assert d.consistent and check_history(d.witness) == []
+    pos = Position.from_fen(D_TO_E)
+    claim = Constraint.parse("x", 'pawn_captures(white, from_file="e", to_file="d") >= 1')
+    c = deduce(pos, [], [claim], explain=False).claims[0]
+    from retrologic.history_witness import render
+    text = "\n".join(render(c.witness))
+    assert "-knight" in text and "took Black's" in text and "changed file by capturing" in text
+
+
+def test_check_history_catches_broken_witnesses():
+    pos = Position.from_fen(D_TO_E)
+    claim = Constraint.parse("x", 'pawn_captures(white, from_file="e", to_file="d") >= 1')
+    w = deduce(pos, [], [claim], explain=False).claims[0].witness
+    assert check_history(w) == []
+    pawn = next(f for u, f in w.fates.items() if u.side and u.is_pawn and f.pawn_captures())
+    pawn.path = [pawn.path[0]] * len(pawn.path)        # no file change, wrong final square
+    assert any("does not end" in p for p in check_history(w))
+    knight = next(f for u, f in w.fates.items() if not u.side and u.kind == chess.KNIGHT and f.captured)
+    knight.captured, knight.square = False, chess.B8     # back on an empty square
+    assert any("not a knight" in p for p in check_history(w))
+
+
+@pytest.mark.parametrize("args,field", [
+    (["not a fen"], "FEN"),
+    ([D_TO_E, "--claim", 'promoted("c3")'], "--claim"),
+    ([D_TO_E, "--claim", 'pawn_captures(white, from_file="a", to_file="c") == 0'], "--claim"),
+    ([D_TO_E, "--claim", "captures(white) =="], "--claim"),
+    ([D_TO_E, "--claim", "no-such-library-entry"], "--claim"),
+    ([D_TO_E, "--assume", "frobnicate(white) == 1"], "--assume"),
+])
+def test_cli_bad_input_names_field_and_value(args, field):
+    r = subprocess.run([sys.executable, "-m", "retrologic", "deduce", *args], capture_output=True,
+                       text=True, cwd=ROOT)
+    assert r.returncode == 3, r.stderr
+    assert r.stderr.count("\n") == 1 and f"field '{field}'" in r.stderr and "value" in r.stderr
+
+
+def test_cli_answers_and_does_not_import_ortools():
+    code = ("import sys; from retrologic.cli import main; "
+            f"s = main(['deduce', {D_TO_E!r}, '--json', '--claim', 'captures(black) == 0']); "
+            "print('ORTOOLS' if 'ortools' in sys.modules else 'NO-ORTOOLS', s)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.strip().splitlines()
+    assert out[-1] == "NO-ORTOOLS 0"
+    data = json.loads("\n".join(out[:-1]))
+    assert data["verdict"] == "proved" and data["facts"]["claims"] == {"claim1": "proved"}
+    assert data["details"]["proved_constraints"] == [{"name": "claim1", "expr": "captures(black) == 0"}]
+
+
+def test_problem_file_errors_name_the_constraint(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('format = "retrologic/1"\nposition = { fen = "%s" }\n'
+                    'question = { kind = "deduce" }\n[[constraint]]\nname = "x"\nrole = "claim"\n'
+                    'expr = \'promoted("c4")\'\n' % D_TO_E)
+    with pytest.raises(InputError) as e:
+        problem.solve(problem.load(path))
+    assert e.value.field == "constraint[0].expr" and str(path) in str(e.value)
+
+
+def test_proved_claims_feed_a_cage_as_restrictions():
+    """The chaining API: proved claims come back as parsed constraint expressions."""
+    prob = problem.load(ROOT / "problems" / "deduce" / "d-pawn-took-on-e.toml")
+    result = problem.solve(prob)
+    exprs = deduce_q.proved_restrictions(result)
+    assert [str(e) for e in exprs] == [
+        'pawn_captures(side=white, from_file="d", to_file="e") == 1',
+        "captures(side=black) == 0"]
+
+
+def test_chain_deduce_then_cage_then_illegal():
+    """Deduce 'no pawn capture d->e' for the full position, hand it to Hwa's cage verifier as a
+    restriction for the position's right side (Hwa's Figure 7): a verified cage, so the full
+    position, which contains it, is illegal. Without the restriction the cage is not verified."""
+    from retrologic.cage import verify
+    prob = problem.load(ROOT / "problems" / "deduce" / "no-dxe-for-a-cage.toml")
+    result = problem.solve(prob)
+    restrictions = deduce_q.cage_restrictions(result)
+    assert [str(e) for e in restrictions] == [
+        'pawn_captures(side=either, from_file="d", to_file="e") == 0']
+    figure7 = "8/5p2/5P2/4PKP1/4pRrB/5pp1/8/8"
+    full = chess.Board(prob.position.fen())
+    assert all(full.piece_at(sq) == p for sq, p in chess.BaseBoard(figure7).piece_map().items())
+    assert verify(figure7, restrictions=restrictions).verdict == "proved"
+    assert verify(figure7).verdict == "refuted"
