@@ -1,9 +1,11 @@
 """Question kind `legal`: static proofs of illegality (counts, back-rank pawns, impossible checks,
-castling and e.p. state, retro-stalemate, Retractor's static cages), each with its rule."""
+castling and e.p. state, retro-stalemate, Retractor's static cages), each with its rule; with
+`lemmas`, also deduce -> cage chains (a cage verified under deduced restrictions)."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from retrologic import legality
 from retrologic.cli import emit
@@ -18,9 +20,53 @@ QUESTION: dict = {}
 EXPECT = {"rule", "rules"}
 
 
-def answer(pos: Position) -> Result:
+def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None) -> list[legality.Reason]:
+    """Illegality from lemmas: deduce problems about this very position supply proved claims,
+    which become retraction restrictions; cage entries (verified again before use) that stand
+    in the position under those restrictions prove it illegal."""
+    import tomllib
+
+    from retrologic import problem as problem_mod
+    from retrologic.cage_library import load_library
+    from retrologic.cage_rules import restrictions_from
+    from retrologic.questions.deduce import cage_restrictions
+    exprs, cage_files, facts = [], [], []
+    for path in lemmas:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+        if "question" not in data:
+            cage_files.append(path)
+            continue
+        sub = problem_mod.load(path)
+        if sub.kind != "deduce":
+            raise InputError("a problem used as a lemma must be a deduce question", file=file,
+                             field="lemmas", value=str(path))
+        if sub.position is None or sub.position.placement != pos.placement:
+            raise InputError("the deduction lemma is about another position", file=file,
+                             field="lemmas", value=str(path))
+        res = problem_mod.solve(sub)
+        if res.verdict == "proved":
+            proved = cage_restrictions(res)
+            exprs += proved
+            facts += [str(e) for e in proved]
+    if not cage_files:
+        return []
+    library = load_library(cage_files)
+    rules, _ = restrictions_from(exprs, pos) if exprs else ([], 0)
+    match = library.matches(pos, rules)
+    if match is None or not library.proof(match.entry).proved:
+        return []
+    e = match.entry
+    under = f" under the deduced {'; '.join(facts)}" if facts and e.restrictions else ""
+    return [legality.Reason("cage", f"contains the verified cage {e.name} ({e.board}"
+                                    f"{', colours swapped' if match.swapped else ''}){under}")]
+
+
+def answer(pos: Position, lemmas: list[Path] = (), file: str | None = None) -> Result:
     """Illegal (proved, with the rules) or unknown (no static proof found)."""
     found = legality.reasons(pos)
+    if not found and lemmas:
+        found = chain_reasons(pos, list(lemmas), file)
     if found:
         rules = sorted({r.rule for r in found})
         return Result(KIND, "proved", "illegal", facts={"rule": found[0].rule, "rules": rules},
@@ -33,7 +79,9 @@ def answer(pos: Position) -> Result:
 
 
 def solve(problem, options) -> Result:
-    return answer(problem.position)
+    from retrologic.problem import resolve_path
+    lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
+    return answer(problem.position, lemmas, problem.path)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
