@@ -72,6 +72,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="solver limit per problem (s)")
     ap.add_argument("--baseline-timeout", type=float, default=10.0,
                     help="baseline limit per problem (s); 0 skips the baseline")
+    ap.add_argument("--previous-timeout", type=float, default=0.0,
+                    help="also run the solver with the previous bound (no victim slots) with "
+                         "this limit per problem (s); 0 (default) skips it")
     args = ap.parse_args()
     files = [Path(f) for f in args.files] or sorted((ROOT / "problems" / "spg").glob("*.toml"))
     head = (f"{'problem':34} {'len':>5} {'plies':>5} {'status':>11} {'games':>5} {'nodes':>9} "
@@ -109,6 +112,14 @@ def main() -> int:
             else:
                 shown = (">" if count == "unknown" else "") + f"{ratio:.1f}x"
             row += f" {count:>10} {nodes:>10} {bsec:>7.2f} {shown:>9}"
+        if args.previous_timeout > 0:
+            t1 = time.monotonic()
+            prev = spg.solve(target, plies, Limits(timeout=args.previous_timeout),
+                             bound_options={"victim_slots": False})
+            psec = time.monotonic() - t1
+            shown = "-" if prev.status == "unknown" and answer.status == "unknown" else \
+                (">" if prev.status == "unknown" else "") + f"{psec / seconds:.1f}x"
+            row += f" previous bound: {prev.status} {prev.nodes} nodes {psec:.2f} s ({shown})"
         print(row, flush=True)
     print(f"total solver time {total:.2f} s over {len(files)} problems")
     return 0

@@ -11,7 +11,6 @@ proof for the checker.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -264,17 +263,8 @@ def parse_entry(data: dict[str, Any], *, file: str = "<cage>") -> CageEntry:
 
 def load_entry(path: str | Path) -> CageEntry:
     """Read one library file."""
-    file = str(path)
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError("no such file", file=file) from None
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", file=file) from None
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"malformed TOML: {e}", file=file) from None
-    return parse_entry(data, file=file)
+    from retrologic.schema import read_toml
+    return parse_entry(read_toml(path), file=str(path))
 
 
 def load_library(path: str | Path | Iterable[str | Path] = DEFAULT_DIR) -> Library:

@@ -11,7 +11,7 @@ import sys
 from typing import Sequence
 
 from retrologic import __version__, questions
-from retrologic.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, RetroError
+from retrologic.errors import EXIT_INTERNAL, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, RetroError
 
 EXIT_TEXT = """exit status:
   0  answered; every [expect] met; certificate accepted

@@ -15,7 +15,7 @@ added with `register`; a name that is not registered is an error, never a guess.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Union
 
 import chess

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 from retrologic import questions
 from retrologic.errors import InputError
 from retrologic.result import Result, compare_expect
-from retrologic.schema import Field, validate
+from retrologic.schema import Field, read_toml, validate
 
 FORMAT = "retrologic/1"
 
@@ -71,19 +70,7 @@ class Problem:
 def load(path: str | Path) -> Problem:
     """Read and validate a problem file; InputError names file, field and value on any fault."""
     file = str(path)
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError("no such file", file=file) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a problem file", file=file) from None
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", file=file) from None
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"malformed TOML: {e}", file=file) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", file=file) from None
+    data = read_toml(path)
     return parse(data, file=file)
 
 

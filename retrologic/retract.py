@@ -13,7 +13,7 @@ unblockable check forces the next retraction to be the checker's, which follows 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Iterable
 
 import chess

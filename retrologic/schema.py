@@ -92,3 +92,22 @@ def parse_color(name: Any) -> chess.Color:
     if text in ("black", "b"):
         return chess.BLACK
     raise ValueError(f"not a colour: {name!r} (expected 'white' or 'black')")
+
+
+def read_toml(path: Any) -> dict[str, Any]:
+    """Decode a TOML file; InputError naming the file for a missing, unreadable or malformed one."""
+    import tomllib
+    file = str(path)
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError("no such file", file=file) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a TOML file", file=file) from None
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", file=file) from None
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"malformed TOML: {e}", file=file) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", file=file) from None

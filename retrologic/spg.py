@@ -130,14 +130,18 @@ MAX_GAMES = 1000  # games listed at most; the count is exact regardless
 
 def solve(target: chess.Board, plies: int, limits: Limits | None = None,
           start: chess.Board | None = None, max_games: int | None = MAX_GAMES,
-          check_shorter: bool = True) -> SpgAnswer:
+          check_shorter: bool = True, bound_options: dict[str, bool] | None = None
+          ) -> SpgAnswer:
     """Solve a proof game: all games of `plies` plies, then shorter lengths of the same parity.
 
     At most `max_games` games are listed (None: all); `count` is exact when the search is.
+    `bound_options` switches parts of the lower bound (Analysis's `victim_slots`,
+    `capture_accounting`); every setting is sound, they differ in speed only.
     """
     limits = limits or Limits()
     start = start if start is not None else chess.Board()
-    res, analysis = search_length(target, plies, limits, start)
+    analysis = Analysis(start, target, **(bound_options or {}))
+    res, analysis = search_length(target, plies, limits, start, analysis)
     games = [replay_checked(start, g, target) for g in res.games(max_games)]
     answer = SpgAnswer(target, plies, games, res.count() if res.complete else len(games),
                        res.complete, res.reason, nodes=res.nodes, seconds=res.seconds)

@@ -176,6 +176,28 @@ def min_assignment(cost: list[list[int]]) -> int:
     return total
 
 
+# Lagrange multipliers (doubled: 2*mu, 2*lambda) of the capture-accounting bound, see _weighted
+LAGRANGE = ((0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1))
+
+
+def _weighted(routes: tuple, mu2: int, lam2: int) -> int:
+    """Doubled cost 2*m - 2*mu*a + 2*lambda*c of a unit's cheapest route (INF: none).
+
+    Side c must make exactly k = (opponent's units - opponent's target units) captures, so its
+    moves M = sum_i m_i equal sum_i (m_i - mu*a_i) + mu*k for every mu (a_i: captures by unit i).
+    A piece move may capture (a <= m), a pawn's captures are its file changes (a = c), castling
+    never captures; for 0 <= mu <= 1 a unit that ends captured adds m - mu*a >= 0. The pawns'
+    captures sum to at most k, so adding lambda*(sum c_i - k) <= 0 (lambda >= 0) keeps a lower
+    bound. Each (mu, lambda) gives one assignment problem; the bound is their maximum.
+    """
+    best = INF
+    for pm, c, d in routes:
+        v = 2 * pm + (lam2 - mu2) * c + (2 - mu2) * d
+        if v < best:
+            best = v
+    return best
+
+
 @dataclass
 class Analysis:
     """What the proof game's target tells before any search: frozen units and distance tables."""
@@ -187,6 +209,11 @@ class Analysis:
     _piece_maps: dict = field(default_factory=dict)
     _pawn_maps: dict = field(default_factory=dict)
     _bound_cache: dict = field(default_factory=dict)
+    _route_cache: dict = field(default_factory=dict)
+    capture_accounting: bool = False  # the Lagrangian grid: sound, rarely tighter, slower
+    victim_slots: bool = True
+    _slot_cache: dict = field(default_factory=dict)
+    _pair_cache: dict = field(default_factory=dict)
     target_units: dict = field(default_factory=dict)
     target_count: dict = field(default_factory=dict)
 
@@ -248,6 +275,126 @@ class Analysis:
                 best = pm + d
         return best
 
+    def unit_routes(self, color: chess.Color, utype: int, usq: int, ttype: int, tsq: int,
+                    captures: int) -> tuple:
+        """The unit's cheapest routes to the target unit per pawn-capture count c, as tuples
+        (pawn moves, c, piece moves) (a piece: (0, 0, d)); () when it cannot become it."""
+        key = (color, utype, usq, ttype, tsq, captures)
+        hit = self._route_cache.get(key)
+        if hit is not None:
+            return hit
+        out = []
+        if utype != chess.PAWN:
+            if utype == ttype:
+                d = self.piece_map(utype, color, usq)[tsq]
+                if d < INF:
+                    out.append((0, 0, d))
+        elif ttype != chess.KING:
+            maps = self.pawn_maps(color, usq)
+            top = min(captures, trajectory.MAX_PAWN_CAPTURES)
+            for c in range(top + 1):
+                if ttype == chess.PAWN:
+                    if maps[c][tsq] < INF:
+                        out.append((maps[c][tsq], c, 0))
+                    continue
+                # keep the Pareto-best (pawn moves, piece moves) pairs over promotion squares
+                pairs = []
+                for p in LAST_RANK_SQUARES[color]:
+                    pm = maps[c][p]
+                    if pm >= INF:
+                        continue
+                    d = self.piece_map(ttype, color, p)[tsq]
+                    if d < INF:
+                        pairs.append((pm, d))
+                for pm, d in pairs:
+                    if not any((q, e) != (pm, d) and q <= pm and e <= d for q, e in pairs):
+                        out.append((pm, c, d))
+        hit = tuple(sorted(set(out)))
+        self._route_cache[key] = hit
+        return hit
+
+    def capture_slots(self, board: chess.Board, color: chess.Color) -> tuple:
+        """Squares of the captures `color`'s pawns must still make, one set per capture.
+
+        For each of `color`'s pawn targets, every pawn of `color` that could still reach it needs
+        at least m captures (m >= 1: the target's pawn is not on its file or cannot get there
+        straight); those m captures land on squares of the union Q of the capture routes from
+        the candidate pawns to the target. Pawns ending on distinct targets are distinct, so their
+        captures take distinct victims of the other side. Returns m copies of Q per target.
+        """
+        pawns = board.pawns & board.occupied_co[color] & ~self.frozen
+        key = (color, pawns)
+        hit = self._slot_cache.get(key)
+        if hit is not None:
+            return hit
+        out = []
+        for tsq, ttype in self.target_units[color]:
+            if ttype != chess.PAWN:
+                continue
+            need, squares = INF, 0
+            for p in chess.scan_forward(pawns):
+                fewest, route = self.pawn_capture_route(color, p, tsq)
+                need = min(need, fewest)
+                if need == 0:
+                    break
+                squares |= route
+            if 0 < need < INF:
+                out.extend([squares] * need)
+        hit = tuple(sorted(out))
+        self._slot_cache[key] = hit
+        return hit
+
+    def pawn_capture_route(self, color: chess.Color, p: int, tsq: int) -> tuple[int, int]:
+        """(fewest captures for a pawn on p to reach tsq (INF: never), squares where any of its
+        captures on the way may land)."""
+        key = (color, p, tsq)
+        hit = self._pair_cache.get(key)
+        if hit is not None:
+            return hit
+        maps = self.pawn_maps(color, p)
+        fewest = next((c for c in range(trajectory.MAX_PAWN_CAPTURES + 1) if maps[c][tsq] < INF),
+                      INF)
+        squares = 0
+        if 0 < fewest < INF:
+            for q in chess.SQUARES:
+                if q == p or not any(maps[c][q] < INF
+                                     for c in range(1, trajectory.MAX_PAWN_CAPTURES + 1)):
+                    continue
+                if q == tsq:
+                    squares |= chess.BB_SQUARES[q]
+                elif chess.square_rank(q) not in (0, 7) and \
+                        any(m[tsq] < INF for m in self.pawn_maps(color, q)):
+                    squares |= chess.BB_SQUARES[q]
+        hit = (fewest, squares)
+        self._pair_cache[key] = hit
+        return hit
+
+    def victim_cost(self, color: chess.Color, utype: int, usq: int, squares: int,
+                    captures: int) -> int:
+        """Fewest moves for a unit to stand on one of `squares` (where it is captured); a pawn
+        may instead stand beside it, taken en passant. Kings are never captured."""
+        if utype == chess.KING:
+            return INF
+        key = (color, utype, usq, squares, captures)
+        hit = self._route_cache.get(key)
+        if hit is not None:
+            return hit
+        best = INF
+        spots = squares
+        if utype == chess.PAWN:  # e.p.: the capturer lands behind the victim (a white pawn
+            # taken e.p. stands one rank above the landing square, a black one one rank below)
+            spots |= ((squares << 8) & chess.BB_ALL) if color == chess.WHITE else squares >> 8
+        for q in chess.scan_forward(spots):
+            if utype != chess.PAWN:
+                d = self.piece_map(utype, color, usq)[q]
+            else:
+                d = min(self.unit_cost(color, chess.PAWN, usq, t, q, captures)
+                        for t in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK,
+                                  chess.QUEEN))
+            best = min(best, d)
+        self._route_cache[key] = best
+        return best
+
     # the lower bound -------------------------------------------------------------------------
 
     def side_bound(self, board: chess.Board, color: chess.Color) -> int:
@@ -256,14 +403,15 @@ class Analysis:
         key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
                board.rooks & mask, board.queens & mask, board.kings & mask,
                board.castling_rights & BACK_RANK[color],
-               chess.popcount(board.occupied_co[not color]))
+               chess.popcount(board.occupied_co[not color]),
+               self.capture_slots(board, not color) if self.victim_slots else ())
         hit = self._bound_cache.get(key)
         if hit is None:
-            hit = self._compute_bound(board, color)
+            hit = self._compute_bound(board, color, key[-1])
             self._bound_cache[key] = hit
         return hit
 
-    def _compute_bound(self, board: chess.Board, color: chess.Color) -> int:
+    def _compute_bound(self, board: chess.Board, color: chess.Color, slots: tuple) -> int:
         if self.impossible:
             return INF
         if (board.occupied_co[color] & self.frozen) != (self.target.occupied_co[color] & self.frozen):
@@ -280,17 +428,33 @@ class Analysis:
         for rook in chess.scan_forward(board.castling_rights & BACK_RANK[color]):
             king_from, king_to, rook_to = CASTLE[(color, rook)]
             scenarios.append((1, {king_from: king_to, rook: rook_to}))
+        # with no capture left to make, mu and lambda only weaken the plain assignment
+        grid = LAGRANGE if self.capture_accounting and captures > 0 else ((0, 0),)
+        if len(slots) > len(units) - len(targets):
+            return INF  # the opponent's pawns need more victims than this side can lose
         best = INF
         for extra, moved in scenarios:
-            cost = []
-            for tsq, ttype in targets:
-                row = []
-                for usq, utype in units:
-                    usq = moved.get(usq, usq)
-                    row.append(self.unit_cost(color, utype, usq, ttype, tsq, captures))
-                cost.append(row)
-            total = min_assignment(cost) + extra
-            best = min(best, total)
+            placed = [(moved.get(usq, usq), utype) for usq, utype in units]
+            routes = [[self.unit_routes(color, utype, usq, ttype, tsq, captures)
+                       for usq, utype in placed] for tsq, ttype in targets]
+            victims = [[self.victim_cost(color, utype, usq, squares, captures)
+                        for usq, utype in placed] for squares in slots]
+            scenario = 0
+            for mu2, lam2 in grid:
+                cost = [[_weighted(r, mu2, lam2) for r in row] for row in routes]
+                if (mu2, lam2) == (0, 0):
+                    cost += [[2 * v if v < INF else INF for v in row] for row in victims]
+                else:  # a victim's moves minus mu times its captures are >= 0; kings never die
+                    cost += [[INF if utype == chess.KING else 0 for _, utype in placed]
+                             for _ in slots]
+                total = min_assignment(cost)
+                if total >= INF:
+                    scenario = INF
+                    break
+                # doubled: 2 * (assignment) + 2 * castling + (mu - lambda) * 2 * captures
+                value = -(-(total + 2 * extra + (mu2 - lam2) * captures) // 2)
+                scenario = max(scenario, value)
+            best = min(best, scenario)
         if best >= INF:
             return INF
         return max(best, captures)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 
 import chess
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from retrologic.position import Placement, Position

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -67,14 +66,9 @@ EXAMPLE_FIELDS = {
 def load_library_entry(path: Path) -> dict[str, Any]:
     """A named reusable constraint (encodings/constraints/NAME.toml), validated."""
     from retrologic.constraints import parse_expr
+    from retrologic.schema import read_toml
     file = str(path)
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError("no such library constraint", file=file) from None
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"malformed TOML: {e}", file=file) from None
+    data = read_toml(path)
     entry = validate(data, LIBRARY_FIELDS, file=file, where="")
     if entry["name"] != path.stem:
         raise InputError("must equal the file name", file=file, field="name", value=entry["name"])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import chess
 
 from retrologic import lastmove
 from retrologic.cli import add_limit_arguments, emit
