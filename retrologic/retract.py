@@ -207,12 +207,10 @@ def apply(pos: Position, r: Retraction) -> Position:
     castling = pos.castling
     if r.castling:
         castling |= BB_SQUARES[_castling_rook_home(r)]
-    frozen = pos.frozen
-    if r.uncapture is not None and frozen & BB_SQUARES[r.to_square]:
-        frozen &= ~BB_SQUARES[r.to_square]
     turn = None if pos.partial else r.color
     ep = r.to_square if r.en_passant else None
-    return Position(q_pl, turn, castling, ep, frozen, pos.partial)
+    # Frozen units never retract, so the frozen squares stay as they are.
+    return Position(q_pl, turn, castling, ep, pos.frozen, pos.partial)
 
 
 def in_check(pos: Position, color: chess.Color) -> bool:
@@ -477,11 +475,6 @@ def _double_step_only(pos: Position, R: chess.Color, out: list[Retraction]) -> N
     if sk is not None and attackers(q, sk, R, q.occupied, pos.partial):
         return
     out.append(r)
-
-
-def gives_check(pos: Position, r: Retraction) -> bool:
-    """Did the retracted move give check (the other side's king attacked in P)?"""
-    return in_check(pos, not r.color)
 
 
 def notations(pos: Position, rs: Iterable[Retraction]) -> list[str]:
