@@ -2,7 +2,8 @@
 side by side with a baseline in the same run (the same exhaustive search pruned only by a
 chess-blind counting argument: the squares a side still has to change, at most two per move).
 
-    python bench/spg.py [--timeout S] [--baseline-timeout S] [FILE...]
+    python bench/spg.py [--timeout S] [--baseline-timeout S] [--previous-timeout S] [FILE...]
+    python bench/spg.py --suffix 10,12 [--timeout S] [FILE...]
 """
 
 from __future__ import annotations
@@ -66,6 +67,58 @@ def baseline(target: chess.Board, plies: int, timeout: float) -> tuple[str, int,
     return (str(res.count()) if res.complete else "unknown"), res.nodes, seconds
 
 
+def published_game(prob, name: str) -> list[chess.Move] | None:
+    """The first published solution of a problem file (bench table, meta notes or [expect])."""
+    texts = PUBLISHED.get(name) or []
+    notes = str(prob.meta.get("notes", ""))
+    if not texts and notes.startswith("published: "):
+        texts = [notes[len("published: "):]]
+    if not texts and prob.expect is not None:
+        texts = list(prob.expect.get("answer", []))
+    if not texts:
+        return None
+    board = chess.Board()
+    for token in texts[0].split():
+        token = token.split(".")[-1]
+        if token:
+            board.push_san(token)
+    return list(board.move_stack)
+
+
+def suffix_table(files: list[Path], left: list[int], timeout: float) -> None:
+    """Complete searches of the last `left` plies of each published game (start: the position
+    that many plies before the end; all games of that length to the diagram), with the bound as
+    it is and with the previous bound (no victim slots), for a like-for-like node count."""
+    print(f"{'problem':34} {'left':>4} | {'games':>5} {'nodes':>9} {'time s':>7} | "
+          f"{'prev games':>10} {'prev nodes':>10} {'prev s':>7} | {'nodes ratio':>11}")
+    for path in files:
+        prob = problem.load(path)
+        game = published_game(prob, path.name)
+        if game is None:
+            continue
+        plies = spg.parse_moves(prob.question["moves"])
+        target = spg.parse_target(prob.position_table["fen"], plies)
+        for n in left:
+            if n > plies:
+                continue
+            start = chess.Board()
+            for move in game[:plies - n]:
+                start.push(move)
+            row = f"{path.stem[:34]:34} {n:>4} |"
+            figures = []
+            for options in ({}, {"victim_slots": False}):
+                t0 = time.monotonic()
+                ans = spg.solve(target, n, Limits(timeout=timeout), start=start,
+                                check_shorter=False, bound_options=options)
+                sec = time.monotonic() - t0
+                games = str(ans.count) if ans.complete else "unknown"
+                figures.append(ans.nodes)
+                row += f" {games:>5} {ans.nodes:>9} {sec:>7.2f} |" if not options else \
+                    f" {games:>10} {ans.nodes:>10} {sec:>7.2f} |"
+            row += f" {figures[1] / max(figures[0], 1):>10.2f}x"
+            print(row, flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", help="problem files (default: problems/spg/*.toml)")
@@ -75,8 +128,14 @@ def main() -> int:
     ap.add_argument("--previous-timeout", type=float, default=0.0,
                     help="also run the solver with the previous bound (no victim slots) with "
                          "this limit per problem (s); 0 (default) skips it")
+    ap.add_argument("--suffix", metavar="N[,N...]",
+                    help="instead: complete searches of the last N plies of each published game, "
+                         "current bound against the previous one")
     args = ap.parse_args()
     files = [Path(f) for f in args.files] or sorted((ROOT / "problems" / "spg").glob("*.toml"))
+    if args.suffix:
+        suffix_table(files, [int(x) for x in args.suffix.split(",")], args.timeout)
+        return 0
     head = (f"{'problem':34} {'len':>5} {'plies':>5} {'status':>11} {'games':>5} {'nodes':>9} "
             f"{'time s':>8} {'check':>6} | {'base games':>10} {'base nodes':>10} {'base s':>7} "
             f"{'speed-up':>9}")

@@ -20,7 +20,7 @@ import chess
 from retrologic.cage_rules import MODELS, NoPawnCaptures, covers, restrictions_from, squares_of, zone_mask
 from retrologic.errors import InputError
 from retrologic.position import Placement, Position
-from retrologic.schema import Field, parse_squares, validate
+from retrologic.schema import Field, one_of, parse_squares, validate
 
 FORMAT = "retrologic-cage/1"
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,8 +37,7 @@ ENTRY = {
     "frozen": Field(list, default=[]),
     "restrictions": Field(list, default=[]),
     "model": Field(str, default="lines",
-                   check=lambda v: v if v in MODELS else (_ for _ in ()).throw(
-                       ValueError(f"must be one of {', '.join(MODELS)}"))),
+                   check=one_of(*MODELS)),
     "uses": Field(list, default=[]),
     "source": Field(str, default=""),
     "comment": Field(str, default=""),

@@ -9,7 +9,7 @@ from typing import Any
 from retrologic import questions
 from retrologic.errors import InputError
 from retrologic.result import Result, compare_expect
-from retrologic.schema import Field, read_toml, validate
+from retrologic.schema import Field, one_of, read_toml, validate
 
 FORMAT = "retrologic/1"
 
@@ -31,8 +31,7 @@ TOP = {
 CONSTRAINT = {
     "name": Field(str, required=True),
     "role": Field(str, default="assume",
-                  check=lambda v: v if v in ("assume", "claim") else
-                  (_ for _ in ()).throw(ValueError("must be 'assume' or 'claim'"))),
+                  check=one_of("assume", "claim")),
     "expr": Field(str, required=True),
     "comment": Field(str),
 }

@@ -66,6 +66,15 @@ def validate(table: Any, spec: Mapping[str, Field], *, file: str | None, where: 
     return out
 
 
+def one_of(*choices: str) -> Callable[[Any], Any]:
+    """A Field check accepting only the given values."""
+    def check(value: Any) -> Any:
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(map(repr, choices))}")
+        return value
+    return check
+
+
 def parse_square(name: Any) -> chess.Square:
     """A square from its name ('e4'); ValueError with a clear message otherwise."""
     if not isinstance(name, str) or name.strip().lower() not in chess.SQUARE_NAMES:

@@ -15,7 +15,7 @@ from typing import Any
 
 from retrologic.errors import InputError
 from retrologic.result import Result
-from retrologic.schema import Field, validate
+from retrologic.schema import Field, one_of, validate
 
 KIND = "deduce"
 HELP = "prove or refute a claim about a game's history"
@@ -57,8 +57,7 @@ LIBRARY_FIELDS = {
 EXAMPLE_FIELDS = {
     "fen": Field(str, required=True),
     "status": Field(str, required=True,
-                    check=lambda v: v if v in ("proved", "refuted") else
-                    (_ for _ in ()).throw(ValueError("must be 'proved' or 'refuted'"))),
+                    check=one_of("proved", "refuted")),
     "comment": Field(str, required=True),
 }
 

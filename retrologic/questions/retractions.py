@@ -11,7 +11,7 @@ from retrologic.position import Position
 from retrologic.questions.legal import position_argument
 from retrologic.result import Result
 from retrologic.retract import OPEN, apply, notations, retractions
-from retrologic.schema import Field
+from retrologic.schema import Field, one_of
 
 KIND = "retractions"
 HELP = "list every retraction of a position with its resulting position"
@@ -19,14 +19,8 @@ POSITION = "either"
 MODES = ("typed", "open", "none")
 
 
-def _mode(value: str) -> str:
-    if value not in MODES:
-        raise ValueError(f"must be one of {', '.join(MODES)}")
-    return value
-
-
 QUESTION = {
-    "uncaptures": Field(str, default="typed", check=_mode,
+    "uncaptures": Field(str, default="typed", check=one_of(*MODES),
                         doc="typed: one retraction per uncaptured type; open: type left open; none"),
     "counts": Field(bool, default=True, doc="reject predecessors with impossible unit counts"),
 }
