@@ -105,7 +105,7 @@ def suffix_table(files: list[Path], left: list[int], timeout: float) -> None:
             for move in game[:plies - n]:
                 start.push(move)
             row = f"{path.stem[:34]:34} {n:>4} |"
-            figures = []
+            figures, complete = [], True
             for options in ({}, {"victim_slots": False}):
                 t0 = time.monotonic()
                 ans = spg.solve(target, n, Limits(timeout=timeout), start=start,
@@ -113,9 +113,10 @@ def suffix_table(files: list[Path], left: list[int], timeout: float) -> None:
                 sec = time.monotonic() - t0
                 games = str(ans.count) if ans.complete else "unknown"
                 figures.append(ans.nodes)
+                complete = complete and ans.complete
                 row += f" {games:>5} {ans.nodes:>9} {sec:>7.2f} |" if not options else \
                     f" {games:>10} {ans.nodes:>10} {sec:>7.2f} |"
-            row += f" {figures[1] / max(figures[0], 1):>10.2f}x"
+            row += f" {figures[1] / max(figures[0], 1):>10.2f}x" if complete else f" {'-':>11}"
             print(row, flush=True)
 
 

@@ -5,7 +5,9 @@ The bound is identity-free, so it holds for *every* game from the current positi
 it is the cheapest assignment of c's units to c's target units (distances from the trajectory
 module with the never-moving units as obstacles, pawns capturing at most as often as the other
 side still has units to lose, promotions included, castling as one move for king and rook),
-and at least the number of captures c must still make. A search pruned by it stays complete.
+and at least the number of captures c must still make. Victim slots couple the sides: the
+captures the opponent's pawns are forced to make land on known squares, where distinct units of
+c must first walk (`capture_slots`). A search pruned by it stays complete.
 """
 
 from __future__ import annotations
@@ -323,7 +325,12 @@ class Analysis:
         captures take distinct victims of the other side. Returns m copies of Q per target.
         """
         pawns = board.pawns & board.occupied_co[color] & ~self.frozen
-        key = (color, pawns)
+        # `color` makes exactly this many more captures: routes needing more are impossible
+        budget = min(chess.popcount(board.occupied_co[not color]) - self.target_count[not color],
+                     trajectory.MAX_PAWN_CAPTURES)
+        if budget <= 0:
+            return ()
+        key = (color, pawns, budget)
         hit = self._slot_cache.get(key)
         if hit is not None:
             return hit
@@ -333,7 +340,7 @@ class Analysis:
                 continue
             need, squares = INF, 0
             for p in chess.scan_forward(pawns):
-                fewest, route = self.pawn_capture_route(color, p, tsq)
+                fewest, route = self.pawn_capture_route(color, p, tsq, budget)
                 need = min(need, fewest)
                 if need == 0:
                     break
@@ -344,27 +351,30 @@ class Analysis:
         self._slot_cache[key] = hit
         return hit
 
-    def pawn_capture_route(self, color: chess.Color, p: int, tsq: int) -> tuple[int, int]:
-        """(fewest captures for a pawn on p to reach tsq (INF: never), squares where any of its
-        captures on the way may land)."""
-        key = (color, p, tsq)
+    def pawn_capture_route(self, color: chess.Color, p: int, tsq: int,
+                           budget: int = trajectory.MAX_PAWN_CAPTURES) -> tuple[int, int]:
+        """(fewest captures, at most `budget`, for a pawn on p to reach tsq (INF: never), squares
+        where any capture of a route with at most `budget` captures may land)."""
+        key = (color, p, tsq, budget)
         hit = self._pair_cache.get(key)
         if hit is not None:
             return hit
         maps = self.pawn_maps(color, p)
-        fewest = next((c for c in range(trajectory.MAX_PAWN_CAPTURES + 1) if maps[c][tsq] < INF),
-                      INF)
+        fewest = next((c for c in range(budget + 1) if maps[c][tsq] < INF), INF)
         squares = 0
         if 0 < fewest < INF:
             for q in chess.SQUARES:
-                if q == p or not any(maps[c][q] < INF
-                                     for c in range(1, trajectory.MAX_PAWN_CAPTURES + 1)):
+                if q == p:
+                    continue
+                before = [c for c in range(1, budget + 1) if maps[c][q] < INF]
+                if not before:
                     continue
                 if q == tsq:
                     squares |= chess.BB_SQUARES[q]
-                elif chess.square_rank(q) not in (0, 7) and \
-                        any(m[tsq] < INF for m in self.pawn_maps(color, q)):
-                    squares |= chess.BB_SQUARES[q]
+                elif chess.square_rank(q) not in (0, 7):
+                    onward = self.pawn_maps(color, q)
+                    if any(onward[c2][tsq] < INF for c2 in range(budget - before[0] + 1)):
+                        squares |= chess.BB_SQUARES[q]
         hit = (fewest, squares)
         self._pair_cache[key] = hit
         return hit

@@ -2,8 +2,9 @@
 start that ends on the target placement, found by depth-first search with python-chess.
 
 Pruning uses only a sound test (`prune(board, plies_left)` is True only when no continuation
-can reach the target), so nothing is lost. Positions are memoised with the plies left: a dead
-position is never searched twice, and live ones keep the moves that lead on to the target, so the
+can reach the target), so nothing is lost. Searched positions are memoised with the plies left
+(those the bound prunes at once are not: pruning again is as cheap): a dead position is never
+searched twice, and live ones keep the moves that lead on to the target, so the
 solutions form a small graph that is counted and listed without searching again.
 """
 
@@ -164,7 +165,8 @@ class Search:
             self.graph[key] = END if live else None
             return live
         if self.prune(board, plies):
-            self.graph[key] = None
+            # not memoised: the bounds are cached per side, so pruning again costs no more than a
+            # lookup, and most positions end here (keeps the memory limit for searched ones)
             return False
         children = []
         flt = self.move_filter
