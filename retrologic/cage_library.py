@@ -20,14 +20,11 @@ import chess
 from retrologic.cage_rules import MODELS, NoPawnCaptures, covers, restrictions_from, squares_of, zone_mask
 from retrologic.errors import InputError
 from retrologic.position import Placement, Position
+from retrologic.paths import encodings
 from retrologic.schema import Field, one_of, parse_squares, validate
 
 FORMAT = "retrologic-cage/1"
-ROOT = Path(__file__).resolve().parent.parent
-# the project's library (an editable install or a checkout); else the working directory's
-DEFAULT_DIR = ROOT / "encodings" / "cages"
-if not DEFAULT_DIR.is_dir():
-    DEFAULT_DIR = Path("encodings") / "cages"
+DEFAULT_DIR = encodings("cages")
 
 ENTRY = {
     "format": Field(str, required=True),

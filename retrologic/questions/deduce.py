@@ -15,6 +15,7 @@ from typing import Any
 
 from retrologic.errors import InputError
 from retrologic.result import Result
+from retrologic.paths import encodings
 from retrologic.schema import Field, one_of, validate
 
 KIND = "deduce"
@@ -43,8 +44,7 @@ QUESTION = {
 }
 EXPECT = {"illegal", "claims", "proved", "refuted", "core"}
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-LIBRARY = ROOT / "encodings" / "constraints"
+LIBRARY = encodings("constraints")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 LIBRARY_FIELDS = {
