@@ -210,14 +210,7 @@ class ChessTable:
                 ok2 = ok & (RANK[s] == start) & ((BIT[two] & o) == 0)
                 self._child_index(side, sq, rows[ok2], col, two[ok2], out_rows, out_idx)
                 continue
-            table = TARGETS[t]
-            for j in range(table.shape[1]):
-                d = table[s, j]
-                ok = d >= 0
-                dd = np.where(ok, d, 0)
-                ok &= (BIT[dd] & o) == 0
-                if t in SLIDERS:
-                    ok &= (BETWEEN[s, dd] & o) == 0
+            for ok, dd in _piece_steps(t, s, o):
                 self._child_index(side, sq, rows[ok], col, dd[ok], out_rows, out_idx)
         if not out_rows:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -244,14 +237,7 @@ class ChessTable:
                 ok2 = ok & (RANK[s] == start + (2 if colour else -2)) & ((BIT[back2] & o) == 0)
                 self._parent_index(side, sq, rows[ok2], col, back2[ok2], out_rows, out_idx)
                 continue
-            table = TARGETS[t]
-            for j in range(table.shape[1]):
-                d = table[s, j]
-                ok = d >= 0
-                dd = np.where(ok, d, 0)
-                ok &= (BIT[dd] & o) == 0
-                if t in SLIDERS:
-                    ok &= (BETWEEN[s, dd] & o) == 0
+            for ok, dd in _piece_steps(t, s, o):
                 self._parent_index(side, sq, rows[ok], col, dd[ok], out_rows, out_idx)
         if not out_idx:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -330,3 +316,18 @@ class ChessTable:
         r = rows[legal]
         best[r] = np.maximum(best[r], score)
         count[r] += 1
+
+
+def _piece_steps(t: int, s: np.ndarray, o: np.ndarray):
+    """For a non-pawn piece on squares `s` with occupancies `o`: per direction slot, the mask of
+    rows where the step to an empty square is open, and that square. A piece's steps are the
+    same forwards and backwards, so moves and un-moves share them."""
+    table = TARGETS[t]
+    for j in range(table.shape[1]):
+        d = table[s, j]
+        ok = d >= 0
+        dd = np.where(ok, d, 0)
+        ok &= (BIT[dd] & o) == 0
+        if t in SLIDERS:
+            ok &= (BETWEEN[s, dd] & o) == 0
+        yield ok, dd

@@ -42,3 +42,17 @@ def game_corpus() -> list[tuple[chess.Board, chess.Move]]:
     for seed in range(80):
         pairs.extend(random_game(seed))
     return pairs
+
+
+def puzzle_walk(seed: int, plies: int) -> int:
+    """A 4x4-puzzle position after `plies` uniformly random captures from a random start
+    (fewer if stuck)."""
+    from retrologic import puzzle4x4 as p4
+    rng = random.Random(seed)
+    key = p4.random_start(rng)
+    for _ in range(plies):
+        ms = p4.moves(key)
+        if not ms:
+            break
+        key = p4.play(key, rng.choice(ms))
+    return key

@@ -10,20 +10,11 @@ from functools import lru_cache
 import chess
 import pytest
 
+from conftest import puzzle_walk as walk
 from retrologic import puzzle4x4 as p4
 from retrologic.errors import InputError
 
 
-def walk(seed: int, plies: int) -> int:
-    """A position after `plies` uniformly random moves from a random start (fewer if stuck)."""
-    rng = random.Random(seed)
-    key = p4.random_start(rng)
-    for _ in range(plies):
-        ms = p4.moves(key)
-        if not ms:
-            break
-        key = p4.play(key, rng.choice(ms))
-    return key
 
 
 def corpus(n: int = 300) -> list[int]:

@@ -12,6 +12,7 @@ from itertools import permutations
 import numpy as np
 import pytest
 
+from conftest import puzzle_walk as walk
 from retrologic import puzzle4x4 as p4
 from retrologic import puzzle4x4_census as census
 from retrologic import puzzle4x4_index as idx
@@ -20,15 +21,6 @@ from retrologic import puzzle4x4_retro as retro
 from retrologic import retrograde as rg
 
 
-def walk(seed: int, plies: int) -> int:
-    rng = random.Random(seed)
-    key = p4.random_start(rng)
-    for _ in range(plies):
-        ms = p4.moves(key)
-        if not ms:
-            break
-        key = p4.play(key, rng.choice(ms))
-    return key
 
 
 # --- retrograde engine vs forward search --------------------------------------------------------
