@@ -178,9 +178,10 @@ class ChessTable:
         return self._unmoves(side, sq)
 
     # -- generation -----------------------------------------------------------------------------
-    def _child_index(self, side: np.ndarray, sq: np.ndarray, rows: np.ndarray, col: int,
-                     dest: np.ndarray, out_rows: list, out_idx: list) -> None:
-        """Index of the position with unit `col` moved to `dest`, the other side to move; kept if legal."""
+    def _placed(self, side: np.ndarray, sq: np.ndarray, rows: np.ndarray, col: int,
+                dest: np.ndarray, out_rows: list, out_idx: list) -> None:
+        """Index of the position with unit `col` put on `dest` and the other side to move, kept if
+        legal: a move's child and an un-move's parent alike."""
         child = sq[rows].copy()
         child[:, col] = dest
         idx = ti.index_of(self.lay, ~side[rows], child)
@@ -204,14 +205,14 @@ class ChessTable:
                 one = s + step
                 ok = (BIT[one] & o) == 0
                 ok1 = ok & (RANK[one] != last)
-                self._child_index(side, sq, rows[ok1], col, one[ok1], out_rows, out_idx)
+                self._placed(side, sq, rows[ok1], col, one[ok1], out_rows, out_idx)
                 start = 1 if colour else 6
                 two = np.clip(s + 2 * step, 0, 63)
                 ok2 = ok & (RANK[s] == start) & ((BIT[two] & o) == 0)
-                self._child_index(side, sq, rows[ok2], col, two[ok2], out_rows, out_idx)
+                self._placed(side, sq, rows[ok2], col, two[ok2], out_rows, out_idx)
                 continue
             for ok, dd in _piece_steps(t, s, o):
-                self._child_index(side, sq, rows[ok], col, dd[ok], out_rows, out_idx)
+                self._placed(side, sq, rows[ok], col, dd[ok], out_rows, out_idx)
         if not out_rows:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         return np.concatenate(out_rows), np.concatenate(out_idx)
@@ -232,24 +233,16 @@ class ChessTable:
                 start = 1 if colour else 6
                 back = np.clip(s - step, 0, 63)
                 ok = (RANK[s] != start) & ((BIT[back] & o) == 0)
-                self._parent_index(side, sq, rows[ok], col, back[ok], out_rows, out_idx)
+                self._placed(side, sq, rows[ok], col, back[ok], out_rows, out_idx)
                 back2 = np.clip(s - 2 * step, 0, 63)
                 ok2 = ok & (RANK[s] == start + (2 if colour else -2)) & ((BIT[back2] & o) == 0)
-                self._parent_index(side, sq, rows[ok2], col, back2[ok2], out_rows, out_idx)
+                self._placed(side, sq, rows[ok2], col, back2[ok2], out_rows, out_idx)
                 continue
             for ok, dd in _piece_steps(t, s, o):
-                self._parent_index(side, sq, rows[ok], col, dd[ok], out_rows, out_idx)
+                self._placed(side, sq, rows[ok], col, dd[ok], out_rows, out_idx)
         if not out_idx:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         return np.concatenate(out_rows), np.concatenate(out_idx)
-
-    def _parent_index(self, side, sq, rows, col, origin, out_rows, out_idx) -> None:
-        parent = sq[rows].copy()
-        parent[:, col] = origin
-        idx = ti.index_of(self.lay, ~side[rows], parent)
-        keep = self.legal[idx]
-        out_rows.append(rows[keep])
-        out_idx.append(idx[keep])
 
     def _exits(self, side: np.ndarray, sq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Best exit score per row (NO_EXIT if none) and the number of legal exits."""
