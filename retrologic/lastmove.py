@@ -74,15 +74,9 @@ def _memo_key(pos: Position, search: "Search") -> tuple:
 
 
 def static_rule(pos: Position) -> legality.Reason | None:
-    """The first static rule that proves `pos` illegal (retro-stalemate is found by search)."""
-    found = (legality.count_reasons(pos) + legality.check_reasons(pos)
-             + legality.state_reasons(pos))
-    if not found:
-        try:
-            from retrologic import static_rules
-            found = static_rules.reasons(pos) if hasattr(static_rules, "reasons") else []
-        except ImportError:
-            found = []
+    """The first static rule that proves `pos` illegal (retro-stalemate is found by search);
+    Retractor's cages, the dearer rules, only when the cheap ones find nothing."""
+    found = legality.state_and_count_reasons(pos) or legality.cage_rule_reasons(pos)
     return found[0] if found else None
 
 
@@ -167,7 +161,8 @@ class Candidate:
     positions: list[Position]          # after each retraction (the last is the leaf)
     status: str = "unknown"            # impossible | possible | unknown
     proof: dict[str, Any] | None = None
-    support_line: list[str] = field(default_factory=list)
+    support: list[Retraction] = field(default_factory=list)   # the supporting line, from the leaf
+    support_line: list[str] = field(default_factory=list)     # its notation
     reason: str | None = None
 
 
@@ -217,7 +212,7 @@ def classify(c: Candidate, search: Search) -> None:
         return
     if line is not None:
         c.status = "possible"
-        c.support_line = _names(leaf, line)
+        c.support, c.support_line = line, _names(leaf, line)
     else:
         c.status, c.reason = "unknown", (f"no proof within {search.limits.depth} plies and no "
                                          f"supporting line of {search.limits.support} plies")
@@ -281,23 +276,14 @@ def support_pgn(c: Candidate) -> str | None:
     import chess.pgn
     if c.status != "possible":
         return None
-    leaf = c.positions[-1]
-    line: list[Retraction] = []
-    pos = leaf
-    # Re-derive the supporting retractions by notation from the leaf.
-    for name in c.support_line:
-        match = next((r for r in retractions(pos)
-                      if r.notation(in_check(pos, not r.color)) == name), None)
-        if match is None:
-            return None
-        line.append(match)
-        pos = apply(pos, match)
-    start = pos
+    start = c.positions[-1]
+    for r in c.support:
+        start = apply(start, r)
     board = start.to_board()
     game = chess.pgn.Game()
     game.setup(board)
     node: Any = game
-    for r in reversed(line):
+    for r in reversed(c.support):
         node = node.add_variation(r.move())
     for r in reversed(c.line):
         node = node.add_variation(r.move())
@@ -356,14 +342,7 @@ def _check_tree(pos: Position, node: dict[str, Any]) -> tuple[bool, str]:
     if rule == "cage":
         return _check_cage_leaf(pos, node)
     if rule is not None:
-        found = {r.rule for r in legality.count_reasons(pos) + legality.check_reasons(pos)
-                 + legality.state_reasons(pos)}
-        if rule not in found:
-            try:
-                from retrologic import static_rules
-                found |= {r.rule for r in static_rules.reasons(pos)}
-            except (ImportError, AttributeError):
-                pass
+        found = {r.rule for r in legality.state_and_count_reasons(pos) + legality.cage_rule_reasons(pos)}
         return (rule in found), f"rule {rule} does not hold in {pos.fen()}"
     kids = node.get("retractions")
     if kids is None:

@@ -137,15 +137,20 @@ def retro_stalemate_reasons(pos: Position) -> list[Reason]:
     return out
 
 
+def state_and_count_reasons(pos: Position) -> list[Reason]:
+    """The rules that read the position alone: counts, checks, castling and e.p. state."""
+    return count_reasons(pos) + check_reasons(pos) + state_reasons(pos)
+
+
+def cage_rule_reasons(pos: Position) -> list[Reason]:
+    """Retractor 2's static cages (retrologic.static_rules; full positions only)."""
+    from retrologic import static_rules
+    return static_rules.reasons(pos)
+
+
 def reasons(pos: Position) -> list[Reason]:
     """Every static reason why `pos` is illegal (empty: no static proof of illegality)."""
-    out = count_reasons(pos) + check_reasons(pos) + state_reasons(pos)
+    out = state_and_count_reasons(pos)
     if not out:
         out += retro_stalemate_reasons(pos)
-    try:
-        from retrologic import static_rules
-    except ImportError:
-        static_rules = None  # type: ignore[assignment]
-    if static_rules is not None and hasattr(static_rules, "reasons") and not pos.partial:
-        out += static_rules.reasons(pos)
-    return out
+    return out + cage_rule_reasons(pos)
