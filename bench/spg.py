@@ -22,6 +22,10 @@ from retrologic import problem, spg  # noqa: E402
 from retrologic.questions.spg import answer_result  # noqa: E402
 from retrologic.spg_search import Limits, Search  # noqa: E402
 
+# the bound as it was before the plan deductions (capture capacity, the coupled bound of a side
+# whose opponent has no spare move, cheapest-route steps): the "previous" columns
+PREVIOUS = {"capacity": False, "coupling": False, "route_steps": False}
+
 # published solutions of problem files too slow for the CI suite (they carry no [expect])
 PUBLISHED = {
     "kirtley-caillaud-2-solutions.toml": [
@@ -67,6 +71,16 @@ def baseline(target: chess.Board, plies: int, timeout: float) -> tuple[str, int,
     return (str(res.count()) if res.complete else "unknown"), res.nodes, seconds
 
 
+def _canonical(text: str) -> str:
+    """A game's move text as the solver prints it (python-chess SAN, check signs included)."""
+    board = chess.Board()
+    for token in text.split():
+        token = token.split(".")[-1]
+        if token:
+            board.push_san(token)
+    return spg.san_text(list(board.move_stack))
+
+
 def published_game(prob, name: str) -> list[chess.Move] | None:
     """The first published solution of a problem file (bench table, meta notes or [expect])."""
     texts = PUBLISHED.get(name) or []
@@ -88,7 +102,7 @@ def published_game(prob, name: str) -> list[chess.Move] | None:
 def suffix_table(files: list[Path], left: list[int], timeout: float) -> None:
     """Complete searches of the last `left` plies of each published game (start: the position
     that many plies before the end; all games of that length to the diagram), with the bound as
-    it is and with the previous bound (no victim slots), for a like-for-like node count."""
+    it is and with the previous bound (PREVIOUS), for a like-for-like node count."""
     print(f"{'problem':34} {'left':>4} | {'games':>5} {'nodes':>9} {'time s':>7} | "
           f"{'prev games':>10} {'prev nodes':>10} {'prev s':>7} | {'nodes ratio':>11}")
     for path in files:
@@ -106,7 +120,7 @@ def suffix_table(files: list[Path], left: list[int], timeout: float) -> None:
                 start.push(move)
             row = f"{path.stem[:34]:34} {n:>4} |"
             figures, complete = [], True
-            for options in ({}, {"victim_slots": False}):
+            for options in ({}, PREVIOUS):
                 t0 = time.monotonic()
                 ans = spg.solve(target, n, Limits(timeout=timeout), start=start,
                                 check_shorter=False, bound_options=options)
@@ -127,7 +141,7 @@ def main() -> int:
     ap.add_argument("--baseline-timeout", type=float, default=10.0,
                     help="baseline limit per problem (s); 0 skips the baseline")
     ap.add_argument("--previous-timeout", type=float, default=0.0,
-                    help="also run the solver with the previous bound (no victim slots) with "
+                    help="also run the solver with the previous bound (PREVIOUS) with "
                          "this limit per problem (s); 0 (default) skips it")
     ap.add_argument("--suffix", metavar="N[,N...]",
                     help="instead: complete searches of the last N plies of each published game, "
@@ -155,7 +169,8 @@ def main() -> int:
         if prob.expect is not None:
             ok = "met" if not problem.check(prob, result) else "FAIL"
         elif path.name in PUBLISHED or str(prob.meta.get("notes", "")).startswith("published: "):
-            want = PUBLISHED.get(path.name) or [prob.meta["notes"][len("published: "):]]
+            want = [_canonical(t) for t in
+                    PUBLISHED.get(path.name) or [prob.meta["notes"][len("published: "):]]]
             if answer.status == "unknown":
                 ok = "found" if set(want) <= set(result.answer) else "-"
             else:
@@ -175,7 +190,7 @@ def main() -> int:
         if args.previous_timeout > 0:
             t1 = time.monotonic()
             prev = spg.solve(target, plies, Limits(timeout=args.previous_timeout),
-                             bound_options={"victim_slots": False})
+                             bound_options=PREVIOUS)
             psec = time.monotonic() - t1
             shown = "-" if prev.status == "unknown" and answer.status == "unknown" else \
                 (">" if prev.status == "unknown" else "") + f"{psec / seconds:.1f}x"

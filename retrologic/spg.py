@@ -121,7 +121,7 @@ def search_length(target: chess.Board, plies: int, limits: Limits,
     """All games of exactly `plies` plies from `start` (default: the initial array) to `target`."""
     start = start if start is not None else chess.Board()
     analysis = analysis or Analysis(start, target)
-    result = Search(start, target, plies, analysis.prune, analysis.move_filter, limits).run()
+    result = Search(start, target, plies, analysis.prune, None, limits, analysis.candidate_moves).run()
     return result, analysis
 
 
@@ -153,7 +153,8 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
     for length in range(plies - 2, -1, -2):
         if analysis.prune(start, length):
             continue
-        sub = Search(start, target, length, analysis.prune, analysis.move_filter, limits).run()
+        sub = Search(start, target, length, analysis.prune, None, limits,
+                     analysis.candidate_moves).run()
         answer.nodes += sub.nodes
         answer.seconds += sub.seconds
         answer.searches.append({"plies": length, "nodes": sub.nodes,

@@ -13,6 +13,7 @@ c must first walk (`capture_slots`). A search pruned by it stays complete.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import chess
 
@@ -140,33 +141,28 @@ def min_assignment(cost: list[list[int]]) -> int:
     n = len(cost)
     if n == 0:
         return 0
-    m = len(cost[0])
-    # union-find over rows and columns joined by allowed entries
-    parent = list(range(n + m))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    # blocks: rows joined when their allowed columns overlap (column sets as bitmasks)
+    blocks: list[tuple[int, list[int]]] = []
     for i, row in enumerate(cost):
-        if min(row) >= INF:
-            return INF
+        mask = 0
         for j, c in enumerate(row):
             if c < INF:
-                a, b = find(i), find(n + j)
-                if a != b:
-                    parent[a] = b
-    groups: dict[int, tuple[list[int], list[int]]] = {}
-    for i in range(n):
-        groups.setdefault(find(i), ([], []))[0].append(i)
-    for j in range(m):
-        root = find(n + j)
-        if root in groups:
-            groups[root][1].append(j)
+                mask |= 1 << j
+        if not mask:
+            return INF
+        rows = [i]
+        keep = []
+        for cols, members in blocks:
+            if cols & mask:
+                mask |= cols
+                rows += members
+            else:
+                keep.append((cols, members))
+        keep.append((mask, rows))
+        blocks = keep
     total = 0
-    for rows, cols in groups.values():
+    for cols_mask, rows in blocks:
+        cols = [j for j in range(len(cost[0])) if cols_mask >> j & 1]
         if len(cols) < len(rows):
             return INF
         if len(rows) == 1:
@@ -200,6 +196,44 @@ def _weighted(routes: tuple, mu2: int, lam2: int) -> int:
     return best
 
 
+def _pawn_first_moves(color: chess.Color, square: chess.Square) -> int:
+    """Squares one pawn move from `square` may reach (single, double step, captures)."""
+    rank = chess.square_rank(square)
+    if rank in (0, 7):
+        return 0
+    step = 8 if color == chess.WHITE else -8
+    out = chess.BB_SQUARES[square + step] | chess.BB_PAWN_ATTACKS[color][square]
+    if rank == (1 if color == chess.WHITE else 6):
+        out |= chess.BB_SQUARES[square + 2 * step]
+    return out
+
+
+CAPW = 1024  # moves weigh CAPW, capture capacity 1: one assignment gives both (capacity < CAPW)
+
+
+def _capacity_weighted(routes: tuple) -> int:
+    """CAPW * moves - capacity of the unit's cheapest route, the most capacity among ties.
+
+    Capacity: the captures the route can make, its pawn captures plus its piece moves.
+    """
+    best = INF
+    for pm, c, d in routes:
+        v = CAPW * (pm + d) - (c + d)
+        if v < best:
+            best = v
+    return best
+
+
+class Plans(NamedTuple):
+    """A side's bound and, per castling scenario, (moves of its cheapest plans, their largest
+    capture capacity, the units' squares); the captures it must still make; its victim slots."""
+
+    bound: int
+    scenarios: tuple
+    captures: int
+    slots: tuple
+
+
 @dataclass
 class Analysis:
     """What the proof game's target tells before any search: frozen units and distance tables."""
@@ -214,6 +248,9 @@ class Analysis:
     _route_cache: dict = field(default_factory=dict)
     capture_accounting: bool = False  # the Lagrangian grid: sound, rarely tighter, slower
     victim_slots: bool = True
+    capacity: bool = True  # the cheapest plans must be able to make the captures still due
+    coupling: bool = True  # a side with no spare move fixes where the other is captured
+    route_steps: bool = True  # a side with no spare move steps along its cheapest routes
     _slot_cache: dict = field(default_factory=dict)
     _pair_cache: dict = field(default_factory=dict)
     target_units: dict = field(default_factory=dict)
@@ -407,56 +444,71 @@ class Analysis:
 
     # the lower bound -------------------------------------------------------------------------
 
+    def _side_key(self, board: chess.Board, color: chess.Color) -> tuple:
+        mask = board.occupied_co[color]
+        return (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
+                board.rooks & mask, board.queens & mask, board.kings & mask,
+                board.castling_rights & BACK_RANK[color],
+                chess.popcount(board.occupied_co[not color]),
+                self.capture_slots(board, not color) if self.victim_slots else ())
+
     def side_bound(self, board: chess.Board, color: chess.Color) -> int:
         """A lower bound on the moves `color` still needs to reach the target (INF: never)."""
-        mask = board.occupied_co[color]
-        key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
-               board.rooks & mask, board.queens & mask, board.kings & mask,
-               board.castling_rights & BACK_RANK[color],
-               chess.popcount(board.occupied_co[not color]),
-               self.capture_slots(board, not color) if self.victim_slots else ())
+        return self._plans(board, color).bound
+
+    def _plans(self, board: chess.Board, color: chess.Color) -> "Plans":
+        key = self._side_key(board, color)
         hit = self._bound_cache.get(key)
         if hit is None:
             hit = self._compute_bound(board, color, key[-1])
             self._bound_cache[key] = hit
         return hit
 
-    def _compute_bound(self, board: chess.Board, color: chess.Color, slots: tuple) -> int:
+    def _compute_bound(self, board: chess.Board, color: chess.Color, slots: tuple) -> "Plans":
+        dead = Plans(INF, (), 0, ())
         if self.impossible:
-            return INF
+            return dead
         if (board.occupied_co[color] & self.frozen) != (self.target.occupied_co[color] & self.frozen):
-            return INF
+            return dead
         captures = chess.popcount(board.occupied_co[not color]) - self.target_count[not color]
         if captures < 0:
-            return INF
+            return dead
         units = [(sq, board.piece_type_at(sq))
                  for sq in chess.scan_forward(board.occupied_co[color] & ~self.frozen)]
         targets = self.target_units[color]
         if len(units) < len(targets):
-            return INF
+            return dead
         scenarios = [(0, {})]
         for rook in chess.scan_forward(board.castling_rights & BACK_RANK[color]):
             king_from, king_to, rook_to = CASTLE[(color, rook)]
             scenarios.append((1, {king_from: king_to, rook: rook_to}))
         # with no capture left to make, mu and lambda only weaken the plain assignment
-        grid = LAGRANGE if self.capture_accounting and captures > 0 else ((0, 0),)
+        grid = LAGRANGE[1:] if self.capture_accounting and captures > 0 else ()
         if len(slots) > len(units) - len(targets):
-            return INF  # the opponent's pawns need more victims than this side can lose
+            return dead  # the opponent's pawns need more victims than this side can lose
         best = INF
+        plans = []
         for extra, moved in scenarios:
             placed = [(moved.get(usq, usq), utype) for usq, utype in units]
-            routes = [[self.unit_routes(color, utype, usq, ttype, tsq, captures)
-                       for usq, utype in placed] for tsq, ttype in targets]
-            victims = [[self.victim_cost(color, utype, usq, squares, captures)
-                        for usq, utype in placed] for squares in slots]
-            scenario = 0
+            # the plain assignment, ties broken towards the most capture capacity
+            columns = [self._column(color, utype, usq, captures, slots) for usq, utype in placed]
+            cost = [list(row) for row in zip(*columns)]
+            total = min_assignment(cost)
+            if total >= INF:
+                continue
+            base = -(-total // CAPW)
+            capacity = base * CAPW - total
+            plans.append((base + extra, capacity, placed, extra))
+            # fewer captures possible on every cheapest plan than must still be made: one more
+            scenario = base + extra + (1 if self.capacity and capacity < captures else 0)
+            if grid:
+                routes = [[self.unit_routes(color, utype, usq, ttype, tsq, captures)
+                           for usq, utype in placed] for tsq, ttype in targets]
             for mu2, lam2 in grid:
                 cost = [[_weighted(r, mu2, lam2) for r in row] for row in routes]
-                if (mu2, lam2) == (0, 0):
-                    cost += [[2 * v if v < INF else INF for v in row] for row in victims]
-                else:  # a victim's moves minus mu times its captures are >= 0; kings never die
-                    cost += [[INF if utype == chess.KING else 0 for _, utype in placed]
-                             for _ in slots]
+                # a victim's moves minus mu times its captures are >= 0; kings never die
+                cost += [[INF if utype == chess.KING else 0 for _, utype in placed]
+                         for _ in slots]
                 total = min_assignment(cost)
                 if total >= INF:
                     scenario = INF
@@ -466,8 +518,201 @@ class Analysis:
                 scenario = max(scenario, value)
             best = min(best, scenario)
         if best >= INF:
+            return dead
+        return Plans(max(best, captures), tuple(plans), captures, slots)
+
+    def _column(self, color: chess.Color, utype: int, usq: int, captures: int,
+                slots: tuple) -> tuple:
+        """The unit's entries of the assignment: CAPW * moves - capacity per target unit,
+        then per victim slot (INF: cannot)."""
+        key = ("column", color, utype, usq, captures, slots)
+        hit = self._route_cache.get(key)
+        if hit is None:
+            hit = tuple(_capacity_weighted(self.unit_routes(color, utype, usq, ttype, tsq, captures))
+                        for tsq, ttype in self.target_units[color])
+            for squares in slots:
+                v = self.victim_cost(color, utype, usq, squares, captures)
+                hit += (CAPW * v - v if v < INF else INF,)
+            self._route_cache[key] = hit
+        return hit
+
+    def _admissible(self, color: chess.Color, placed: list, captures: int, slots: tuple,
+                    base: int) -> list[list[int]]:
+        """Per unit, the rows (targets, then victim slots) it may take in a plan of `base`
+        moves: its cost there plus the cheapest cost of every other row by another unit
+        stays within `base`."""
+        columns = [self._column(color, utype, usq, captures, slots) for usq, utype in placed]
+        moves = [[-(-v // CAPW) if v < INF else INF for v in col] for col in columns]
+        rows = len(columns[0]) if columns else 0
+        firsts = []
+        for r in range(rows):
+            order = sorted((moves[j][r], j) for j in range(len(moves)))
+            firsts.append((order[0], order[1] if len(order) > 1 else (INF, -1)))
+        out = []
+        for j, col in enumerate(moves):
+            ok = []
+            for r in range(rows):
+                if col[r] >= INF:
+                    continue
+                rest = 0
+                for r2 in range(rows):
+                    if r2 != r:
+                        (c1, j1), (c2, _) = firsts[r2]
+                        rest += c1 if j1 != j else c2
+                if col[r] + rest <= base:
+                    ok.append(r)
+            out.append(ok)
+        return out
+
+    # two sides at once -----------------------------------------------------------------------
+
+    def capture_squares(self, board: chess.Board, color: chess.Color) -> int:
+        """Squares where `color` can still capture when it has no spare move (a superset).
+
+        With no spare move every unit of `color` follows a cheapest route of a cheapest plan
+        and unmatched units stand still, so a capture lands on a square of such a route: the
+        squares of the shortest routes of every unit towards every target (or victim slot) it
+        could take. Pawns walking to a victim slot give up (every square).
+        """
+        plans = self._plans(board, color)
+        key = ("squares",) + self._side_key(board, color)
+        hit = self._bound_cache.get(key)
+        if hit is not None:
+            return hit
+        base = min((p[0] for p in plans.scenarios), default=INF)
+        squares = 0
+        targets = self.target_units[color]
+        for scenario in plans.scenarios:
+            value, placed = scenario[0], scenario[2]
+            if value != base:
+                continue
+            extra = scenario[3]
+            for (usq, utype), rows in zip(placed, self._admissible(color, placed, plans.captures,
+                                                                   plans.slots, base - extra)):
+                for r in rows:
+                    if r < len(targets):
+                        tsq, ttype = targets[r]
+                        squares |= self._route_squares(color, utype, usq, ttype, tsq, plans.captures)
+                        continue
+                    slot = plans.slots[r - len(targets)]
+                    if utype == chess.PAWN:
+                        squares = chess.BB_ALL
+                    elif utype != chess.KING:
+                        dist = self.piece_map(utype, color, usq)
+                        for q in chess.scan_forward(slot):
+                            squares |= self._piece_route(utype, color, usq, q, dist[q])
+        self._bound_cache[key] = squares
+        return squares
+
+    def _piece_route(self, utype: int, color: chess.Color, frm: int, to: int, d: int) -> int:
+        """Squares after `frm` on the piece's shortest routes frm -> to of length d."""
+        if d >= INF or d == 0:
+            return 0
+        key = ("route", utype, color, frm, to)
+        hit = self._route_cache.get(key)
+        if hit is None:
+            a = self.piece_map(utype, color, frm)
+            b = self.piece_map(utype, color, to)  # piece moves are reversible: b[q] = d(q, to)
+            hit = 0
+            for q in chess.SQUARES:
+                if q != frm and a[q] + b[q] == d:
+                    hit |= chess.BB_SQUARES[q]
+            self._route_cache[key] = hit
+        return hit
+
+    def _pawn_route(self, color: chess.Color, frm: int, to: int, c: int) -> int:
+        """Squares a pawn's cheapest route frm -> to with exactly c captures may capture on."""
+        key = ("pawnroute", color, frm, to, c)
+        hit = self._route_cache.get(key)
+        if hit is None:
+            hit = 0
+            maps = self.pawn_maps(color, frm)
+            total = maps[c][to] if c <= trajectory.MAX_PAWN_CAPTURES else INF
+            if 0 < c and total < INF:
+                for q in chess.SQUARES:
+                    if q == frm:
+                        continue
+                    for c1 in range(1, c + 1):
+                        if maps[c1][q] < INF and (q == to and c1 == c or chess.square_rank(q) not in (0, 7)
+                                                  and maps[c1][q] + self.pawn_maps(color, q)[c - c1][to] == total):
+                            hit |= chess.BB_SQUARES[q]
+                            break
+            self._route_cache[key] = hit
+        return hit
+
+    def _route_squares(self, color: chess.Color, utype: int, usq: int, ttype: int, tsq: int,
+                       captures: int) -> int:
+        """Capture squares of the unit's cheapest routes to the target unit."""
+        if utype != chess.PAWN:
+            if utype != ttype:
+                return 0
+            return self._piece_route(utype, color, usq, tsq, self.piece_map(utype, color, usq)[tsq])
+        if ttype == chess.KING:
+            return 0
+        cost = self.unit_cost(color, utype, usq, ttype, tsq, captures)
+        if cost >= INF:
+            return 0
+        maps = self.pawn_maps(color, usq)
+        top = min(captures, trajectory.MAX_PAWN_CAPTURES)
+        out = 0
+        for c in range(top + 1):
+            if ttype == chess.PAWN:
+                if maps[c][tsq] == cost:
+                    out |= self._pawn_route(color, usq, tsq, c)
+                continue
+            for p in LAST_RANK_SQUARES[color]:
+                pm = maps[c][p]
+                if pm >= INF:
+                    continue
+                d = self.piece_map(ttype, color, p)[tsq]
+                if pm + d == cost:
+                    out |= self._pawn_route(color, usq, p, c) | self._piece_route(ttype, color, p, tsq, d)
+        return out
+
+    def forced_victims(self, board: chess.Board, color: chess.Color) -> list[tuple[int, int]]:
+        """`color`'s units that can become no target unit and fill no victim slot: they must be
+        captured (kings and rooks that may still castle are left out)."""
+        plans = self._plans(board, color)
+        out = []
+        movable_rooks = 0
+        for rook in chess.scan_forward(board.castling_rights & BACK_RANK[color]):
+            movable_rooks |= chess.BB_SQUARES[rook]
+        for usq in chess.scan_forward(board.occupied_co[color] & ~self.frozen & ~board.kings
+                                      & ~movable_rooks):
+            utype = board.piece_type_at(usq)
+            if any(self.unit_routes(color, utype, usq, ttype, tsq, plans.captures)
+                   for tsq, ttype in self.target_units[color]):
+                continue
+            if any(self.victim_cost(color, utype, usq, slot, plans.captures) < INF
+                   for slot in plans.slots):
+                continue
+            out.append((usq, utype))
+        return out
+
+    def coupled_bound(self, board: chess.Board, color: chess.Color) -> int:
+        """`color`'s bound when the opponent has no spare move: the opponent captures only on
+        the squares of its cheapest routes, so each unit of `color` that must be captured walks
+        to one of them first (distinct units: the walks add up)."""
+        plans = self._plans(board, color)
+        if plans.bound >= INF:
             return INF
-        return max(best, captures)
+        victims = self.forced_victims(board, color)
+        if not victims:
+            return plans.bound
+        where = self.capture_squares(board, not color)
+        walk = 0
+        for usq, utype in victims:
+            walk += self.victim_cost(color, utype, usq, where, plans.captures)
+            if walk >= INF:
+                return INF
+        if walk == 0:
+            return plans.bound
+        k = plans.captures
+        best = INF
+        for value, capacity, *_ in plans.scenarios:
+            # extra moves add at most one capture each: k <= capacity + (moves - value)
+            best = min(best, value + walk + (1 if self.capacity and k - capacity > walk else 0))
+        return max(best, k, plans.bound)
 
     def moves_left(self, board: chess.Board, plies: int) -> tuple[int, int]:
         """(White's, Black's) moves among the next `plies` plies, `board.turn` moving first."""
@@ -477,14 +722,129 @@ class Analysis:
 
     def move_filter(self, board: chess.Board, move: chess.Move, plies: int) -> bool:
         """False for moves no game to the target can make: moving or capturing a frozen unit,
-        or capturing when the opponent has no unit left to lose."""
-        if self.frozen & (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]):
-            return False
-        if chess.popcount(board.occupied_co[not board.turn]) <= self.target_count[not board.turn]:
-            return not board.is_capture(move)
-        return True
+        capturing when the opponent has no unit left to lose, or (a side with no spare move)
+        stepping off every cheapest route of the moving unit."""
+        return move in self.candidate_moves(board, plies)
+
+    def candidate_moves(self, board: chess.Board, plies: int) -> list[chess.Move]:
+        """The legal moves `move_filter` lets through, generated once per position."""
+        from_mask = ~self.frozen & chess.BB_ALL
+        to_mask = from_mask
+        no_capture = chess.popcount(board.occupied_co[not board.turn]) <= self.target_count[not board.turn]
+        if no_capture:
+            to_mask &= ~board.occupied_co[not board.turn]
+        steps = None
+        if self.route_steps and self._no_spare(board, board.turn, (plies + 1) // 2):
+            steps = self.next_steps(board, board.turn)
+        out = []
+        for move in board.generate_legal_moves(from_mask, to_mask):
+            if no_capture and board.is_en_passant(move):
+                continue
+            if steps is not None and not steps.get(move.from_square, 0) & chess.BB_SQUARES[move.to_square]:
+                if not board.is_castling(move):
+                    continue
+            out.append(move)
+        return out
+
+    def next_steps(self, board: chess.Board, color: chess.Color) -> dict[int, int]:
+        """Per unit of `color`, the squares its first move may go to on a cheapest route towards
+        a target unit or victim slot it could take (a superset; castling is not covered).
+
+        With no spare move every unit follows a cheapest route of a cheapest plan and unmatched
+        units stand still, so any other move loses the game to the target.
+        """
+        plans = self._plans(board, color)
+        key = ("steps",) + self._side_key(board, color)
+        hit = self._bound_cache.get(key)
+        if hit is not None:
+            return hit
+        base = min((p[0] for p in plans.scenarios), default=INF)
+        out: dict[int, int] = {}
+        targets = self.target_units[color]
+        for value, _, placed, extra in plans.scenarios:
+            if value != base:
+                continue
+            rows_of = self._admissible(color, placed, plans.captures, plans.slots, base - extra)
+            for (usq, utype), rows in zip(placed, rows_of):
+                if board.piece_type_at(usq) != utype or not board.occupied_co[color] & chess.BB_SQUARES[usq]:
+                    continue  # castled king or rook: the castling move is not filtered
+                mask = 0
+                for r in rows:
+                    if r < len(targets):
+                        tsq, ttype = targets[r]
+                        mask |= self._first_steps(color, utype, usq, ttype, tsq, plans.captures)
+                        continue
+                    slot = plans.slots[r - len(targets)]
+                    if utype == chess.PAWN:
+                        mask = chess.BB_ALL
+                    elif utype != chess.KING:
+                        dist = self.piece_map(utype, color, usq)
+                        for q in chess.scan_forward(slot):
+                            mask |= self._piece_route(utype, color, usq, q, dist[q]) & self._one_step(utype, color, usq)
+                out[usq] = out.get(usq, 0) | mask
+        self._bound_cache[key] = out
+        return out
+
+    def _one_step(self, utype: int, color: chess.Color, usq: int) -> int:
+        dist = self.piece_map(utype, color, usq)
+        return sum(chess.BB_SQUARES[q] for q in chess.SQUARES if dist[q] == 1)
+
+    def _first_steps(self, color: chess.Color, utype: int, usq: int, ttype: int, tsq: int,
+                     captures: int) -> int:
+        """First-move squares of the unit's cheapest routes to the target unit."""
+        if utype != chess.PAWN:
+            if utype != ttype:
+                return 0
+            d = self.piece_map(utype, color, usq)[tsq]
+            return self._piece_route(utype, color, usq, tsq, d) & self._one_step(utype, color, usq)
+        if ttype == chess.KING:
+            return 0
+        cost = self.unit_cost(color, utype, usq, ttype, tsq, captures)
+        if cost >= INF or cost == 0:
+            return 0
+        maps = self.pawn_maps(color, usq)
+        top = min(captures, trajectory.MAX_PAWN_CAPTURES)
+        ends = []  # (pawn destination, captures, pawn moves) of the cheapest routes
+        for c in range(top + 1):
+            if ttype == chess.PAWN:
+                if maps[c][tsq] == cost:
+                    ends.append((tsq, c, cost))
+                continue
+            for p in LAST_RANK_SQUARES[color]:
+                pm = maps[c][p]
+                if pm < INF and pm + self.piece_map(ttype, color, p)[tsq] == cost:
+                    ends.append((p, c, pm))
+        out = 0
+        for q in chess.scan_forward(_pawn_first_moves(color, usq)):
+            c1 = 1 if chess.square_file(q) != chess.square_file(usq) else 0
+            for dest, c, pm in ends:
+                if c1 > c:
+                    continue
+                rest = 0 if q == dest and c1 == c else (
+                    INF if chess.square_rank(q) in (0, 7) else self.pawn_maps(color, q)[c - c1][dest])
+                if 1 + rest == pm:
+                    out |= chess.BB_SQUARES[q]
+                    break
+        return out
 
     def prune(self, board: chess.Board, plies: int) -> bool:
         """True when the target cannot be reached in exactly `plies` more plies (proved)."""
         w, b = self.moves_left(board, plies)
-        return self.side_bound(board, chess.WHITE) > w or self.side_bound(board, chess.BLACK) > b
+        bw = self.side_bound(board, chess.WHITE)
+        if bw > w:
+            return True
+        bb = self.side_bound(board, chess.BLACK)
+        if bb > b:
+            return True
+        if self.coupling:
+            # a side with no spare move captures only on its cheapest routes
+            if self._no_spare(board, chess.WHITE, w) and self.coupled_bound(board, chess.BLACK) > b:
+                return True
+            if self._no_spare(board, chess.BLACK, b) and self.coupled_bound(board, chess.WHITE) > w:
+                return True
+        return False
+
+    def _no_spare(self, board: chess.Board, color: chess.Color, moves: int) -> bool:
+        """Every cheapest plan of `color` uses exactly `moves` moves (no move to spare)."""
+        plans = self._plans(board, color)
+        return min((p[0] for p in plans.scenarios), default=INF) == moves

@@ -105,12 +105,14 @@ class Search:
     def __init__(self, start: chess.Board, target: chess.BaseBoard, plies: int,
                  prune: Callable[[chess.Board, int], bool],
                  move_filter: Callable[[chess.Board, chess.Move, int], bool] | None = None,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None,
+                 candidates: Callable[[chess.Board, int], list[chess.Move]] | None = None) -> None:
         self.start = start
         self.target = target
         self.plies = plies
         self.prune = prune
         self.move_filter = move_filter
+        self.candidates = candidates  # the moves to try, generated once per position
         self.limits = limits or Limits()
         self.graph: dict[Key, tuple | None] = {}
         self.nodes = 0
@@ -170,7 +172,8 @@ class Search:
             return False
         children = []
         flt = self.move_filter
-        for move in list(board.legal_moves):
+        moves = self.candidates(board, plies) if self.candidates else list(board.legal_moves)
+        for move in moves:
             if flt is not None and not flt(board, move, plies):
                 continue
             board.push(move)

@@ -40,6 +40,13 @@ def _assert_bounds_hold(start: chess.Board, moves: list[chess.Move], options: di
         bw, bb = analysis.side_bound(board, chess.WHITE), analysis.side_bound(board, chess.BLACK)
         assert bw <= w and bb <= b, (f"ply {i} ({board.fen()}): bounds {bw}/{bb} exceed the "
                                      f"moves played {w}/{b}")
+        # the coupled bound: when one side has no spare move, the other's stays within its moves
+        for color, mine, theirs in ((chess.WHITE, w, b), (chess.BLACK, b, w)):
+            if analysis._no_spare(board, not color, theirs):
+                coupled = analysis.coupled_bound(board, color)
+                assert coupled <= mine, (f"ply {i} ({board.fen()}): coupled bound {coupled} of "
+                                         f"{chess.COLOR_NAMES[color]} exceeds {mine}")
+        assert not analysis.prune(board, n - i), f"ply {i} ({board.fen()}) pruned"
         assert analysis.move_filter(board, move, n - i)
         board.push(move)
 
@@ -154,8 +161,56 @@ def test_more_forced_captures_than_victims_is_impossible() -> None:
 def test_every_bound_option_gives_the_same_games(fen: str, plies: int) -> None:
     target = spg.parse_target(fen, plies)
     seen = []
-    for options in OPTIONS + [dict(victim_slots=False, capture_accounting=False)]:
+    for options in OPTIONS + [dict(victim_slots=False, capture_accounting=False),
+                              dict(coupling=False, route_steps=False)]:
         answer = spg.solve(target, plies, check_shorter=False, bound_options=options)
         assert answer.complete
         seen.append(sorted(spg.san_text(g) for g in answer.games))
     assert all(s == seen[0] for s in seen) and len(seen[0]) == 1
+
+
+def test_capture_capacity_of_the_cheapest_plans() -> None:
+    """Black must play e7-e6 and capture White's missing h-pawn: the only cheapest plan (e6,
+    one move) cannot capture (a capture onto e6 would empty the frozen d7 or f7), so Black
+    needs a second move; the count of captures alone says 1."""
+    target = chess.Board("rnbqkbnr/pppp1ppp/4p3/8/8/8/PPPPPPP1/RNBQKBNR w KQkq - 0 1")
+    analysis = Analysis(chess.Board(), target)
+    plans = analysis._plans(chess.Board(), chess.BLACK)
+    assert plans.captures == 1 and plans.scenarios[0][:2] == (1, 0)   # 1 move, no capture
+    assert min(p[0] for p in plans.scenarios) == 1
+    assert analysis.side_bound(chess.Board(), chess.BLACK) == 2
+    # and 1.h4 e6 2.h5 ... is indeed no proof game in 2.0: the solver agrees
+    assert spg.solve(spg.parse_target(target.board_fen(), 4), 4, check_shorter=False).count == 0
+
+
+def test_coupled_bound_when_the_other_side_has_no_spare_move() -> None:
+    """Ott's 9.0 with 6 plies left, both sides' plain bounds exactly 3 of 3: White's surplus
+    pawns a3 and d4 can reach no target, so Black must capture them; but Black, with no move
+    to spare, can capture only along its cheapest routes (the f3 pawn to the first rank, a new
+    queen onwards), which never touch a3, and the a3 pawn cannot walk to one of those squares
+    in the moves White has: White would need moves it lacks."""
+    target = spg.parse_target("rnbqkbnr/pppppqpp/8/8/4PP2/3B4/1PP1Q1PP/RNB1K2R", 18)
+    board = chess.Board("rnbqkbnr/ppppp1pp/8/6N1/2BPP3/P4p2/1PP2PPP/RNBQK2R w KQkq - 0 1")
+    analysis = Analysis(chess.Board(), target)
+    assert analysis.moves_left(board, 6) == (3, 3)
+    assert analysis.side_bound(board, chess.WHITE) == 3
+    assert analysis.side_bound(board, chess.BLACK) == 3
+    assert {sq for sq, _ in analysis.forced_victims(board, chess.WHITE)} == {chess.A3, chess.D4}
+    squares = analysis.capture_squares(board, chess.BLACK)
+    assert not squares & chess.BB_A3 and squares & chess.BB_F7 and squares & chess.BB_E2
+    assert analysis.coupled_bound(board, chess.WHITE) > 3
+    assert analysis.prune(board, 6)
+    assert not Analysis(chess.Board(), target, coupling=False).prune(board, 6)
+
+
+def test_a_side_without_spare_moves_keeps_to_its_cheapest_routes() -> None:
+    """After 1.e4 (White's only move) the only candidate is e2-e4; for 1.Nf3 Nc6 2.Ng5 White's
+    first move must be Nf3 or Nh3 (both start a shortest route g1-g5)."""
+    target = spg.parse_target("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR", 1)
+    analysis = Analysis(chess.Board(), target)
+    assert [m.uci() for m in analysis.candidate_moves(chess.Board(), 1)] == ["e2e4"]
+    target = spg.parse_target("r1bqkbnr/pppppppp/2n5/6N1/8/8/PPPPPPPP/RNBQKB1R", 4)
+    analysis = Analysis(chess.Board(), target)
+    assert {m.uci() for m in analysis.candidate_moves(chess.Board(), 4)} == {"g1f3", "g1h3"}
+    plain = Analysis(chess.Board(), target, route_steps=False)
+    assert len(plain.candidate_moves(chess.Board(), 4)) == 4   # every knight move (pawns frozen)
