@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OPTIONS = [dict(victim_slots=True, capture_accounting=False),
            dict(victim_slots=True, capture_accounting=True),
            dict(victim_slots=False, capture_accounting=True)]
-# the two published games of the Kirtley & Caillaud problem (its file has no [expect])
+# the two published games of the Kirtley & Caillaud problem (also its [expect] answers)
 KIRTLEY = ["1.g4 h5 2.g5 Rh6 3.gxh6 e5 4.hxg7 Ke7 5.gxf8=Q+ Kf6 6.Qg7+ Ke6 7.Qg6+ fxg6",
            "1.g3 e5 2.g4 Be7 3.g5 Bf6 4.gxf6 h5 5.fxg7 Ke7 6.gxh8=N Ke6 7.Ng6 fxg6"]
 
@@ -59,7 +59,7 @@ def _published_games() -> list[tuple[str, list[chess.Move]]]:
         notes = data.get("meta", {}).get("notes", "")
         if notes.startswith("published: "):
             texts.append(notes[len("published: "):])
-        if path.stem.startswith("kirtley"):
+        if path.stem.startswith("kirtley") and not texts:
             texts += KIRTLEY
         for text in texts:
             board = chess.Board()
