@@ -574,34 +574,9 @@ class Analysis:
         squares of the shortest routes of every unit towards every target (or victim slot) it
         could take. Pawns walking to a victim slot give up (every square).
         """
-        plans = self._plans(board, color)
-        key = ("squares",) + self._side_key(board, color)
-        hit = self._bound_cache.get(key)
-        if hit is not None:
-            return hit
-        base = min((p[0] for p in plans.scenarios), default=INF)
         squares = 0
-        targets = self.target_units[color]
-        for scenario in plans.scenarios:
-            value, placed = scenario[0], scenario[2]
-            if value != base:
-                continue
-            extra = scenario[3]
-            for (usq, utype), rows in zip(placed, self._admissible(color, placed, plans.captures,
-                                                                   plans.slots, base - extra)):
-                for r in rows:
-                    if r < len(targets):
-                        tsq, ttype = targets[r]
-                        squares |= self._route_squares(color, utype, usq, ttype, tsq, plans.captures)
-                        continue
-                    slot = plans.slots[r - len(targets)]
-                    if utype == chess.PAWN:
-                        squares = chess.BB_ALL
-                    elif utype != chess.KING:
-                        dist = self.piece_map(utype, color, usq)
-                        for q in chess.scan_forward(slot):
-                            squares |= self._piece_route(utype, color, usq, q, dist[q])
-        self._bound_cache[key] = squares
+        for _, _, routes, _ in self._unit_routes_now(board, color):
+            squares |= routes
         return squares
 
     def _piece_route(self, utype: int, color: chess.Color, frm: int, to: int, d: int) -> int:
@@ -753,35 +728,45 @@ class Analysis:
         With no spare move every unit follows a cheapest route of a cheapest plan and unmatched
         units stand still, so any other move loses the game to the target.
         """
+        out: dict[int, int] = {}
+        for usq, utype, _, steps in self._unit_routes_now(board, color):
+            if board.piece_type_at(usq) != utype or not board.occupied_co[color] & chess.BB_SQUARES[usq]:
+                continue  # castled king or rook: the castling move is not filtered
+            out[usq] = out.get(usq, 0) | steps
+        return out
+
+    def _unit_routes_now(self, board: chess.Board, color: chess.Color) -> list[tuple]:
+        """Per unit of each cheapest castling scenario of `color`: (square, type, squares of its
+        cheapest routes to the rows it may take in a cheapest plan, first steps of those routes).
+        A pawn that may walk to a victim slot gets every square (not worked out)."""
         plans = self._plans(board, color)
-        key = ("steps",) + self._side_key(board, color)
+        key = ("unitroutes",) + self._side_key(board, color)
         hit = self._bound_cache.get(key)
         if hit is not None:
             return hit
         base = min((p[0] for p in plans.scenarios), default=INF)
-        out: dict[int, int] = {}
         targets = self.target_units[color]
+        out = []
         for value, _, placed, extra in plans.scenarios:
             if value != base:
                 continue
             rows_of = self._admissible(color, placed, plans.captures, plans.slots, base - extra)
             for (usq, utype), rows in zip(placed, rows_of):
-                if board.piece_type_at(usq) != utype or not board.occupied_co[color] & chess.BB_SQUARES[usq]:
-                    continue  # castled king or rook: the castling move is not filtered
-                mask = 0
+                routes = steps = 0
                 for r in rows:
                     if r < len(targets):
                         tsq, ttype = targets[r]
-                        mask |= self._first_steps(color, utype, usq, ttype, tsq, plans.captures)
-                        continue
-                    slot = plans.slots[r - len(targets)]
-                    if utype == chess.PAWN:
-                        mask = chess.BB_ALL
+                        routes |= self._route_squares(color, utype, usq, ttype, tsq, plans.captures)
+                        steps |= self._first_steps(color, utype, usq, ttype, tsq, plans.captures)
+                    elif utype == chess.PAWN:
+                        routes = steps = chess.BB_ALL
                     elif utype != chess.KING:
                         dist = self.piece_map(utype, color, usq)
-                        for q in chess.scan_forward(slot):
-                            mask |= self._piece_route(utype, color, usq, q, dist[q]) & self._one_step(utype, color, usq)
-                out[usq] = out.get(usq, 0) | mask
+                        for q in chess.scan_forward(plans.slots[r - len(targets)]):
+                            way = self._piece_route(utype, color, usq, q, dist[q])
+                            routes |= way
+                            steps |= way & self._one_step(utype, color, usq)
+                out.append((usq, utype, routes, steps))
         self._bound_cache[key] = out
         return out
 
