@@ -71,14 +71,19 @@ def baseline(target: chess.Board, plies: int, timeout: float) -> tuple[str, int,
     return (str(res.count()) if res.complete else "unknown"), res.nodes, seconds
 
 
-def _canonical(text: str) -> str:
-    """A game's move text as the solver prints it (python-chess SAN, check signs included)."""
+def _game(text: str) -> list[chess.Move]:
+    """The moves of a game's move text ("1.e4 e5 2.Nf3 ..."), from the initial array."""
     board = chess.Board()
     for token in text.split():
         token = token.split(".")[-1]
         if token:
             board.push_san(token)
-    return spg.san_text(list(board.move_stack))
+    return list(board.move_stack)
+
+
+def _canonical(text: str) -> str:
+    """A game's move text as the solver prints it (python-chess SAN, check signs included)."""
+    return spg.san_text(_game(text))
 
 
 def published_game(prob, name: str) -> list[chess.Move] | None:
@@ -91,12 +96,7 @@ def published_game(prob, name: str) -> list[chess.Move] | None:
         texts = list(prob.expect.get("answer", []))
     if not texts:
         return None
-    board = chess.Board()
-    for token in texts[0].split():
-        token = token.split(".")[-1]
-        if token:
-            board.push_san(token)
-    return list(board.move_stack)
+    return _game(texts[0])
 
 
 def suffix_table(files: list[Path], left: list[int], timeout: float) -> None:

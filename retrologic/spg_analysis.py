@@ -622,32 +622,43 @@ class Analysis:
             if utype != ttype:
                 return 0
             return self._piece_route(utype, color, usq, tsq, self.piece_map(utype, color, usq)[tsq])
-        if ttype == chess.KING:
-            return 0
-        cost = self.unit_cost(color, utype, usq, ttype, tsq, captures)
-        if cost >= INF:
-            return 0
-        maps = self.pawn_maps(color, usq)
-        top = min(captures, trajectory.MAX_PAWN_CAPTURES)
         out = 0
-        for c in range(top + 1):
+        for dest, c, _, d in self._cheapest_pawn_ends(color, usq, ttype, tsq, captures):
+            out |= self._pawn_route(color, usq, dest, c) | self._piece_route(ttype, color, dest, tsq, d)
+        return out
+
+    def _cheapest_pawn_ends(self, color: chess.Color, usq: int, ttype: int, tsq: int,
+                            captures: int) -> list[tuple[int, int, int, int]]:
+        """(pawn destination, pawn captures, pawn moves, piece moves after it) of the cheapest
+        routes of the pawn on `usq` to the target unit (none when it needs no move)."""
+        if ttype == chess.KING:
+            return []
+        cost = self.unit_cost(color, chess.PAWN, usq, ttype, tsq, captures)
+        if cost >= INF or cost == 0:
+            return []
+        maps = self.pawn_maps(color, usq)
+        ends = []
+        for c in range(min(captures, trajectory.MAX_PAWN_CAPTURES) + 1):
             if ttype == chess.PAWN:
                 if maps[c][tsq] == cost:
-                    out |= self._pawn_route(color, usq, tsq, c)
+                    ends.append((tsq, c, cost, 0))
                 continue
             for p in LAST_RANK_SQUARES[color]:
                 pm = maps[c][p]
-                if pm >= INF:
-                    continue
-                d = self.piece_map(ttype, color, p)[tsq]
-                if pm + d == cost:
-                    out |= self._pawn_route(color, usq, p, c) | self._piece_route(ttype, color, p, tsq, d)
-        return out
+                if pm < INF:
+                    d = self.piece_map(ttype, color, p)[tsq]
+                    if pm + d == cost:
+                        ends.append((p, c, pm, d))
+        return ends
 
     def forced_victims(self, board: chess.Board, color: chess.Color) -> list[tuple[int, int]]:
         """`color`'s units that can become no target unit and fill no victim slot: they must be
         captured (kings and rooks that may still castle are left out)."""
         plans = self._plans(board, color)
+        key = ("victims",) + self._side_key(board, color)
+        hit = self._bound_cache.get(key)
+        if hit is not None:
+            return hit
         out = []
         movable_rooks = 0
         for rook in chess.scan_forward(board.castling_rights & BACK_RANK[color]):
@@ -662,6 +673,7 @@ class Analysis:
                    for slot in plans.slots):
                 continue
             out.append((usq, utype))
+        self._bound_cache[key] = out
         return out
 
     def coupled_bound(self, board: chess.Board, color: chess.Color) -> int:
@@ -771,8 +783,14 @@ class Analysis:
         return out
 
     def _one_step(self, utype: int, color: chess.Color, usq: int) -> int:
-        dist = self.piece_map(utype, color, usq)
-        return sum(chess.BB_SQUARES[q] for q in chess.SQUARES if dist[q] == 1)
+        """Squares one move of the piece from `usq` reaches (frozen units as obstacles)."""
+        key = ("onestep", utype, color, usq)
+        hit = self._route_cache.get(key)
+        if hit is None:
+            dist = self.piece_map(utype, color, usq)
+            hit = sum(chess.BB_SQUARES[q] for q in chess.SQUARES if dist[q] == 1)
+            self._route_cache[key] = hit
+        return hit
 
     def _first_steps(self, color: chess.Color, utype: int, usq: int, ttype: int, tsq: int,
                      captures: int) -> int:
@@ -782,27 +800,11 @@ class Analysis:
                 return 0
             d = self.piece_map(utype, color, usq)[tsq]
             return self._piece_route(utype, color, usq, tsq, d) & self._one_step(utype, color, usq)
-        if ttype == chess.KING:
-            return 0
-        cost = self.unit_cost(color, utype, usq, ttype, tsq, captures)
-        if cost >= INF or cost == 0:
-            return 0
-        maps = self.pawn_maps(color, usq)
-        top = min(captures, trajectory.MAX_PAWN_CAPTURES)
-        ends = []  # (pawn destination, captures, pawn moves) of the cheapest routes
-        for c in range(top + 1):
-            if ttype == chess.PAWN:
-                if maps[c][tsq] == cost:
-                    ends.append((tsq, c, cost))
-                continue
-            for p in LAST_RANK_SQUARES[color]:
-                pm = maps[c][p]
-                if pm < INF and pm + self.piece_map(ttype, color, p)[tsq] == cost:
-                    ends.append((p, c, pm))
+        ends = self._cheapest_pawn_ends(color, usq, ttype, tsq, captures)
         out = 0
-        for q in chess.scan_forward(_pawn_first_moves(color, usq)):
+        for q in chess.scan_forward(_pawn_first_moves(color, usq) if ends else 0):
             c1 = 1 if chess.square_file(q) != chess.square_file(usq) else 0
-            for dest, c, pm in ends:
+            for dest, c, pm, _ in ends:
                 if c1 > c:
                     continue
                 rest = 0 if q == dest and c1 == c else (

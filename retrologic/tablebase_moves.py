@@ -191,56 +191,47 @@ class ChessTable:
 
     def _moves(self, side: np.ndarray, sq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """In-table moves (no capture, no promotion) that are legal."""
-        lay, occ = self.lay, occupancy(sq)
-        out_rows: list[np.ndarray] = []
-        out_idx: list[np.ndarray] = []
-        for col, (colour, t) in enumerate(lay.units):
-            rows = np.flatnonzero(side == colour)
-            if len(rows) == 0:
-                continue
-            s, o = sq[rows, col], occ[rows]
-            if t == chess.PAWN:
-                step = 8 if colour else -8
-                last = 7 if colour else 0
-                one = s + step
-                ok = (BIT[one] & o) == 0
-                ok1 = ok & (RANK[one] != last)
-                self._placed(side, sq, rows[ok1], col, one[ok1], out_rows, out_idx)
-                start = 1 if colour else 6
-                two = np.clip(s + 2 * step, 0, 63)
-                ok2 = ok & (RANK[s] == start) & ((BIT[two] & o) == 0)
-                self._placed(side, sq, rows[ok2], col, two[ok2], out_rows, out_idx)
-                continue
-            for ok, dd in _piece_steps(t, s, o):
-                self._placed(side, sq, rows[ok], col, dd[ok], out_rows, out_idx)
-        if not out_rows:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        return np.concatenate(out_rows), np.concatenate(out_idx)
+
+        def pawn_steps(colour: bool, s: np.ndarray, o: np.ndarray):
+            step = 8 if colour else -8
+            one = s + step
+            ok = (BIT[one] & o) == 0
+            yield ok & (RANK[one] != (7 if colour else 0)), one
+            two = np.clip(s + 2 * step, 0, 63)
+            yield ok & (RANK[s] == (1 if colour else 6)) & ((BIT[two] & o) == 0), two
+
+        return self._steps(side, sq, side, pawn_steps)
 
     def _unmoves(self, side: np.ndarray, sq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Legal parents by in-table moves: the side not to move takes back a non-capture."""
+
+        def pawn_steps(colour: bool, s: np.ndarray, o: np.ndarray):
+            step = 8 if colour else -8
+            start = 1 if colour else 6
+            back = np.clip(s - step, 0, 63)
+            ok = (RANK[s] != start) & ((BIT[back] & o) == 0)
+            yield ok, back
+            back2 = np.clip(s - 2 * step, 0, 63)
+            yield ok & (RANK[s] == start + (2 if colour else -2)) & ((BIT[back2] & o) == 0), back2
+
+        return self._steps(side, sq, ~side, pawn_steps)
+
+    def _steps(self, side: np.ndarray, sq: np.ndarray, mover: np.ndarray,
+               pawn_steps) -> tuple[np.ndarray, np.ndarray]:
+        """(row, index) of every legal position one step of a `mover` unit away: pieces step
+        alike forwards and backwards, pawns as `pawn_steps(colour, squares, occupancy)` says."""
         lay, occ = self.lay, occupancy(sq)
         out_rows: list[np.ndarray] = []
         out_idx: list[np.ndarray] = []
-        mover = ~side
         for col, (colour, t) in enumerate(lay.units):
             rows = np.flatnonzero(mover == colour)
             if len(rows) == 0:
                 continue
             s, o = sq[rows, col], occ[rows]
-            if t == chess.PAWN:
-                step = 8 if colour else -8
-                start = 1 if colour else 6
-                back = np.clip(s - step, 0, 63)
-                ok = (RANK[s] != start) & ((BIT[back] & o) == 0)
-                self._placed(side, sq, rows[ok], col, back[ok], out_rows, out_idx)
-                back2 = np.clip(s - 2 * step, 0, 63)
-                ok2 = ok & (RANK[s] == start + (2 if colour else -2)) & ((BIT[back2] & o) == 0)
-                self._placed(side, sq, rows[ok2], col, back2[ok2], out_rows, out_idx)
-                continue
-            for ok, dd in _piece_steps(t, s, o):
+            steps = pawn_steps(colour, s, o) if t == chess.PAWN else _piece_steps(t, s, o)
+            for ok, dd in steps:
                 self._placed(side, sq, rows[ok], col, dd[ok], out_rows, out_idx)
-        if not out_idx:
+        if not out_rows:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         return np.concatenate(out_rows), np.concatenate(out_idx)
 
