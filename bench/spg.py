@@ -23,8 +23,8 @@ from retrologic.questions.spg import answer_result  # noqa: E402
 from retrologic.spg_search import Limits, Search  # noqa: E402
 
 # the bound as it was before the plan deductions (capture capacity, the coupled bound of a side
-# whose opponent has no spare move, cheapest-route steps): the "previous" columns
-PREVIOUS = {"capacity": False, "coupling": False, "route_steps": False}
+# whose opponent has no spare move, cheapest-route steps, landing squares): the "previous" columns
+PREVIOUS = {"capacity": False, "coupling": False, "route_steps": False, "landings": False}
 
 # published solutions of problem files too slow for the CI suite (they carry no [expect])
 PUBLISHED = {

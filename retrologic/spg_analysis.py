@@ -12,6 +12,8 @@ c must first walk (`capture_slots`). A search pruned by it stays complete.
 
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -23,6 +25,7 @@ INF = 10 ** 6
 PIECES = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING)
 BACK_RANK = {chess.WHITE: chess.BB_RANK_1, chess.BLACK: chess.BB_RANK_8}
 PAWN_HOME = {chess.WHITE: chess.BB_RANK_2, chess.BLACK: chess.BB_RANK_7}
+PROMOTED = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 LAST_RANK_SQUARES = {chess.WHITE: list(chess.SquareSet(chess.BB_RANK_8)),
                      chess.BLACK: list(chess.SquareSet(chess.BB_RANK_1))}
 ORTH = [chess.BB_KING_ATTACKS[s] & (chess.BB_RANK_ATTACKS[s][0] | chess.BB_FILE_ATTACKS[s][0])
@@ -137,38 +140,64 @@ def hungarian(cost: list[list[int]]) -> int:
 
 
 def min_assignment(cost: list[list[int]]) -> int:
-    """Minimum cost matching rows to distinct columns, split into independent blocks first."""
-    n = len(cost)
-    if n == 0:
+    """Minimum cost matching rows to distinct columns (INF: impossible)."""
+    if not cost:
         return 0
-    # blocks: rows joined when their allowed columns overlap (column sets as bitmasks)
-    blocks: list[tuple[int, list[int]]] = []
-    for i, row in enumerate(cost):
-        mask = 0
-        for j, c in enumerate(row):
-            if c < INF:
-                mask |= 1 << j
+    columns = list(zip(*cost))
+    return column_assignment(columns, [finite_mask(c) for c in columns], len(cost))
+
+
+def finite_mask(column: tuple) -> int:
+    """The rows where the column's entry is allowed (< INF), as a bitmask."""
+    mask = 0
+    for i, c in enumerate(column):
+        if c < INF:
+            mask |= 1 << i
+    return mask
+
+
+def column_assignment(columns: list[tuple], masks: list[int], nrows: int,
+                      memo: dict | None = None) -> int:
+    """Minimum cost of matching each of `nrows` rows to a distinct column, given the columns
+    and their `finite_mask`s: the bipartite graph is split into connected blocks first (most
+    are a single row), and the Hungarian method runs on each block. `memo` keeps the blocks'
+    values by their rows and columns."""
+    if nrows == 0:
+        return 0
+    blocks: list[tuple[int, list[int]]] = []  # (rows as a bitmask, column indices)
+    covered = 0
+    for j, mask in enumerate(masks):
         if not mask:
-            return INF
-        rows = [i]
+            continue
+        covered |= mask
+        cols = [j]
         keep = []
-        for cols, members in blocks:
-            if cols & mask:
-                mask |= cols
-                rows += members
+        for rows, members in blocks:
+            if rows & mask:
+                mask |= rows
+                cols += members
             else:
-                keep.append((cols, members))
-        keep.append((mask, rows))
+                keep.append((rows, members))
+        keep.append((mask, cols))
         blocks = keep
+    if covered != (1 << nrows) - 1:
+        return INF
     total = 0
-    for cols_mask, rows in blocks:
-        cols = [j for j in range(len(cost[0])) if cols_mask >> j & 1]
+    for rows_mask, cols in blocks:
+        rows = [i for i in range(nrows) if rows_mask >> i & 1]
         if len(cols) < len(rows):
             return INF
         if len(rows) == 1:
-            total += min(cost[rows[0]][j] for j in cols)
+            i = rows[0]
+            total += min(columns[j][i] for j in cols)
+        elif memo is None:
+            total += hungarian([[columns[j][i] for j in cols] for i in rows])
         else:
-            total += hungarian([[cost[i][j] for j in cols] for i in rows])
+            key = (rows_mask,) + tuple(columns[j] for j in cols)
+            value = memo.get(key)
+            if value is None:
+                value = memo[key] = hungarian([[columns[j][i] for j in cols] for i in rows])
+            total += value
         if total >= INF:
             return INF
     return total
@@ -232,6 +261,7 @@ class Plans(NamedTuple):
     scenarios: tuple
     captures: int
     slots: tuple
+    cheapest: int = INF  # the fewest moves of any scenario (== moves left: no spare move)
 
 
 @dataclass
@@ -250,8 +280,10 @@ class Analysis:
     victim_slots: bool = True
     capacity: bool = True  # the cheapest plans must be able to make the captures still due
     coupling: bool = True  # a side with no spare move fixes where the other is captured
+    landings: bool = True  # ... and its forced victims stand still: the other must land there
     route_steps: bool = True  # a side with no spare move steps along its cheapest routes
     _slot_cache: dict = field(default_factory=dict)
+    _block_memo: dict = field(default_factory=dict)
     _pair_cache: dict = field(default_factory=dict)
     target_units: dict = field(default_factory=dict)
     target_count: dict = field(default_factory=dict)
@@ -361,10 +393,14 @@ class Analysis:
         the candidate pawns to the target. Pawns ending on distinct targets are distinct, so their
         captures take distinct victims of the other side. Returns m copies of Q per target.
         """
-        pawns = board.pawns & board.occupied_co[color] & ~self.frozen
         # `color` makes exactly this many more captures: routes needing more are impossible
-        budget = min(chess.popcount(board.occupied_co[not color]) - self.target_count[not color],
-                     trajectory.MAX_PAWN_CAPTURES)
+        budget = chess.popcount(board.occupied_co[not color]) - self.target_count[not color]
+        return self._slots(color, board.pawns & board.occupied_co[color], budget)
+
+    def _slots(self, color: chess.Color, pawns: int, budget: int) -> tuple:
+        """`capture_slots` of `color`'s pawns on `pawns` with `budget` captures still to make."""
+        pawns &= ~self.frozen
+        budget = min(budget, trajectory.MAX_PAWN_CAPTURES)
         if budget <= 0:
             return ()
         key = (color, pawns, budget)
@@ -456,8 +492,10 @@ class Analysis:
         """A lower bound on the moves `color` still needs to reach the target (INF: never)."""
         return self._plans(board, color).bound
 
-    def _plans(self, board: chess.Board, color: chess.Color) -> "Plans":
-        key = self._side_key(board, color)
+    def _plans(self, board: chess.Board, color: chess.Color, key: tuple | None = None) -> "Plans":
+        """The side's plans, cached by its side key (pass `key` when already computed)."""
+        if key is None:
+            key = self._side_key(board, color)
         hit = self._bound_cache.get(key)
         if hit is None:
             hit = self._compute_bound(board, color, key[-1])
@@ -491,9 +529,12 @@ class Analysis:
         for extra, moved in scenarios:
             placed = [(moved.get(usq, usq), utype) for usq, utype in units]
             # the plain assignment, ties broken towards the most capture capacity
-            columns = [self._column(color, utype, usq, captures, slots) for usq, utype in placed]
-            cost = [list(row) for row in zip(*columns)]
-            total = min_assignment(cost)
+            columns, masks = [], []
+            for usq, utype in placed:
+                column, mask = self._column(color, utype, usq, captures, slots)
+                columns.append(column)
+                masks.append(mask)
+            total = column_assignment(columns, masks, len(targets) + len(slots), self._block_memo)
             if total >= INF:
                 continue
             base = -(-total // CAPW)
@@ -519,12 +560,13 @@ class Analysis:
             best = min(best, scenario)
         if best >= INF:
             return dead
-        return Plans(max(best, captures), tuple(plans), captures, slots)
+        cheapest = min((p[0] for p in plans), default=INF)
+        return Plans(max(best, captures), tuple(plans), captures, slots, cheapest)
 
     def _column(self, color: chess.Color, utype: int, usq: int, captures: int,
-                slots: tuple) -> tuple:
+                slots: tuple) -> tuple[tuple, int]:
         """The unit's entries of the assignment: CAPW * moves - capacity per target unit,
-        then per victim slot (INF: cannot)."""
+        then per victim slot (INF: cannot); and their `finite_mask`."""
         key = ("column", color, utype, usq, captures, slots)
         hit = self._route_cache.get(key)
         if hit is None:
@@ -533,6 +575,7 @@ class Analysis:
             for squares in slots:
                 v = self.victim_cost(color, utype, usq, squares, captures)
                 hit += (CAPW * v - v if v < INF else INF,)
+            hit = (hit, finite_mask(hit))
             self._route_cache[key] = hit
         return hit
 
@@ -541,7 +584,7 @@ class Analysis:
         """Per unit, the rows (targets, then victim slots) it may take in a plan of `base`
         moves: its cost there plus the cheapest cost of every other row by another unit
         stays within `base`."""
-        columns = [self._column(color, utype, usq, captures, slots) for usq, utype in placed]
+        columns = [self._column(color, utype, usq, captures, slots)[0] for usq, utype in placed]
         moves = [[-(-v // CAPW) if v < INF else INF for v in col] for col in columns]
         rows = len(columns[0]) if columns else 0
         firsts = []
@@ -566,7 +609,8 @@ class Analysis:
 
     # two sides at once -----------------------------------------------------------------------
 
-    def capture_squares(self, board: chess.Board, color: chess.Color) -> int:
+    def capture_squares(self, board: chess.Board, color: chess.Color,
+                        side_key: tuple | None = None) -> int:
         """Squares where `color` can still capture when it has no spare move (a superset).
 
         With no spare move every unit of `color` follows a cheapest route of a cheapest plan
@@ -575,9 +619,146 @@ class Analysis:
         could take. Pawns walking to a victim slot give up (every square).
         """
         squares = 0
-        for _, _, routes, _ in self._unit_routes_now(board, color):
+        for _, _, routes, _ in self._unit_routes_now(board, color, side_key):
             squares |= routes
         return squares
+
+    def landing_squares(self, board: chess.Board, color: chess.Color, moves: int,
+                        side_key: tuple | None = None) -> int:
+        """Squares `color` can land a move on, hence capture on, within `moves` moves (a
+        superset; 0 when it cannot reach the target at all).
+
+        In a scenario of value v the other units need at least v - cost(u, f) moves besides
+        unit u's (the assignment without u's row and column), so u, heading for fate f, lands
+        on q only if d(u, q) + d(q, f) <= cost(u, f) + (moves - v): a detour of at most the
+        spare moves. Fates: the target units and victim slots u can take, or none (captured
+        where it stands after its walk). With no spare move: `capture_squares`.
+        """
+        side_key = side_key or self._side_key(board, color)
+        plans = self._plans(board, color, side_key)
+        if plans.cheapest > moves:
+            return 0
+        if plans.cheapest == moves:
+            return self.capture_squares(board, color, side_key)
+        key = ("landing", moves) + side_key
+        hit = self._bound_cache.get(key)
+        if hit is not None:
+            return hit
+        out = 0
+        for value, _, placed, _ in plans.scenarios:
+            if value > moves:
+                continue
+            for usq, utype in placed:
+                out |= self._unit_landings(color, utype, usq, plans.captures, plans.slots,
+                                           moves - value)
+        self._bound_cache[key] = out
+        return out
+
+    def _unit_landings(self, color: chess.Color, utype: int, usq: int, captures: int,
+                       slots: tuple, spare: int) -> int:
+        """Squares the unit may land on with `spare` moves of detour over the cost of one of
+        its fates (see `landing_squares`)."""
+        key = ("landings", color, utype, usq, captures, slots, spare)
+        hit = self._route_cache.get(key)
+        if hit is not None:
+            return hit
+        out = self._reach(color, utype, usq, spare, captures)  # no fate: captured after a walk
+        for tsq, ttype in self.target_units[color]:
+            cost = self.unit_cost(color, utype, usq, ttype, tsq, captures)
+            if cost < INF:
+                out |= self._detour(color, utype, usq, ttype, tsq, captures, cost + spare)
+        for squares in slots:
+            cost = self.victim_cost(color, utype, usq, squares, captures)
+            if cost < INF:
+                out |= self._slot_detour(color, utype, usq, squares, captures, cost + spare)
+        self._route_cache[key] = out  # its own square too: it may step out and come back
+        return out
+
+    def _reach(self, color: chess.Color, utype: int, usq: int, budget: int, captures: int) -> int:
+        """Squares the unit (a pawn: promoting on the way) reaches in at most `budget` moves."""
+        if utype != chess.PAWN:
+            dist = self.piece_map(utype, color, usq)
+            return sum(chess.BB_SQUARES[q] for q in chess.SQUARES if dist[q] <= budget)
+        maps = self.pawn_maps(color, usq)[:min(captures, trajectory.MAX_PAWN_CAPTURES) + 1]
+        out = 0
+        for q in chess.SQUARES:
+            pm = min(m[q] for m in maps)
+            if pm > budget:
+                continue
+            out |= chess.BB_SQUARES[q]
+            if q in LAST_RANK_SQUARES[color]:
+                for tt in PROMOTED:
+                    out |= self._reach(color, tt, q, budget - pm, 0)
+        return out
+
+    def _detour(self, color: chess.Color, utype: int, usq: int, ttype: int, tsq: int,
+                captures: int, budget: int) -> int:
+        """Squares q on the unit's routes to the target unit with d(u, q) + d(q, f) <= budget."""
+        if utype != chess.PAWN:
+            a, b = self.piece_map(utype, color, usq), self.piece_map(ttype, color, tsq)
+            return sum(chess.BB_SQUARES[q] for q in chess.SQUARES if a[q] + b[q] <= budget)
+        cap = min(captures, trajectory.MAX_PAWN_CAPTURES)
+        maps = self.pawn_maps(color, usq)
+        out = 0
+        for q in chess.SQUARES:
+            for c1 in range(cap + 1):
+                pm = maps[c1][q]
+                if pm > budget:
+                    continue
+                if q in LAST_RANK_SQUARES[color]:  # promotes here: on as a piece
+                    rest = self.piece_map(ttype, color, q)[tsq] if ttype not in (
+                        chess.PAWN, chess.KING) else INF
+                else:
+                    rest = self.unit_cost(color, chess.PAWN, q, ttype, tsq, captures - c1)
+                if pm + rest <= budget:
+                    out |= chess.BB_SQUARES[q]
+                    break
+        if ttype not in (chess.PAWN, chess.KING):  # landings after the promotion
+            target = self.piece_map(ttype, color, tsq)
+            for p in LAST_RANK_SQUARES[color]:
+                pm = min(maps[c][p] for c in range(cap + 1))
+                if pm + target[p] > budget:
+                    continue
+                promoted = self.piece_map(ttype, color, p)
+                for q in chess.SQUARES:
+                    if pm + promoted[q] + target[q] <= budget:
+                        out |= chess.BB_SQUARES[q]
+        return out
+
+    def _slot_detour(self, color: chess.Color, utype: int, usq: int, squares: int, captures: int,
+                     budget: int) -> int:
+        """Squares q the unit may land on while walking to a victim slot (`squares`) with
+        d(u, q) + d(q, slot) <= budget; a pawn may promote on the way."""
+        if utype == chess.KING or budget >= INF:
+            return 0
+        key = ("slotdetour", color, utype, usq, squares, captures, budget)
+        hit = self._route_cache.get(key)
+        if hit is not None:
+            return hit
+        out = 0
+        if utype != chess.PAWN:
+            a = self.piece_map(utype, color, usq)
+            for q in chess.SQUARES:
+                if a[q] <= budget and a[q] + self.victim_cost(color, utype, q, squares, 0) <= budget:
+                    out |= chess.BB_SQUARES[q]
+        else:
+            cap = min(captures, trajectory.MAX_PAWN_CAPTURES)
+            maps = self.pawn_maps(color, usq)
+            for q in chess.SQUARES:
+                for c1 in range(cap + 1):
+                    pm = maps[c1][q]
+                    if pm > budget:
+                        continue
+                    if q in LAST_RANK_SQUARES[color]:  # promotes here: the rest as a piece
+                        rest = min(self.victim_cost(color, tt, q, squares, 0) for tt in PROMOTED)
+                        if pm + rest <= budget:
+                            out |= self._slot_detour(color, chess.QUEEN, q, squares, 0, budget - pm) \
+                                | self._slot_detour(color, chess.KNIGHT, q, squares, 0, budget - pm) \
+                                | chess.BB_SQUARES[q]
+                    elif pm + self.victim_cost(color, chess.PAWN, q, squares, captures - c1) <= budget:
+                        out |= chess.BB_SQUARES[q]
+        self._route_cache[key] = out
+        return out
 
     def _piece_route(self, utype: int, color: chess.Color, frm: int, to: int, d: int) -> int:
         """Squares after `frm` on the piece's shortest routes frm -> to of length d."""
@@ -651,11 +832,13 @@ class Analysis:
                         ends.append((p, c, pm, d))
         return ends
 
-    def forced_victims(self, board: chess.Board, color: chess.Color) -> list[tuple[int, int]]:
+    def forced_victims(self, board: chess.Board, color: chess.Color,
+                       side_key: tuple | None = None) -> list[tuple[int, int]]:
         """`color`'s units that can become no target unit and fill no victim slot: they must be
         captured (kings and rooks that may still castle are left out)."""
-        plans = self._plans(board, color)
-        key = ("victims",) + self._side_key(board, color)
+        side_key = side_key or self._side_key(board, color)
+        plans = self._plans(board, color, side_key)
+        key = ("victims",) + side_key
         hit = self._bound_cache.get(key)
         if hit is not None:
             return hit
@@ -676,17 +859,20 @@ class Analysis:
         self._bound_cache[key] = out
         return out
 
-    def coupled_bound(self, board: chess.Board, color: chess.Color) -> int:
+    def coupled_bound(self, board: chess.Board, color: chess.Color, side_key: tuple | None = None,
+                      other_key: tuple | None = None) -> int:
         """`color`'s bound when the opponent has no spare move: the opponent captures only on
         the squares of its cheapest routes, so each unit of `color` that must be captured walks
-        to one of them first (distinct units: the walks add up)."""
-        plans = self._plans(board, color)
+        to one of them first (distinct units: the walks add up). The keys: both sides' side
+        keys when already computed."""
+        side_key = side_key or self._side_key(board, color)
+        plans = self._plans(board, color, side_key)
         if plans.bound >= INF:
             return INF
-        victims = self.forced_victims(board, color)
+        victims = self.forced_victims(board, color, side_key)
         if not victims:
             return plans.bound
-        where = self.capture_squares(board, not color)
+        where = self.capture_squares(board, not color, other_key)
         walk = 0
         for usq, utype in victims:
             walk += self.victim_cost(color, utype, usq, where, plans.captures)
@@ -723,15 +909,56 @@ class Analysis:
         steps = None
         if self.route_steps and self._no_spare(board, board.turn, (plies + 1) // 2):
             steps = self.next_steps(board, board.turn)
+            # generate only what the filter below can let through (castling: king to rook)
+            castling = board.castling_rights & BACK_RANK[board.turn]
+            from_mask &= sum(chess.BB_SQUARES[sq] for sq, to in steps.items() if to) | (
+                board.kings & board.occupied_co[board.turn] if castling else 0)
+            to_mask &= functools.reduce(operator.or_, steps.values(), 0) | castling
         out = []
+        keys = (self._side_key(board, board.turn), self._side_key(board, not board.turn))
         for move in board.generate_legal_moves(from_mask, to_mask):
             if no_capture and board.is_en_passant(move):
                 continue
             if steps is not None and not steps.get(move.from_square, 0) & chess.BB_SQUARES[move.to_square]:
                 if not board.is_castling(move):
                     continue
+            if self._quiet_child_pruned(board, move, plies, keys):
+                continue
             out.append(move)
         return out
+
+    def _quiet_child_pruned(self, board: chess.Board, move: chess.Move, plies: int,
+                            keys: tuple) -> bool:
+        """True when `move` is a quiet move (no capture, castling or promotion) after which a
+        side bound already cached exceeds that side's moves left: `prune` of the child, without
+        playing the move. `keys`: the side keys of the mover and the opponent now."""
+        frm, to = chess.BB_SQUARES[move.from_square], chess.BB_SQUARES[move.to_square]
+        if move.promotion or board.occupied & to:
+            return False
+        ptype = board.piece_type_at(move.from_square)
+        if ptype == chess.PAWN and move.from_square & 7 != move.to_square & 7:
+            return False  # en passant
+        if ptype == chess.KING and abs(move.from_square - move.to_square) == 2:
+            return False  # castling
+        mover = board.turn
+        mine, theirs = keys
+        rights = board.castling_rights & ~frm & ~to
+        if ptype == chess.KING:
+            rights &= ~BACK_RANK[mover]
+        child = list(mine)
+        child[ptype] ^= frm | to
+        child[7] = rights & BACK_RANK[mover]
+        child = tuple(child)
+        plans = self._bound_cache.get(child)
+        if plans is not None and plans.bound > (plies - 1) // 2:
+            return True
+        other = list(theirs)
+        other[7] = rights & BACK_RANK[not mover]
+        if ptype == chess.PAWN and self.victim_slots:
+            budget = chess.popcount(board.occupied_co[not mover]) - self.target_count[not mover]
+            other[9] = self._slots(mover, mine[1] ^ (frm | to), budget)
+        plans = self._bound_cache.get(tuple(other))
+        return plans is not None and plans.bound > plies // 2
 
     def next_steps(self, board: chess.Board, color: chess.Color) -> dict[int, int]:
         """Per unit of `color`, the squares its first move may go to on a cheapest route towards
@@ -747,12 +974,14 @@ class Analysis:
             out[usq] = out.get(usq, 0) | steps
         return out
 
-    def _unit_routes_now(self, board: chess.Board, color: chess.Color) -> list[tuple]:
+    def _unit_routes_now(self, board: chess.Board, color: chess.Color,
+                         side_key: tuple | None = None) -> list[tuple]:
         """Per unit of each cheapest castling scenario of `color`: (square, type, squares of its
         cheapest routes to the rows it may take in a cheapest plan, first steps of those routes).
         A pawn that may walk to a victim slot gets every square (not worked out)."""
-        plans = self._plans(board, color)
-        key = ("unitroutes",) + self._side_key(board, color)
+        side_key = side_key or self._side_key(board, color)
+        plans = self._plans(board, color, side_key)
+        key = ("unitroutes",) + side_key
         hit = self._bound_cache.get(key)
         if hit is not None:
             return hit
@@ -771,7 +1000,11 @@ class Analysis:
                         routes |= self._route_squares(color, utype, usq, ttype, tsq, plans.captures)
                         steps |= self._first_steps(color, utype, usq, ttype, tsq, plans.captures)
                     elif utype == chess.PAWN:
-                        routes = steps = chess.BB_ALL
+                        squares = plans.slots[r - len(targets)]
+                        cost = self.victim_cost(color, utype, usq, squares, plans.captures)
+                        way = self._slot_detour(color, utype, usq, squares, plans.captures, cost)
+                        routes |= way
+                        steps |= way & _pawn_first_moves(color, usq)
                     elif utype != chess.KING:
                         dist = self.piece_map(utype, color, usq)
                         for q in chess.scan_forward(plans.slots[r - len(targets)]):
@@ -817,21 +1050,35 @@ class Analysis:
     def prune(self, board: chess.Board, plies: int) -> bool:
         """True when the target cannot be reached in exactly `plies` more plies (proved)."""
         w, b = self.moves_left(board, plies)
-        bw = self.side_bound(board, chess.WHITE)
-        if bw > w:
+        kw = self._side_key(board, chess.WHITE)
+        pw = self._plans(board, chess.WHITE, kw)
+        if pw.bound > w:
             return True
-        bb = self.side_bound(board, chess.BLACK)
-        if bb > b:
+        kb = self._side_key(board, chess.BLACK)
+        pb = self._plans(board, chess.BLACK, kb)
+        if pb.bound > b:
             return True
         if self.coupling:
             # a side with no spare move captures only on its cheapest routes
-            if self._no_spare(board, chess.WHITE, w) and self.coupled_bound(board, chess.BLACK) > b:
+            if pw.cheapest == w and self.coupled_bound(board, chess.BLACK, kb, kw) > b:
                 return True
-            if self._no_spare(board, chess.BLACK, b) and self.coupled_bound(board, chess.WHITE) > w:
+            if pb.cheapest == b and self.coupled_bound(board, chess.WHITE, kw, kb) > w:
                 return True
+        if self.landings and board.ep_square is None:
+            # a side with no spare move leaves its forced victims where they stand: the other
+            # side must land on each of those squares
+            for color, mine, theirs, plans in ((chess.WHITE, w, b, pw), (chess.BLACK, b, w, pb)):
+                if plans.cheapest != mine:
+                    continue
+                key = kw if color == chess.WHITE else kb
+                standing = 0
+                for usq, _ in self.forced_victims(board, color, key):
+                    standing |= chess.BB_SQUARES[usq]
+                if standing and standing & ~self.landing_squares(board, not color, theirs,
+                                                                 kb if color == chess.WHITE else kw):
+                    return True
         return False
 
     def _no_spare(self, board: chess.Board, color: chess.Color, moves: int) -> bool:
         """Every cheapest plan of `color` uses exactly `moves` moves (no move to spare)."""
-        plans = self._plans(board, color)
-        return min((p[0] for p in plans.scenarios), default=INF) == moves
+        return self._plans(board, color).cheapest == moves

@@ -118,7 +118,7 @@ class Search:
         self.nodes = 0
         self._target_key = (target.pawns, target.knights, target.bishops, target.rooks,
                             target.queens, target.kings, target.occupied_co[chess.WHITE])
-        self._next_check = 4096
+        self._next_check = self._check_after(0)
         self._last_report = time.monotonic()
 
     def run(self) -> SearchResult:
@@ -134,6 +134,12 @@ class Search:
         if self.limits.progress:
             print(f"spg: {self.nodes} nodes, {time.monotonic() - t0:.2f} s", file=sys.stderr)
         return SearchResult(root, graph, self.nodes, time.monotonic() - t0, complete, reason)
+
+    def _check_after(self, nodes: int) -> int:
+        """The node count of the next limit check: every 4096 nodes, and just past a node limit."""
+        nxt = nodes + 4096
+        limit = self.limits.nodes
+        return nxt if limit is None or limit < nodes else min(nxt, limit + 1)
 
     def _check_limits(self) -> None:
         lim = self.limits
@@ -160,7 +166,7 @@ class Search:
             return self.graph[key] is not None
         self.nodes += 1
         if self.nodes >= self._next_check:
-            self._next_check = self.nodes + 4096
+            self._next_check = self._check_after(self.nodes)
             self._check_limits()
         if plies == 0:
             live = self._is_target(board)

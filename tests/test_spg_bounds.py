@@ -46,6 +46,16 @@ def _assert_bounds_hold(start: chess.Board, moves: list[chess.Move], options: di
                 coupled = analysis.coupled_bound(board, color)
                 assert coupled <= mine, (f"ply {i} ({board.fen()}): coupled bound {coupled} of "
                                          f"{chess.COLOR_NAMES[color]} exceeds {mine}")
+        # every capture still to come lands on a landing square of its side
+        for color, mine in ((chess.WHITE, w), (chess.BLACK, b)):
+            landing = analysis.landing_squares(board, color, mine)
+            later = board.copy(stack=False)
+            for future in moves[i:]:
+                if later.turn == color and later.is_capture(future):
+                    assert landing & chess.BB_SQUARES[future.to_square], (
+                        f"ply {i} ({board.fen()}): {chess.COLOR_NAMES[color]} captures on "
+                        f"{chess.square_name(future.to_square)}, not a landing square")
+                later.push(future)
         assert not analysis.prune(board, n - i), f"ply {i} ({board.fen()}) pruned"
         assert analysis.move_filter(board, move, n - i)
         board.push(move)
@@ -162,7 +172,8 @@ def test_every_bound_option_gives_the_same_games(fen: str, plies: int) -> None:
     target = spg.parse_target(fen, plies)
     seen = []
     for options in OPTIONS + [dict(victim_slots=False, capture_accounting=False),
-                              dict(coupling=False, route_steps=False)]:
+                              dict(coupling=False, route_steps=False),
+                              dict(coupling=False, landings=False, capacity=False)]:
         answer = spg.solve(target, plies, check_shorter=False, bound_options=options)
         assert answer.complete
         seen.append(sorted(spg.san_text(g) for g in answer.games))
@@ -200,7 +211,10 @@ def test_coupled_bound_when_the_other_side_has_no_spare_move() -> None:
     assert not squares & chess.BB_A3 and squares & chess.BB_F7 and squares & chess.BB_E2
     assert analysis.coupled_bound(board, chess.WHITE) > 3
     assert analysis.prune(board, 6)
-    assert not Analysis(chess.Board(), target, coupling=False).prune(board, 6)
+    assert not Analysis(chess.Board(), target, coupling=False, landings=False).prune(board, 6)
+    # and White, with no spare move either, leaves a3 and d4 standing: Black cannot land there
+    assert Analysis(chess.Board(), target, coupling=False).prune(board, 6)
+    assert not analysis.landing_squares(board, chess.BLACK, 3) & (chess.BB_A3 | chess.BB_D4)
 
 
 def test_a_side_without_spare_moves_keeps_to_its_cheapest_routes() -> None:
