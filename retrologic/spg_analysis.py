@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import operator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import chess
 
@@ -697,33 +697,11 @@ class Analysis:
         if utype != chess.PAWN:
             a, b = self.piece_map(utype, color, usq), self.piece_map(ttype, color, tsq)
             return sum(chess.BB_SQUARES[q] for q in chess.SQUARES if a[q] + b[q] <= budget)
-        cap = min(captures, trajectory.MAX_PAWN_CAPTURES)
-        maps = self.pawn_maps(color, usq)
-        out = 0
-        for q in chess.SQUARES:
-            for c1 in range(cap + 1):
-                pm = maps[c1][q]
-                if pm > budget:
-                    continue
-                if q in LAST_RANK_SQUARES[color]:  # promotes here: on as a piece
-                    rest = self.piece_map(ttype, color, q)[tsq] if ttype not in (
-                        chess.PAWN, chess.KING) else INF
-                else:
-                    rest = self.unit_cost(color, chess.PAWN, q, ttype, tsq, captures - c1)
-                if pm + rest <= budget:
-                    out |= chess.BB_SQUARES[q]
-                    break
-        if ttype not in (chess.PAWN, chess.KING):  # landings after the promotion
-            target = self.piece_map(ttype, color, tsq)
-            for p in LAST_RANK_SQUARES[color]:
-                pm = min(maps[c][p] for c in range(cap + 1))
-                if pm + target[p] > budget:
-                    continue
-                promoted = self.piece_map(ttype, color, p)
-                for q in chess.SQUARES:
-                    if pm + promoted[q] + target[q] <= budget:
-                        out |= chess.BB_SQUARES[q]
-        return out
+        promotes = ttype not in (chess.PAWN, chess.KING)
+        return self._pawn_landings(
+            color, usq, captures, budget,
+            lambda q, c: self.unit_cost(color, chess.PAWN, q, ttype, tsq, c),
+            lambda q, left: self._detour(color, ttype, q, ttype, tsq, 0, left) if promotes else 0)
 
     def _slot_detour(self, color: chess.Color, utype: int, usq: int, squares: int, captures: int,
                      budget: int) -> int:
@@ -735,29 +713,40 @@ class Analysis:
         hit = self._route_cache.get(key)
         if hit is not None:
             return hit
-        out = 0
         if utype != chess.PAWN:
             a = self.piece_map(utype, color, usq)
+            out = 0
             for q in chess.SQUARES:
                 if a[q] <= budget and a[q] + self.victim_cost(color, utype, q, squares, 0) <= budget:
                     out |= chess.BB_SQUARES[q]
-        else:
-            cap = min(captures, trajectory.MAX_PAWN_CAPTURES)
-            maps = self.pawn_maps(color, usq)
-            for q in chess.SQUARES:
-                for c1 in range(cap + 1):
-                    pm = maps[c1][q]
-                    if pm > budget:
-                        continue
-                    if q in LAST_RANK_SQUARES[color]:  # promotes here: the rest as a piece
-                        rest = min(self.victim_cost(color, tt, q, squares, 0) for tt in PROMOTED)
-                        if pm + rest <= budget:
-                            out |= self._slot_detour(color, chess.QUEEN, q, squares, 0, budget - pm) \
-                                | self._slot_detour(color, chess.KNIGHT, q, squares, 0, budget - pm) \
-                                | chess.BB_SQUARES[q]
-                    elif pm + self.victim_cost(color, chess.PAWN, q, squares, captures - c1) <= budget:
-                        out |= chess.BB_SQUARES[q]
+        else:  # a promoted queen covers the bishop's and rook's detours
+            out = self._pawn_landings(
+                color, usq, captures, budget,
+                lambda q, c: self.victim_cost(color, chess.PAWN, q, squares, c),
+                lambda q, left: self._slot_detour(color, chess.QUEEN, q, squares, 0, left)
+                | self._slot_detour(color, chess.KNIGHT, q, squares, 0, left))
         self._route_cache[key] = out
+        return out
+
+    def _pawn_landings(self, color: chess.Color, usq: int, captures: int, budget: int,
+                       rest: Callable[[int, int], int], promoted: Callable[[int, int], int]) -> int:
+        """Squares a pawn on `usq` may land on within `budget` moves of a route: before its
+        last rank, q with d(u, q) + rest(q, captures left) <= budget; promoting on q, the
+        squares promoted(q, moves left) of the new piece."""
+        cap = min(captures, trajectory.MAX_PAWN_CAPTURES)
+        maps = self.pawn_maps(color, usq)
+        out = 0
+        for q in chess.SQUARES:
+            last = q in LAST_RANK_SQUARES[color]
+            for c1 in range(cap + 1):
+                pm = maps[c1][q]
+                if pm > budget:
+                    continue
+                if last:
+                    out |= promoted(q, budget - pm)
+                elif pm + rest(q, captures - c1) <= budget:
+                    out |= chess.BB_SQUARES[q]
+                    break
         return out
 
     def _piece_route(self, utype: int, color: chess.Color, frm: int, to: int, d: int) -> int:
@@ -906,16 +895,16 @@ class Analysis:
         no_capture = chess.popcount(board.occupied_co[not board.turn]) <= self.target_count[not board.turn]
         if no_capture:
             to_mask &= ~board.occupied_co[not board.turn]
+        keys = (self._side_key(board, board.turn), self._side_key(board, not board.turn))
         steps = None
-        if self.route_steps and self._no_spare(board, board.turn, (plies + 1) // 2):
-            steps = self.next_steps(board, board.turn)
+        if self.route_steps and self._plans(board, board.turn, keys[0]).cheapest == (plies + 1) // 2:
+            steps = self.next_steps(board, board.turn, keys[0])
             # generate only what the filter below can let through (castling: king to rook)
             castling = board.castling_rights & BACK_RANK[board.turn]
             from_mask &= sum(chess.BB_SQUARES[sq] for sq, to in steps.items() if to) | (
                 board.kings & board.occupied_co[board.turn] if castling else 0)
             to_mask &= functools.reduce(operator.or_, steps.values(), 0) | castling
         out = []
-        keys = (self._side_key(board, board.turn), self._side_key(board, not board.turn))
         for move in board.generate_legal_moves(from_mask, to_mask):
             if no_capture and board.is_en_passant(move):
                 continue
@@ -960,7 +949,8 @@ class Analysis:
         plans = self._bound_cache.get(tuple(other))
         return plans is not None and plans.bound > plies // 2
 
-    def next_steps(self, board: chess.Board, color: chess.Color) -> dict[int, int]:
+    def next_steps(self, board: chess.Board, color: chess.Color,
+                   side_key: tuple | None = None) -> dict[int, int]:
         """Per unit of `color`, the squares its first move may go to on a cheapest route towards
         a target unit or victim slot it could take (a superset; castling is not covered).
 
@@ -968,7 +958,7 @@ class Analysis:
         units stand still, so any other move loses the game to the target.
         """
         out: dict[int, int] = {}
-        for usq, utype, _, steps in self._unit_routes_now(board, color):
+        for usq, utype, _, steps in self._unit_routes_now(board, color, side_key):
             if board.piece_type_at(usq) != utype or not board.occupied_co[color] & chess.BB_SQUARES[usq]:
                 continue  # castled king or rook: the castling move is not filtered
             out[usq] = out.get(usq, 0) | steps
@@ -1067,15 +1057,14 @@ class Analysis:
         if self.landings and board.ep_square is None:
             # a side with no spare move leaves its forced victims where they stand: the other
             # side must land on each of those squares
-            for color, mine, theirs, plans in ((chess.WHITE, w, b, pw), (chess.BLACK, b, w, pb)):
+            for color, mine, theirs, plans, key, other_key in (
+                    (chess.WHITE, w, b, pw, kw, kb), (chess.BLACK, b, w, pb, kb, kw)):
                 if plans.cheapest != mine:
                     continue
-                key = kw if color == chess.WHITE else kb
                 standing = 0
                 for usq, _ in self.forced_victims(board, color, key):
                     standing |= chess.BB_SQUARES[usq]
-                if standing and standing & ~self.landing_squares(board, not color, theirs,
-                                                                 kb if color == chess.WHITE else kw):
+                if standing and standing & ~self.landing_squares(board, not color, theirs, other_key):
                     return True
         return False
 
