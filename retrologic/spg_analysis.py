@@ -282,14 +282,21 @@ class Analysis:
     coupling: bool = True  # a side with no spare move fixes where the other is captured
     landings: bool = True  # ... and its forced victims stand still: the other must land there
     route_steps: bool = True  # a side with no spare move steps along its cheapest routes
+    obstruction: bool = True  # units on their target squares block, unless one is disturbed
+    extra_frozen: int = 0  # units assumed never to move nor be captured (an obstruction view)
     _slot_cache: dict = field(default_factory=dict)
     _block_memo: dict = field(default_factory=dict)
     _pair_cache: dict = field(default_factory=dict)
     target_units: dict = field(default_factory=dict)
     target_count: dict = field(default_factory=dict)
+    _views: dict = field(default_factory=dict)
+    _split_stats: tuple = (0, 0)  # obstruction splits tried, and how many pruned
+    _home: int = 0  # units the start and the target agree on (not frozen): the anchored ones
 
     def __post_init__(self) -> None:
         self.frozen, self.impossible = frozen_units(self.start, self.target)
+        self.frozen |= self.extra_frozen
+        self._home = self.anchored(self.start)
         for color in chess.COLORS:
             units = []
             for sq in chess.scan_forward(self.target.occupied_co[color] & ~self.frozen):
@@ -578,6 +585,72 @@ class Analysis:
             hit = (hit, finite_mask(hit))
             self._route_cache[key] = hit
         return hit
+
+    def _bumped(self, color: chess.Color, utype: int, usq: int, column: tuple) -> tuple[tuple, int]:
+        """The column of a unit on its target square that must leave it (or be captured):
+        coming back takes at least two moves, with at most two captures; a pawn never comes back."""
+        row = next(i for i, (tsq, _) in enumerate(self.target_units[color]) if tsq == usq)
+        out = list(column)
+        out[row] = INF if utype == chess.PAWN else max(out[row], 2 * CAPW - 2)
+        out = tuple(out)
+        return out, finite_mask(out)
+
+    def disturbed_bound(self, board: chess.Board, color: chess.Color, held: int,
+                        side_key: tuple | None = None, enough: int = -1) -> int:
+        """`color`'s bound in the games where at least one of its units on `held` (each on its
+        own target square) is moved or captured before the end: the least, over those units, of
+        the bound with that unit's stay costing two moves. Stops at a value <= `enough`."""
+        side_key = side_key or self._side_key(board, color)
+        values = self._bound_cache.get(("bumped", held) + side_key)
+        if values is None:
+            values = self._bound_cache[("bumped", held) + side_key] = self._bumped_bounds(
+                board, color, side_key, held)
+        return min(values, default=INF)
+
+    def _bumped_bounds(self, board: chess.Board, color: chess.Color, side_key: tuple,
+                       held: int) -> list[int]:
+        """Per unit on `held`, the side's bound (as `_compute_bound`, without the optional
+        capture accounting: lower, still sound) when that unit's stay costs two moves."""
+        plans = self._plans(board, color, side_key)
+        if plans.bound >= INF:
+            return [INF]
+        slots, captures = plans.slots, plans.captures
+        nrows = len(self.target_units[color]) + len(slots)
+        units = list(chess.scan_forward(board.occupied_co[color] & ~self.frozen))
+        best = {h: INF for h in chess.scan_forward(held)}
+        for value, capacity, placed, extra in plans.scenarios:
+            columns, masks = [], []
+            for usq, utype in placed:
+                column, mask = self._column(color, utype, usq, captures, slots)
+                columns.append(column)
+                masks.append(mask)
+            for h in best:
+                j = units.index(h)
+                usq, utype = placed[j]
+                if usq != h:  # castling moved it: this scenario disturbs it already
+                    best[h] = min(best[h], value + (1 if self.capacity and capacity < captures
+                                                    else 0))
+                    continue
+                keep = columns[j], masks[j]
+                columns[j], masks[j] = self._bumped(color, utype, usq, columns[j])
+                total = column_assignment(columns, masks, nrows, self._block_memo)
+                columns[j], masks[j] = keep
+                if total >= INF:
+                    continue
+                base = -(-total // CAPW)
+                spare = base * CAPW - total
+                best[h] = min(best[h], base + extra
+                              + (1 if self.capacity and spare < captures else 0))
+        return [max(v, captures) for v in best.values()]
+
+    def anchored(self, board: chess.BaseBoard) -> int:
+        """Units (not frozen) standing on a target square of their own colour and type."""
+        t = self.target
+        same = ((board.pawns & t.pawns) | (board.knights & t.knights) | (board.bishops & t.bishops)
+                | (board.rooks & t.rooks) | (board.queens & t.queens) | (board.kings & t.kings))
+        side = ((board.occupied_co[chess.WHITE] & t.occupied_co[chess.WHITE])
+                | (board.occupied_co[chess.BLACK] & t.occupied_co[chess.BLACK]))
+        return same & side & ~self.frozen
 
     def _admissible(self, color: chess.Color, placed: list, captures: int, slots: tuple,
                     base: int) -> list[list[int]]:
@@ -946,8 +1019,16 @@ class Analysis:
         if ptype == chess.PAWN and self.victim_slots:
             budget = chess.popcount(board.occupied_co[not mover]) - self.target_count[not mover]
             other[9] = self._slots(mover, mine[1] ^ (frm | to), budget)
-        plans = self._bound_cache.get(tuple(other))
-        return plans is not None and plans.bound > plies // 2
+        other = tuple(other)
+        plans = self._bound_cache.get(other)
+        if plans is not None and plans.bound > plies // 2:
+            return True
+        if self.obstruction and not (ptype == chess.PAWN and abs(move.to_square - move.from_square) == 16):
+            # a child already found obstructed (`_obstructed` caches by both side keys)
+            keys = (child, other) if mover == chess.WHITE else (other, child)
+            left = ((plies - 1) // 2, plies // 2) if mover == chess.WHITE else (plies // 2, (plies - 1) // 2)
+            return bool(self._bound_cache.get(("obstructed",) + keys + left + (None,)))
+        return False
 
     def next_steps(self, board: chess.Board, color: chess.Color,
                    side_key: tuple | None = None) -> dict[int, int]:
@@ -1066,7 +1147,68 @@ class Analysis:
                     standing |= chess.BB_SQUARES[usq]
                 if standing and standing & ~self.landing_squares(board, not color, theirs, other_key):
                     return True
+        if self.obstruction:
+            return self._obstructed(board, plies, w, b, pw, pb, kw, kb)
         return False
+
+    MAX_VIEWS = 512  # obstruction views kept at most (each has its own distance tables)
+    # the split is given up once it has pruned fewer than 1 in 10 of its first SPLIT_TRIAL tries
+    # (not pruning is always sound; the split costs about one more bound per try)
+    SPLIT_TRIAL = 4096
+
+    def _obstructed(self, board: chess.Board, plies: int, w: int, b: int, pw: "Plans",
+                    pb: "Plans", kw: tuple, kb: tuple) -> bool:
+        """True when the target is out of reach whether or not the anchored units (units on
+        their own target squares) are disturbed.
+
+        Every game from here either leaves them all in place (then they are obstacles that are
+        never captured: the bounds of an Analysis with them frozen, its `prune`, apply) or
+        moves or captures one of White's (White pays `disturbed_bound`) or one of Black's.
+        """
+        held = self.anchored(board) & self._home
+        white = held & board.occupied_co[chess.WHITE]
+        black = held & board.occupied_co[chess.BLACK]
+        # disturbing a unit costs at most two moves and one more for capture capacity
+        # (`_bumped`): with three spare moves that case alone keeps the position alive
+        if not held or (white and pw.bound + 3 <= w) or (black and pb.bound + 3 <= b):
+            return False
+        key = ("obstructed", kw, kb, w, b, board.ep_square)
+        hit = self._bound_cache.get(key)
+        if hit is None:
+            tries, hits = self._split_stats
+            if tries >= self.SPLIT_TRIAL and hits * 10 < tries:
+                return False  # it rarely prunes on this problem: not worth its cost
+            hit = self._bound_cache[key] = self._split(board, plies, w, b, pw, pb, kw, kb,
+                                                       held, white, black)
+            self._split_stats = (tries + 1, hits + hit)
+        return hit
+
+    def view(self, held: int) -> "Analysis | None":
+        """The analysis of the games that never move nor capture the units on `held`: they
+        are frozen there (None: too many views kept already)."""
+        view = self._views.get(held)
+        if view is None:
+            if len(self._views) >= self.MAX_VIEWS:
+                return None
+            view = Analysis(self.start, self.target, capture_accounting=self.capture_accounting,
+                            victim_slots=self.victim_slots, capacity=self.capacity,
+                            coupling=self.coupling, landings=self.landings,
+                            route_steps=self.route_steps, obstruction=False,
+                            extra_frozen=held | self.extra_frozen)
+            self._views[held] = view
+        return view
+
+    def _split(self, board: chess.Board, plies: int, w: int, b: int, pw: "Plans", pb: "Plans",
+               kw: tuple, kb: tuple, held: int, white: int, black: int) -> bool:
+        """`_obstructed`'s three cases, uncached."""
+        view = self.view(held)
+        if view is None or not view.prune(board, plies):
+            return False
+        if white and pb.bound <= b and self.disturbed_bound(board, chess.WHITE, white, kw) <= w:
+            return False
+        if black and pw.bound <= w and self.disturbed_bound(board, chess.BLACK, black, kb) <= b:
+            return False
+        return True
 
     def _no_spare(self, board: chess.Board, color: chess.Color, moves: int) -> bool:
         """Every cheapest plan of `color` uses exactly `moves` moves (no move to spare)."""

@@ -56,9 +56,48 @@ def _assert_bounds_hold(start: chess.Board, moves: list[chess.Move], options: di
                         f"ply {i} ({board.fen()}): {chess.COLOR_NAMES[color]} captures on "
                         f"{chess.square_name(future.to_square)}, not a landing square")
                 later.push(future)
+        _assert_obstruction_holds(analysis, board, moves[i:], w, b, f"ply {i} ({board.fen()})")
         assert not analysis.prune(board, n - i), f"ply {i} ({board.fen()}) pruned"
         assert analysis.move_filter(board, move, n - i)
         board.push(move)
+
+
+def _disturbed(board: chess.Board, rest: list[chess.Move], held: int) -> int:
+    """The squares of `held` whose unit moves (castling rooks too) or is captured (en passant
+    too) during `rest`."""
+    out = 0
+    later = board.copy(stack=False)
+    for move in rest:
+        touched = chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]
+        if later.is_castling(move):
+            touched |= later.rooks & later.occupied_co[later.turn] & chess.BB_SQUARES[
+                (chess.H1 if chess.square_file(move.to_square) == 6 else chess.A1)
+                ^ (0 if later.turn == chess.WHITE else 56)]
+        if later.is_en_passant(move):
+            touched |= chess.BB_SQUARES[move.to_square ^ 8]
+        out |= touched & held & ~out
+        later.push(move)
+    return out
+
+
+def _assert_obstruction_holds(analysis: Analysis, board: chess.Board, rest: list[chess.Move],
+                              w: int, b: int, where: str) -> None:
+    """The obstruction split: if the game leaves the anchored units alone, their view's bounds
+    hold; if it disturbs one of a side's, that side's disturbed bound holds."""
+    held = analysis.anchored(board) & analysis._home
+    if not held:
+        return
+    hit = _disturbed(board, rest, held)
+    if not hit:
+        view = analysis.view(held)
+        vw, vb = view.side_bound(board, chess.WHITE), view.side_bound(board, chess.BLACK)
+        assert vw <= w and vb <= b, f"{where}: undisturbed view bounds {vw}/{vb} exceed {w}/{b}"
+        assert not view.prune(board, len(rest)), f"{where}: undisturbed view prunes"
+    for color, mine in ((chess.WHITE, w), (chess.BLACK, b)):
+        if hit & board.occupied_co[color]:
+            value = analysis.disturbed_bound(board, color, held & board.occupied_co[color])
+            assert value <= mine, (f"{where}: {chess.COLOR_NAMES[color]} disturbs a unit of "
+                                   f"{chess.SquareSet(hit)}; disturbed bound {value} > {mine}")
 
 
 def _published_games() -> list[tuple[str, list[chess.Move]]]:
@@ -173,7 +212,9 @@ def test_every_bound_option_gives_the_same_games(fen: str, plies: int) -> None:
     seen = []
     for options in OPTIONS + [dict(victim_slots=False, capture_accounting=False),
                               dict(coupling=False, route_steps=False),
-                              dict(coupling=False, landings=False, capacity=False)]:
+                              dict(coupling=False, landings=False, capacity=False),
+                              dict(obstruction=False),
+                              dict(obstruction=True, coupling=False, landings=False)]:
         answer = spg.solve(target, plies, check_shorter=False, bound_options=options)
         assert answer.complete
         seen.append(sorted(spg.san_text(g) for g in answer.games))
