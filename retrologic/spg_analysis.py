@@ -596,10 +596,10 @@ class Analysis:
         return out, finite_mask(out)
 
     def disturbed_bound(self, board: chess.Board, color: chess.Color, held: int,
-                        side_key: tuple | None = None, enough: int = -1) -> int:
+                        side_key: tuple | None = None) -> int:
         """`color`'s bound in the games where at least one of its units on `held` (each on its
         own target square) is moved or captured before the end: the least, over those units, of
-        the bound with that unit's stay costing two moves. Stops at a value <= `enough`."""
+        the bound with that unit's stay costing two moves."""
         side_key = side_key or self._side_key(board, color)
         values = self._bound_cache.get(("bumped", held) + side_key)
         if values is None:
