@@ -225,6 +225,12 @@ def _weighted(routes: tuple, mu2: int, lam2: int) -> int:
     return best
 
 
+def _moves_left(turn: chess.Color, plies: int) -> tuple[int, int]:
+    """(White's, Black's) moves among the next `plies` plies, `turn` moving first."""
+    first, second = (plies + 1) // 2, plies // 2
+    return (first, second) if turn == chess.WHITE else (second, first)
+
+
 def _pawn_first_moves(color: chess.Color, square: chess.Square) -> int:
     """Squares one pawn move from `square` may reach (single, double step, captures)."""
     rank = chess.square_rank(square)
@@ -235,6 +241,11 @@ def _pawn_first_moves(color: chess.Color, square: chess.Square) -> int:
     if rank == (1 if color == chess.WHITE else 6):
         out |= chess.BB_SQUARES[square + 2 * step]
     return out
+
+
+def _obstructed_key(kw: tuple, kb: tuple, w: int, b: int, ep: int | None) -> tuple:
+    """Cache key of `Analysis._obstructed`'s verdict: both side keys, moves left, e.p."""
+    return ("obstructed", kw, kb, w, b, ep)
 
 
 CAPW = 1024  # moves weigh CAPW, capture capacity 1: one assignment gives both (capacity < CAPW)
@@ -536,19 +547,12 @@ class Analysis:
         for extra, moved in scenarios:
             placed = [(moved.get(usq, usq), utype) for usq, utype in units]
             # the plain assignment, ties broken towards the most capture capacity
-            columns, masks = [], []
-            for usq, utype in placed:
-                column, mask = self._column(color, utype, usq, captures, slots)
-                columns.append(column)
-                masks.append(mask)
+            columns, masks = self._placed_columns(color, placed, captures, slots)
             total = column_assignment(columns, masks, len(targets) + len(slots), self._block_memo)
             if total >= INF:
                 continue
-            base = -(-total // CAPW)
-            capacity = base * CAPW - total
-            plans.append((base + extra, capacity, placed, extra))
-            # fewer captures possible on every cheapest plan than must still be made: one more
-            scenario = base + extra + (1 if self.capacity and capacity < captures else 0)
+            value, capacity, scenario = self._scenario(total, extra, captures)
+            plans.append((value, capacity, placed, extra))
             if grid:
                 routes = [[self.unit_routes(color, utype, usq, ttype, tsq, captures)
                            for usq, utype in placed] for tsq, ttype in targets]
@@ -569,6 +573,27 @@ class Analysis:
             return dead
         cheapest = min((p[0] for p in plans), default=INF)
         return Plans(max(best, captures), tuple(plans), captures, slots, cheapest)
+
+    def _scenario(self, total: int, extra: int, captures: int) -> tuple[int, int, int]:
+        """A scenario's (moves, capture capacity, bound) from its weighted assignment `total`
+        and its castling move `extra`."""
+        base = -(-total // CAPW)
+        capacity = base * CAPW - total
+        return base + extra, capacity, base + extra + self._capacity_short(capacity, captures)
+
+    def _capacity_short(self, capacity: int, captures: int) -> int:
+        """One more move when even the cheapest plans cannot make the captures still due."""
+        return 1 if self.capacity and capacity < captures else 0
+
+    def _placed_columns(self, color: chess.Color, placed: list, captures: int,
+                        slots: tuple) -> tuple[list, list]:
+        """The assignment's columns of the placed units, and their finite masks."""
+        columns, masks = [], []
+        for usq, utype in placed:
+            column, mask = self._column(color, utype, usq, captures, slots)
+            columns.append(column)
+            masks.append(mask)
+        return columns, masks
 
     def _column(self, color: chess.Color, utype: int, usq: int, captures: int,
                 slots: tuple) -> tuple[tuple, int]:
@@ -619,28 +644,19 @@ class Analysis:
         units = list(chess.scan_forward(board.occupied_co[color] & ~self.frozen))
         best = {h: INF for h in chess.scan_forward(held)}
         for value, capacity, placed, extra in plans.scenarios:
-            columns, masks = [], []
-            for usq, utype in placed:
-                column, mask = self._column(color, utype, usq, captures, slots)
-                columns.append(column)
-                masks.append(mask)
+            columns, masks = self._placed_columns(color, placed, captures, slots)
             for h in best:
                 j = units.index(h)
                 usq, utype = placed[j]
                 if usq != h:  # castling moved it: this scenario disturbs it already
-                    best[h] = min(best[h], value + (1 if self.capacity and capacity < captures
-                                                    else 0))
+                    best[h] = min(best[h], value + self._capacity_short(capacity, captures))
                     continue
                 keep = columns[j], masks[j]
                 columns[j], masks[j] = self._bumped(color, utype, usq, columns[j])
                 total = column_assignment(columns, masks, nrows, self._block_memo)
                 columns[j], masks[j] = keep
-                if total >= INF:
-                    continue
-                base = -(-total // CAPW)
-                spare = base * CAPW - total
-                best[h] = min(best[h], base + extra
-                              + (1 if self.capacity and spare < captures else 0))
+                if total < INF:
+                    best[h] = min(best[h], self._scenario(total, extra, captures)[2])
         return [max(v, captures) for v in best.values()]
 
     def anchored(self, board: chess.BaseBoard) -> int:
@@ -951,9 +967,7 @@ class Analysis:
 
     def moves_left(self, board: chess.Board, plies: int) -> tuple[int, int]:
         """(White's, Black's) moves among the next `plies` plies, `board.turn` moving first."""
-        first = (plies + 1) // 2
-        second = plies // 2
-        return (first, second) if board.turn == chess.WHITE else (second, first)
+        return _moves_left(board.turn, plies)
 
     def move_filter(self, board: chess.Board, move: chess.Move, plies: int) -> bool:
         """False for moves no game to the target can make: moving or capturing a frozen unit,
@@ -1025,9 +1039,9 @@ class Analysis:
             return True
         if self.obstruction and not (ptype == chess.PAWN and abs(move.to_square - move.from_square) == 16):
             # a child already found obstructed (`_obstructed` caches by both side keys)
-            keys = (child, other) if mover == chess.WHITE else (other, child)
-            left = ((plies - 1) // 2, plies // 2) if mover == chess.WHITE else (plies // 2, (plies - 1) // 2)
-            return bool(self._bound_cache.get(("obstructed",) + keys + left + (None,)))
+            kw, kb = (child, other) if mover == chess.WHITE else (other, child)
+            w, b = _moves_left(not mover, plies - 1)
+            return bool(self._bound_cache.get(_obstructed_key(kw, kb, w, b, None)))
         return False
 
     def next_steps(self, board: chess.Board, color: chess.Color,
@@ -1172,7 +1186,7 @@ class Analysis:
         # (`_bumped`): with three spare moves that case alone keeps the position alive
         if not held or (white and pw.bound + 3 <= w) or (black and pb.bound + 3 <= b):
             return False
-        key = ("obstructed", kw, kb, w, b, board.ep_square)
+        key = _obstructed_key(kw, kb, w, b, board.ep_square)
         hit = self._bound_cache.get(key)
         if hit is None:
             tries, hits = self._split_stats
