@@ -9,6 +9,7 @@ chess-blind counting argument: the squares a side still has to change, at most t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -20,11 +21,16 @@ sys.path.insert(0, str(ROOT))
 
 from retrologic import problem, spg  # noqa: E402
 from retrologic.questions.spg import answer_result  # noqa: E402
+from retrologic.spg_analysis import Analysis  # noqa: E402
 from retrologic.spg_search import Limits, Search  # noqa: E402
 
 # the bound as it was before the plan deductions (capture capacity, the coupled bound of a side
 # whose opponent has no spare move, cheapest-route steps, landing squares): the "previous" columns
 PREVIOUS = {"capacity": False, "coupling": False, "route_steps": False, "landings": False}
+
+# the bound's on/off switches (Analysis's public bool fields)
+SWITCHES = {f.name for f in dataclasses.fields(Analysis)
+            if isinstance(f.default, bool) and not f.name.startswith("_")} - {"impossible"}
 
 # published solutions of problem files too slow for the CI suite (they carry no [expect])
 PUBLISHED = {
@@ -143,11 +149,22 @@ def main() -> int:
     ap.add_argument("--previous-timeout", type=float, default=0.0,
                     help="also run the solver with the previous bound (PREVIOUS) with "
                          "this limit per problem (s); 0 (default) skips it")
+    ap.add_argument("--previous-options", metavar="NAME=0|1[,...]",
+                    help="the bound options of the previous columns instead of PREVIOUS, "
+                         "e.g. pawn_walls=0 (an A/B run of one deduction)")
     ap.add_argument("--suffix", metavar="N[,N...]",
                     help="instead: complete searches of the last N plies of each published game, "
                          "current bound against the previous one")
     args = ap.parse_args()
     files = [Path(f) for f in args.files] or sorted((ROOT / "problems" / "spg").glob("*.toml"))
+    if args.previous_options:
+        PREVIOUS.clear()
+        for item in args.previous_options.split(","):
+            name, _, value = item.partition("=")
+            if value not in ("0", "1") or name not in SWITCHES:
+                ap.error(f"--previous-options: {item!r} is not NAME=0 or NAME=1 with NAME "
+                         f"one of {', '.join(sorted(SWITCHES))}")
+            PREVIOUS[name] = value == "1"
     if args.suffix:
         suffix_table(files, [int(x) for x in args.suffix.split(",")], args.timeout)
         return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import operator
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
@@ -294,13 +295,14 @@ class Analysis:
     landings: bool = True  # ... and its forced victims stand still: the other must land there
     route_steps: bool = True  # a side with no spare move steps along its cheapest routes
     obstruction: bool = True  # units on their target squares block, unless one is disturbed
+    pawn_walls: bool = True  # ... counting every pawn on its own target square (`held_units`)
     extra_frozen: int = 0  # units assumed never to move nor be captured (an obstruction view)
     _slot_cache: dict = field(default_factory=dict)
     _block_memo: dict = field(default_factory=dict)
     _pair_cache: dict = field(default_factory=dict)
     target_units: dict = field(default_factory=dict)
     target_count: dict = field(default_factory=dict)
-    _views: dict = field(default_factory=dict)
+    _views: OrderedDict = field(default_factory=OrderedDict)
     _split_stats: tuple = (0, 0)  # obstruction splits tried, and how many pruned
     _home: int = 0  # units the start and the target agree on (not frozen): the anchored ones
 
@@ -325,8 +327,7 @@ class Analysis:
         key = (piece_type, color, square)
         hit = self._piece_maps.get(key)
         if hit is None:
-            hit = trajectory.distance_map(piece_type, color, square, self.frozen)
-            hit = tuple(INF if d >= trajectory.UNREACHABLE else d for d in hit)
+            hit = trajectory.piece_map(piece_type, square, self.frozen, INF)
             self._piece_maps[key] = hit
         return hit
 
@@ -335,8 +336,7 @@ class Analysis:
         key = (color, square)
         hit = self._pawn_maps.get(key)
         if hit is None:
-            maps = trajectory.pawn_maps(color, square, self.frozen)
-            hit = tuple(tuple(INF if d >= trajectory.UNREACHABLE else d for d in m) for m in maps)
+            hit = trajectory.pawn_sweep(color, square, self.frozen, INF)
             self._pawn_maps[key] = hit
         return hit
 
@@ -667,6 +667,11 @@ class Analysis:
         side = ((board.occupied_co[chess.WHITE] & t.occupied_co[chess.WHITE])
                 | (board.occupied_co[chess.BLACK] & t.occupied_co[chess.BLACK]))
         return same & side & ~self.frozen
+
+    def held_units(self, board: chess.BaseBoard) -> int:
+        """The anchored units the obstruction split holds in place: those the start and the
+        target agree on, and every pawn on its own target square (a pawn never comes back)."""
+        return self.anchored(board) & (self._home | (board.pawns if self.pawn_walls else 0))
 
     def _admissible(self, color: chess.Color, placed: list, captures: int, slots: tuple,
                     base: int) -> list[list[int]]:
@@ -1165,7 +1170,7 @@ class Analysis:
             return self._obstructed(board, plies, w, b, pw, pb, kw, kb)
         return False
 
-    MAX_VIEWS = 512  # obstruction views kept at most (each has its own distance tables)
+    MAX_VIEWS = 2048  # obstruction views kept (each has its own distance tables and caches)
     # the split is given up once it has pruned fewer than 1 in 10 of its first SPLIT_TRIAL tries
     # (not pruning is always sound; the split costs about one more bound per try)
     SPLIT_TRIAL = 4096
@@ -1179,12 +1184,14 @@ class Analysis:
         never captured: the bounds of an Analysis with them frozen, its `prune`, apply) or
         moves or captures one of White's (White pays `disturbed_bound`) or one of Black's.
         """
-        held = self.anchored(board) & self._home
+        held = self.held_units(board)
         white = held & board.occupied_co[chess.WHITE]
         black = held & board.occupied_co[chess.BLACK]
-        # disturbing a unit costs at most two moves and one more for capture capacity
+        # disturbing a piece costs at most two moves and one more for capture capacity
         # (`_bumped`): with three spare moves that case alone keeps the position alive
-        if not held or (white and pw.bound + 3 <= w) or (black and pb.bound + 3 <= b):
+        pieces = held & ~board.pawns
+        if not held or (white & pieces and pw.bound + 3 <= w) or \
+                (black & pieces and pb.bound + 3 <= b):
             return False
         key = _obstructed_key(kw, kb, w, b, board.ep_square)
         hit = self._bound_cache.get(key)
@@ -1197,26 +1204,27 @@ class Analysis:
             self._split_stats = (tries + 1, hits + hit)
         return hit
 
-    def view(self, held: int) -> "Analysis | None":
+    def view(self, held: int) -> "Analysis":
         """The analysis of the games that never move nor capture the units on `held`: they
-        are frozen there (None: too many views kept already)."""
-        view = self._views.get(held)
-        if view is None:
-            if len(self._views) >= self.MAX_VIEWS:
-                return None
-            view = Analysis(self.start, self.target, capture_accounting=self.capture_accounting,
-                            victim_slots=self.victim_slots, capacity=self.capacity,
-                            coupling=self.coupling, landings=self.landings,
-                            route_steps=self.route_steps, obstruction=False,
-                            extra_frozen=held | self.extra_frozen)
-            self._views[held] = view
+        are frozen there. At most MAX_VIEWS are kept, the least recently used dropped first."""
+        views = self._views
+        view = views.get(held)
+        if view is not None:
+            views.move_to_end(held)
+            return view
+        if len(views) >= self.MAX_VIEWS:
+            views.popitem(last=False)
+        view = views[held] = Analysis(
+            self.start, self.target, capture_accounting=self.capture_accounting,
+            victim_slots=self.victim_slots, capacity=self.capacity, coupling=self.coupling,
+            landings=self.landings, route_steps=self.route_steps, obstruction=False,
+            extra_frozen=held | self.extra_frozen)
         return view
 
     def _split(self, board: chess.Board, plies: int, w: int, b: int, pw: "Plans", pb: "Plans",
                kw: tuple, kb: tuple, held: int, white: int, black: int) -> bool:
         """`_obstructed`'s three cases, uncached."""
-        view = self.view(held)
-        if view is None or not view.prune(board, plies):
+        if not self.view(held).prune(board, plies):
             return False
         if white and pb.bound <= b and self.disturbed_bound(board, chess.WHITE, white, kw) <= w:
             return False

@@ -231,9 +231,14 @@ def unit_graph(piece: int, color: chess.Color, blocked: Squares = 0, *, no_entry
 
 
 def _start_state(graph: UnitGraph, start: int) -> int:
+    return _check_start(graph.piece, start)
+
+
+def _check_start(piece: int, start: int) -> int:
+    """`start` itself, if a unit of this type can stand there (a pawn not on rank 1 or 8)."""
     if not 0 <= start < 64:
         raise ValueError(f"not a square: {start!r}")
-    if graph.piece == chess.PAWN and chess.square_rank(start) in (0, 7):
+    if piece == chess.PAWN and chess.square_rank(start) in (0, 7):
         raise ValueError(f"a pawn cannot stand on {chess.square_name(start)} "
                          "(1st rank, or last rank: it would have promoted)")
     return start
@@ -245,6 +250,54 @@ def _square_map(dist: Sequence[int], layers: Sequence[int]) -> Map:
 
 # ---------------------------------------------------------------------------------------------
 # distance maps (the paper's MAP)
+
+
+def piece_map(piece: int, start: int, blocked: int = 0, unreachable: int = UNREACHABLE) -> Map:
+    """`distance_map` of a piece (not a pawn) among `blocked` units, by a breadth-first sweep of
+    bitboard frontiers: no move graph is built, which matters when the obstacles keep changing.
+    `unreachable` marks the squares no route reaches."""
+    _check_start(piece, start)
+    dist = [unreachable] * 64
+    dist[start] = 0
+    seen = frontier = chess.BB_SQUARES[start]
+    d = 0
+    while frontier:
+        d += 1
+        reach = 0
+        for sq in chess.scan_forward(frontier):
+            reach |= piece_targets(piece, sq, blocked, blocked)
+        frontier = reach & ~seen
+        seen |= frontier
+        for sq in chess.scan_forward(frontier):
+            dist[sq] = d
+    return tuple(dist)
+
+
+def pawn_sweep(color: chess.Color, start: int, blocked: int = 0,
+               unreachable: int = UNREACHABLE) -> tuple[Map, ...]:
+    """`pawn_maps` of a pawn among `blocked` units, by one sweep over the ranks in its
+    direction (every pawn move gains a rank, so each square is final when its rank comes).
+    `unreachable` marks the squares no route reaches."""
+    _check_start(chess.PAWN, start)
+    layers = MAX_PAWN_CAPTURES + 1
+    dist = [[unreachable] * 64 for _ in range(layers)]
+    dist[0][start] = 0
+    ranks = range(chess.square_rank(start), 8) if color == chess.WHITE \
+        else range(chess.square_rank(start), -1, -1)
+    for rank in ranks:
+        for sq in range(8 * rank, 8 * rank + 8):
+            steps = None
+            for c in range(layers):
+                d = dist[c][sq]
+                if d >= unreachable:
+                    continue
+                if steps is None:
+                    steps = pawn_steps(color, sq, blocked, blocked)
+                for dst, capture in steps:
+                    c2 = c + capture
+                    if c2 < layers and dist[c2][dst] > d + 1:
+                        dist[c2][dst] = d + 1
+    return tuple(tuple(m) for m in dist)
 
 
 def distance_map(piece: int, color: chess.Color, start: int, blocked: Squares = 0, *,

@@ -16,6 +16,7 @@ import pytest
 from conftest import random_game
 from retrologic import spg
 from retrologic.spg_analysis import INF, Analysis
+from retrologic.spg_search import Limits, Search
 
 ROOT = Path(__file__).resolve().parent.parent
 OPTIONS = [dict(victim_slots=True, capture_accounting=False),
@@ -84,7 +85,7 @@ def _assert_obstruction_holds(analysis: Analysis, board: chess.Board, rest: list
                               w: int, b: int, where: str) -> None:
     """The obstruction split: if the game leaves the anchored units alone, their view's bounds
     hold; if it disturbs one of a side's, that side's disturbed bound holds."""
-    held = analysis.anchored(board) & analysis._home
+    held = analysis.held_units(board)
     if not held:
         return
     hit = _disturbed(board, rest, held)
@@ -213,7 +214,7 @@ def test_every_bound_option_gives_the_same_games(fen: str, plies: int) -> None:
     for options in OPTIONS + [dict(victim_slots=False, capture_accounting=False),
                               dict(coupling=False, route_steps=False),
                               dict(coupling=False, landings=False, capacity=False),
-                              dict(obstruction=False),
+                              dict(obstruction=False), dict(pawn_walls=False),
                               dict(obstruction=True, coupling=False, landings=False)]:
         answer = spg.solve(target, plies, check_shorter=False, bound_options=options)
         assert answer.complete
@@ -269,3 +270,30 @@ def test_a_side_without_spare_moves_keeps_to_its_cheapest_routes() -> None:
     assert {m.uci() for m in analysis.candidate_moves(chess.Board(), 4)} == {"g1f3", "g1h3"}
     plain = Analysis(chess.Board(), target, route_steps=False)
     assert len(plain.candidate_moves(chess.Board(), 4)) == 4   # every knight move (pawns frozen)
+
+
+def test_pawn_walls_prune_only_dead_positions() -> None:
+    """A pawn on its own target square is a wall the other units must have passed already.
+    Every child of the published game's positions that the walls prune (and the split without
+    them does not) has no game to the diagram: a complete search without the walls finds none."""
+    path = ROOT / "problems" / "spg" / "heinonen-1996.toml"  # Black's pawns end on rank 6
+    fen = tomllib.loads(path.read_text())["position"]["fen"]
+    game = dict(PUBLISHED)["heinonen-1996"]
+    plies = len(game)
+    target = spg.parse_target(fen, plies)
+    walls = Analysis(chess.Board(), target)
+    plain = Analysis(chess.Board(), target, pawn_walls=False)
+    board, bitten = chess.Board(), 0
+    for i, played in enumerate(game):
+        left = plies - i - 1
+        for move in board.legal_moves:
+            child = board.copy(stack=False)
+            child.push(move)
+            if walls.prune(child, left) and not plain.prune(child, left):
+                bitten += 1
+                check = Analysis(chess.Board(), target, pawn_walls=False)
+                result = Search(child, target, left, check.prune, limits=Limits(),
+                                candidates=check.candidate_moves).run()
+                assert result.complete and result.count() == 0, (board.fen(), move.uci())
+        board.push(played)
+    assert board.board_fen() == fen and bitten >= 30

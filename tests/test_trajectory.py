@@ -134,11 +134,36 @@ def test_random_obstacles_blocked_against_python_chess() -> None:
         moves = python_chess_moves(piece, color, blocked)
         if piece == chess.PAWN:
             _check_pawn(color, start, moves, blocked, blocked)
+            assert T.pawn_sweep(color, start, T.mask_of(blocked)) == \
+                T.pawn_maps(color, start, blocked)
             continue
         want = bfs(moves, start)
         got = T.distance_map(piece, color, start, blocked)
         assert got == tuple(want.get(s, U) for s in range(64))
         assert got == T.distance_map(piece, color, start, T.mask_of(blocked))
+        assert got == T.piece_map(piece, start, T.mask_of(blocked))
+
+
+def test_bitboard_sweeps_equal_the_move_graph() -> None:
+    """The graph-free sweeps the proof-game bounds use (`piece_map`, `pawn_sweep`) give the
+    move graph's maps, over many random obstacle sets (the graph is itself checked above)."""
+    rng = random.Random(11)
+    for _ in range(1500):
+        piece = rng.choice(PIECES + (chess.PAWN,))
+        color = rng.choice(chess.COLORS)
+        start = rng.randrange(8, 56) if piece == chess.PAWN else rng.randrange(64)
+        blocked = T.mask_of(_random_mask(rng, rng.choice([0.05, 0.2, 0.4]), (start,)))
+        if piece == chess.PAWN:
+            assert T.pawn_sweep(color, start, blocked) == T.pawn_maps(color, start, blocked)
+        else:
+            assert T.piece_map(piece, start, blocked) == T.distance_map(piece, color, start, blocked)
+    walled = chess.BB_A2 | chess.BB_B1  # a rook in the corner, walled in; a pawn facing a wall
+    assert T.piece_map(chess.ROOK, chess.A1, walled, 999) == (0,) + (999,) * 63
+    assert T.pawn_sweep(chess.WHITE, chess.E2, chess.BB_E3, 999)[0][chess.E4] == 999
+    with pytest.raises(ValueError):
+        T.pawn_sweep(chess.WHITE, chess.E8)
+    with pytest.raises(ValueError):
+        T.piece_map(chess.ROOK, 64)
 
 
 def test_random_enter_only_and_cross_only_obstacles() -> None:
