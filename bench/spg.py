@@ -9,7 +9,6 @@ chess-blind counting argument: the squares a side still has to change, at most t
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -21,16 +20,12 @@ sys.path.insert(0, str(ROOT))
 
 from retrologic import problem, spg  # noqa: E402
 from retrologic.questions.spg import answer_result  # noqa: E402
-from retrologic.spg_analysis import Analysis  # noqa: E402
+from retrologic.spg_analysis import SWITCHES  # noqa: E402
 from retrologic.spg_search import Limits, Search  # noqa: E402
 
 # the bound as it was before the plan deductions (capture capacity, the coupled bound of a side
 # whose opponent has no spare move, cheapest-route steps, landing squares): the "previous" columns
 PREVIOUS = {"capacity": False, "coupling": False, "route_steps": False, "landings": False}
-
-# the bound's on/off switches (Analysis's public bool fields)
-SWITCHES = {f.name for f in dataclasses.fields(Analysis)
-            if isinstance(f.default, bool) and not f.name.startswith("_")} - {"impossible"}
 
 # published solutions of problem files too slow for the CI suite (they carry no [expect])
 PUBLISHED = {

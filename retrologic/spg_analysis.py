@@ -276,6 +276,11 @@ class Plans(NamedTuple):
     cheapest: int = INF  # the fewest moves of any scenario (== moves left: no spare move)
 
 
+# the bound's on/off switches (a view copies them; bench/spg.py switches them for A/B runs)
+SWITCHES = ("capture_accounting", "victim_slots", "capacity", "coupling", "landings",
+            "route_steps", "obstruction", "pawn_walls")
+
+
 @dataclass
 class Analysis:
     """What the proof game's target tells before any search: frozen units and distance tables."""
@@ -323,8 +328,9 @@ class Analysis:
     # distance tables -------------------------------------------------------------------------
 
     def piece_map(self, piece_type: int, color: chess.Color, square: chess.Square) -> tuple:
-        """Moves a piece needs from `square` to every square, frozen units as obstacles."""
-        key = (piece_type, color, square)
+        """Moves a piece needs from `square` to every square, frozen units as obstacles (the
+        same for both colours: frozen units of either block)."""
+        key = (piece_type, square)
         hit = self._piece_maps.get(key)
         if hit is None:
             hit = trajectory.piece_map(piece_type, square, self.frozen, INF)
@@ -1177,8 +1183,9 @@ class Analysis:
 
     def _obstructed(self, board: chess.Board, plies: int, w: int, b: int, pw: "Plans",
                     pb: "Plans", kw: tuple, kb: tuple) -> bool:
-        """True when the target is out of reach whether or not the anchored units (units on
-        their own target squares) are disturbed.
+        """True when the target is out of reach whether or not the held units (`held_units`:
+        the units the start and the target share, and pawns on their own target squares) are
+        disturbed.
 
         Every game from here either leaves them all in place (then they are obstacles that are
         never captured: the bounds of an Analysis with them frozen, its `prune`, apply) or
@@ -1190,8 +1197,8 @@ class Analysis:
         # disturbing a piece costs at most two moves and one more for capture capacity
         # (`_bumped`): with three spare moves that case alone keeps the position alive
         pieces = held & ~board.pawns
-        if not held or (white & pieces and pw.bound + 3 <= w) or \
-                (black & pieces and pb.bound + 3 <= b):
+        if not held or ((white & pieces) and pw.bound + 3 <= w) or \
+                ((black & pieces) and pb.bound + 3 <= b):
             return False
         key = _obstructed_key(kw, kb, w, b, board.ep_square)
         hit = self._bound_cache.get(key)
@@ -1214,11 +1221,10 @@ class Analysis:
             return view
         if len(views) >= self.MAX_VIEWS:
             views.popitem(last=False)
-        view = views[held] = Analysis(
-            self.start, self.target, capture_accounting=self.capture_accounting,
-            victim_slots=self.victim_slots, capacity=self.capacity, coupling=self.coupling,
-            landings=self.landings, route_steps=self.route_steps, obstruction=False,
-            extra_frozen=held | self.extra_frozen)
+        options = {name: getattr(self, name) for name in SWITCHES}
+        options["obstruction"] = False
+        view = views[held] = Analysis(self.start, self.target, **options,
+                                      extra_frozen=held | self.extra_frozen)
         return view
 
     def _split(self, board: chess.Board, plies: int, w: int, b: int, pw: "Plans", pb: "Plans",

@@ -230,10 +230,6 @@ def unit_graph(piece: int, color: chess.Color, blocked: Squares = 0, *, no_entry
     return _graph(piece, bool(color), b | mask_of(no_entry), b | mask_of(no_cross), promote)
 
 
-def _start_state(graph: UnitGraph, start: int) -> int:
-    return _check_start(graph.piece, start)
-
-
 def _check_start(piece: int, start: int) -> int:
     """`start` itself, if a unit of this type can stand there (a pawn not on rank 1 or 8)."""
     if not 0 <= start < 64:
@@ -255,7 +251,7 @@ def _square_map(dist: Sequence[int], layers: Sequence[int]) -> Map:
 def piece_map(piece: int, start: int, blocked: int = 0, unreachable: int = UNREACHABLE) -> Map:
     """`distance_map` of a piece (not a pawn) among `blocked` units, by a breadth-first sweep of
     bitboard frontiers: no move graph is built, which matters when the obstacles keep changing.
-    `unreachable` marks the squares no route reaches."""
+    `unreachable` marks the squares no route reaches (it must exceed every real distance, 63)."""
     _check_start(piece, start)
     dist = [unreachable] * 64
     dist[start] = 0
@@ -277,7 +273,7 @@ def pawn_sweep(color: chess.Color, start: int, blocked: int = 0,
                unreachable: int = UNREACHABLE) -> tuple[Map, ...]:
     """`pawn_maps` of a pawn among `blocked` units, by one sweep over the ranks in its
     direction (every pawn move gains a rank, so each square is final when its rank comes).
-    `unreachable` marks the squares no route reaches."""
+    `unreachable` marks the squares no route reaches (it must exceed every real distance, 6)."""
     _check_start(chess.PAWN, start)
     layers = MAX_PAWN_CAPTURES + 1
     dist = [[unreachable] * 64 for _ in range(layers)]
@@ -311,7 +307,7 @@ def distance_map(piece: int, color: chess.Color, start: int, blocked: Squares = 
     promotion, then P's). Without `promote` a pawn's last rank holds its promotion moves.
     """
     g = unit_graph(piece, color, blocked, no_entry=no_entry, no_cross=no_cross, promote=promote)
-    dist = g.distances([_start_state(g, start)])
+    dist = g.distances([_check_start(g.piece, start)])
     return _square_map(dist, g.final_layers(captures))
 
 
@@ -344,7 +340,7 @@ def pawn_maps(color: chess.Color, start: int, blocked: Squares = 0, *, no_entry:
     """Seven maps, index c = 0 … 6: the fewest moves to each square with exactly c captures."""
     g = unit_graph(chess.PAWN, color, blocked, no_entry=no_entry, no_cross=no_cross,
                    promote=promote)
-    dist = g.distances([_start_state(g, start)])
+    dist = g.distances([_check_start(g.piece, start)])
     return tuple(_square_map(dist, g.final_layers(c)) for c in range(MAX_PAWN_CAPTURES + 1))
 
 
@@ -363,7 +359,7 @@ def sum_map(piece: int, color: chess.Color, start: int, target: int, blocked: Sq
     """The paper's SUM: MAP(start) + MAP(target) per square; the shortest routes run exactly
     over the squares whose sum equals the distance (for pawns, minimised over capture layers)."""
     g = unit_graph(piece, color, blocked, no_entry=no_entry, no_cross=no_cross, promote=promote)
-    ds = g.distances([_start_state(g, start)])
+    ds = g.distances([_check_start(g.piece, start)])
     dt = g.distances(g.states(target, g.final_layers(captures)), reverse=True)
     return tuple(min(UNREACHABLE, min(ds[64 * layer + sq] + dt[64 * layer + sq]
                                       for layer in range(g.layers))) for sq in range(64))
@@ -433,7 +429,7 @@ def _query(piece: int, color: chess.Color, start: int, target: int, blocked: Squ
     g = unit_graph(piece, color, blocked, no_entry=no_entry, no_cross=no_cross, promote=promote)
     if not 0 <= target < 64:
         raise ValueError(f"not a square: {target!r}")
-    return _Query(g, _start_state(g, start), g.states(target, g.final_layers(captures)))
+    return _Query(g, _check_start(g.piece, start), g.states(target, g.final_layers(captures)))
 
 
 def iter_shortest(piece: int, color: chess.Color, start: int, target: int,

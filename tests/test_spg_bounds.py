@@ -5,6 +5,7 @@ forced pawn captures on hand-checked positions."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import tomllib
@@ -15,7 +16,7 @@ import pytest
 
 from conftest import random_game
 from retrologic import spg
-from retrologic.spg_analysis import INF, Analysis
+from retrologic.spg_analysis import INF, SWITCHES, Analysis
 from retrologic.spg_search import Limits, Search
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +84,7 @@ def _disturbed(board: chess.Board, rest: list[chess.Move], held: int) -> int:
 
 def _assert_obstruction_holds(analysis: Analysis, board: chess.Board, rest: list[chess.Move],
                               w: int, b: int, where: str) -> None:
-    """The obstruction split: if the game leaves the anchored units alone, their view's bounds
+    """The obstruction split: if the game leaves the held units alone, their view's bounds
     hold; if it disturbs one of a side's, that side's disturbed bound holds."""
     held = analysis.held_units(board)
     if not held:
@@ -273,8 +274,8 @@ def test_a_side_without_spare_moves_keeps_to_its_cheapest_routes() -> None:
 
 
 def test_pawn_walls_prune_only_dead_positions() -> None:
-    """A pawn on its own target square is a wall the other units must have passed already.
-    Every child of the published game's positions that the walls prune (and the split without
+    """A pawn on its own target square is, in the games that leave it there, a wall the other
+    units must have passed already. Every child of the published game's positions that the walls prune (and the split without
     them does not) has no game to the diagram: a complete search without the walls finds none."""
     path = ROOT / "problems" / "spg" / "heinonen-1996.toml"  # Black's pawns end on rank 6
     fen = tomllib.loads(path.read_text())["position"]["fen"]
@@ -297,3 +298,16 @@ def test_pawn_walls_prune_only_dead_positions() -> None:
                 assert result.complete and result.count() == 0, (board.fen(), move.uci())
         board.push(played)
     assert board.board_fen() == fen and bitten >= 30
+
+
+def test_views_copy_every_switch() -> None:
+    """SWITCHES (what a view copies) names every on/off field of Analysis, and a view keeps
+    each one but the split itself."""
+    fields = {f.name for f in dataclasses.fields(Analysis)
+              if isinstance(f.default, bool) and not f.name.startswith("_")} - {"impossible"}
+    assert set(SWITCHES) == fields
+    options = {name: False for name in SWITCHES} | {"obstruction": True}
+    analysis = Analysis(chess.Board(), chess.Board(), **options)
+    view = analysis.view(chess.BB_E2)
+    assert view.extra_frozen == chess.BB_E2 and view.frozen & chess.BB_E2
+    assert all(getattr(view, name) is False for name in SWITCHES)
