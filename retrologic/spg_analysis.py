@@ -1229,14 +1229,13 @@ class Analysis:
 
     def _split(self, board: chess.Board, plies: int, w: int, b: int, pw: "Plans", pb: "Plans",
                kw: tuple, kb: tuple, held: int, white: int, black: int) -> bool:
-        """`_obstructed`'s three cases, uncached."""
-        if not self.view(held).prune(board, plies):
-            return False
+        """`_obstructed`'s three cases, uncached: the disturbed bounds first (cached by side
+        key, they often keep the position alive before a view is built or asked)."""
         if white and pb.bound <= b and self.disturbed_bound(board, chess.WHITE, white, kw) <= w:
             return False
         if black and pw.bound <= w and self.disturbed_bound(board, chess.BLACK, black, kb) <= b:
             return False
-        return True
+        return self.view(held).prune(board, plies)
 
     def _no_spare(self, board: chess.Board, color: chess.Color, moves: int) -> bool:
         """Every cheapest plan of `color` uses exactly `moves` moves (no move to spare)."""
