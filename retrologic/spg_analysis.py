@@ -1177,7 +1177,7 @@ class Analysis:
         return False
 
     MAX_VIEWS = 2048  # obstruction views kept (each has its own distance tables and caches)
-    # the split is given up once it has pruned fewer than 1 in 10 of its first SPLIT_TRIAL tries
+    # the split is given up once it has pruned fewer than 1 in 5 of its first SPLIT_TRIAL tries
     # (not pruning is always sound; the split costs about one more bound per try)
     SPLIT_TRIAL = 4096
 
@@ -1204,7 +1204,7 @@ class Analysis:
         hit = self._bound_cache.get(key)
         if hit is None:
             tries, hits = self._split_stats
-            if tries >= self.SPLIT_TRIAL and hits * 10 < tries:
+            if tries >= self.SPLIT_TRIAL and hits * 5 < tries:
                 return False  # it rarely prunes on this problem: not worth its cost
             hit = self._bound_cache[key] = self._split(board, plies, w, b, pw, pb, kw, kb,
                                                        held, white, black)
