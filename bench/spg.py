@@ -1,8 +1,10 @@
-"""Benchmark of the proof-game solver over problems/spg: time, nodes and verdict per problem,
-side by side with a baseline in the same run (the same exhaustive search pruned only by a
-chess-blind counting argument: the squares a side still has to change, at most two per move).
+"""Benchmark of the proof-game solver over problems/spg: time, nodes, verdict and the process's
+peak memory so far per problem, side by side with a baseline in the same run (the same
+exhaustive search pruned only by a chess-blind counting argument: the squares a side still has
+to change, at most two per move).
 
-    python bench/spg.py [--timeout S] [--baseline-timeout S] [--previous-timeout S] [FILE...]
+    python bench/spg.py [--timeout S] [--baseline-timeout S] [--previous-timeout S]
+                        [--previous-options NAME=0|1,...] [FILE...]
     python bench/spg.py --suffix 10,12 [--timeout S] [FILE...]
 """
 
@@ -100,6 +102,17 @@ def published_game(prob, name: str) -> list[chess.Move] | None:
     return _game(texts[0])
 
 
+def peak_mb() -> str:
+    """The process's peak resident memory so far, in MB: monotone over the run, so a row shows
+    the most any problem up to it has needed ("-" where the platform cannot tell)."""
+    try:
+        import resource
+    except ImportError:
+        return "-"
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KB on Linux, bytes on macOS
+    return str(rss // (1024 * 1024) if sys.platform == "darwin" else rss // 1024)
+
+
 def suffix_table(files: list[Path], left: list[int], timeout: float) -> None:
     """Complete searches of the last `left` plies of each published game (start: the position
     that many plies before the end; all games of that length to the diagram), with the bound as
@@ -164,7 +177,7 @@ def main() -> int:
         suffix_table(files, [int(x) for x in args.suffix.split(",")], args.timeout)
         return 0
     head = (f"{'problem':34} {'len':>5} {'plies':>5} {'status':>11} {'games':>5} {'nodes':>9} "
-            f"{'time s':>8} {'check':>6} | {'base games':>10} {'base nodes':>10} {'base s':>7} "
+            f"{'time s':>8} {'check':>6} {'peak MB':>7} | {'base games':>10} {'base nodes':>10} {'base s':>7} "
             f"{'speed-up':>9}")
     print(head)
     print("-" * len(head))
@@ -190,7 +203,7 @@ def main() -> int:
         else:
             ok = "-"
         row = (f"{path.stem[:34]:34} {spg.moves_text(plies):>5} {plies:>5} {answer.status:>11} "
-               f"{answer.count:>5} {answer.nodes:>9} {seconds:>8.2f} {ok:>6} |")
+               f"{answer.count:>5} {answer.nodes:>9} {seconds:>8.2f} {ok:>6} {peak_mb():>7} |")
         if args.baseline_timeout > 0:
             count, nodes, bsec = baseline(target, plies, args.baseline_timeout)
             ratio = bsec / seconds if seconds > 0 else float("inf")
