@@ -177,8 +177,8 @@ def main() -> int:
         suffix_table(files, [int(x) for x in args.suffix.split(",")], args.timeout)
         return 0
     head = (f"{'problem':34} {'len':>5} {'plies':>5} {'status':>11} {'games':>5} {'nodes':>9} "
-            f"{'time s':>8} {'check':>6} {'peak MB':>7} | {'base games':>10} {'base nodes':>10} {'base s':>7} "
-            f"{'speed-up':>9}")
+            f"{'time s':>8} {'check':>6} {'peak MB':>7} | {'base games':>10} {'base nodes':>10} "
+            f"{'base s':>7} {'speed-up':>9}")
     print(head)
     print("-" * len(head))
     total = 0.0

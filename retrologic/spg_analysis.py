@@ -632,10 +632,10 @@ class Analysis:
         own target square) is moved or captured before the end: the least, over those units, of
         the bound with that unit's stay costing two moves."""
         side_key = side_key or self._side_key(board, color)
-        values = self._bound_cache.get(("bumped", held) + side_key)
+        key = ("bumped", held) + side_key
+        values = self._bound_cache.get(key)
         if values is None:
-            values = self._bound_cache[("bumped", held) + side_key] = self._bumped_bounds(
-                board, color, side_key, held)
+            values = self._bound_cache[key] = self._bumped_bounds(board, color, side_key, held)
         return min(values, default=INF)
 
     def _bumped_bounds(self, board: chess.Board, color: chess.Color, side_key: tuple,
@@ -995,7 +995,7 @@ class Analysis:
             to_mask &= ~board.occupied_co[not board.turn]
         keys = (self._side_key(board, board.turn), self._side_key(board, not board.turn))
         steps = None
-        if self.route_steps and self._plans(board, board.turn, keys[0]).cheapest == (plies + 1) // 2:
+        if self.route_steps and self._no_spare(board, board.turn, (plies + 1) // 2, keys[0]):
             steps = self.next_steps(board, board.turn, keys[0])
             # generate only what the filter below can let through (castling: king to rook)
             castling = board.castling_rights & BACK_RANK[board.turn]
@@ -1237,6 +1237,7 @@ class Analysis:
             return False
         return self.view(held).prune(board, plies)
 
-    def _no_spare(self, board: chess.Board, color: chess.Color, moves: int) -> bool:
+    def _no_spare(self, board: chess.Board, color: chess.Color, moves: int,
+                  side_key: tuple | None = None) -> bool:
         """Every cheapest plan of `color` uses exactly `moves` moves (no move to spare)."""
-        return self._plans(board, color).cheapest == moves
+        return self._plans(board, color, side_key).cheapest == moves

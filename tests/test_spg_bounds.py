@@ -292,9 +292,8 @@ def test_pawn_walls_prune_only_dead_positions() -> None:
             child.push(move)
             if walls.prune(child, left) and not plain.prune(child, left):
                 bitten += 1
-                check = Analysis(chess.Board(), target, pawn_walls=False)
-                result = Search(child, target, left, check.prune, limits=Limits(),
-                                candidates=check.candidate_moves).run()
+                result = Search(child, target, left, plain.prune, limits=Limits(),
+                                candidates=plain.candidate_moves).run()
                 assert result.complete and result.count() == 0, (board.fen(), move.uci())
         board.push(played)
     assert board.board_fen() == fen and bitten >= 30
