@@ -137,7 +137,8 @@ def suffix_table(files: list[Path], left: list[int], timeout: float) -> None:
             for options in ({}, PREVIOUS):
                 t0 = time.monotonic()
                 ans = spg.solve(target, n, Limits(timeout=timeout), start=start,
-                                check_shorter=False, bound_options=options)
+                                check_shorter=False,
+                                **(previous_arguments() if options else {}))
                 sec = time.monotonic() - t0
                 games = str(ans.count) if ans.complete else "unknown"
                 figures.append(ans.nodes)
@@ -146,6 +147,13 @@ def suffix_table(files: list[Path], left: list[int], timeout: float) -> None:
                     f" {games:>10} {ans.nodes:>10} {sec:>7.2f} |"
             row += f" {figures[1] / max(figures[0], 1):>10.2f}x" if complete else f" {'-':>11}"
             print(row, flush=True)
+
+
+def previous_arguments() -> dict:
+    """spg.solve's arguments for the previous columns: the bound options of PREVIOUS, and
+    `strategies` (the CP-SAT strategy layer) when PREVIOUS names it."""
+    options = dict(PREVIOUS)
+    return {"bound_options": options, "strategies": options.pop("strategies", True)}
 
 
 def main() -> int:
@@ -159,7 +167,8 @@ def main() -> int:
                          "this limit per problem (s); 0 (default) skips it")
     ap.add_argument("--previous-options", metavar="NAME=0|1[,...]",
                     help="the bound options of the previous columns instead of PREVIOUS, "
-                         "e.g. pawn_walls=0 (an A/B run of one deduction)")
+                         "e.g. pawn_walls=0 (an A/B run of one deduction); strategies=0 "
+                         "switches the CP-SAT strategy layer off")
     ap.add_argument("--suffix", metavar="N[,N...]",
                     help="instead: complete searches of the last N plies of each published game, "
                          "current bound against the previous one")
@@ -169,9 +178,9 @@ def main() -> int:
         PREVIOUS.clear()
         for item in args.previous_options.split(","):
             name, _, value = item.partition("=")
-            if value not in ("0", "1") or name not in SWITCHES:
+            if value not in ("0", "1") or name not in SWITCHES + ("strategies",):
                 ap.error(f"--previous-options: {item!r} is not NAME=0 or NAME=1 with NAME "
-                         f"one of {', '.join(sorted(SWITCHES))}")
+                         f"one of {', '.join(sorted(SWITCHES + ('strategies',)))}")
             PREVIOUS[name] = value == "1"
     if args.suffix:
         suffix_table(files, [int(x) for x in args.suffix.split(",")], args.timeout)
@@ -215,7 +224,7 @@ def main() -> int:
         if args.previous_timeout > 0:
             t1 = time.monotonic()
             prev = spg.solve(target, plies, Limits(timeout=args.previous_timeout),
-                             bound_options=PREVIOUS)
+                             **previous_arguments())
             psec = time.monotonic() - t1
             shown = "-" if prev.status == "unknown" and answer.status == "unknown" else \
                 (">" if prev.status == "unknown" else "") + f"{psec / seconds:.1f}x"

@@ -20,7 +20,8 @@ import chess.pgn
 from retrologic.certificate import Verdict
 from retrologic.errors import InputError
 from retrologic.spg_analysis import Analysis
-from retrologic.spg_search import Limits, Search, SearchResult
+from retrologic.spg_search import Limits, Search, SearchResult, key_of
+from retrologic.spg_strategy import StrategyReport, analyse
 
 MAX_PLIES = 200
 _MOVES_RE = re.compile(r"^\s*(\d+)\.(0|5)\s*$")
@@ -100,6 +101,7 @@ class SpgAnswer:
     nodes: int = 0
     seconds: float = 0.0
     searches: list[dict[str, Any]] = field(default_factory=list)
+    strategy: StrategyReport | None = None  # the strategy layer's report on the stipulated length
 
     @property
     def status(self) -> str:
@@ -130,36 +132,49 @@ MAX_GAMES = 1000  # games listed at most; the count is exact regardless
 
 def solve(target: chess.Board, plies: int, limits: Limits | None = None,
           start: chess.Board | None = None, max_games: int | None = MAX_GAMES,
-          check_shorter: bool = True, bound_options: dict[str, bool] | None = None
-          ) -> SpgAnswer:
+          check_shorter: bool = True, bound_options: dict[str, bool] | None = None,
+          strategies: bool = True) -> SpgAnswer:
     """Solve a proof game: all games of `plies` plies, then shorter lengths of the same parity.
 
     At most `max_games` games are listed (None: all); `count` is exact when the search is.
     `bound_options` switches parts of the lower bound (Analysis's `victim_slots`,
-    `capture_accounting`); every setting is sound, they differ in speed only.
+    `capture_accounting`); every setting is sound, they differ in speed only. With
+    `strategies`, each length is first put to the CP-SAT strategy model (spg_strategy): a
+    length without strategy has no game and is not searched, and the units it proves still
+    are frozen for the search.
     """
     limits = limits or Limits()
     start = start if start is not None else chess.Board()
-    analysis = Analysis(start, target, **(bound_options or {}))
-    res, analysis = search_length(target, plies, limits, start, analysis)
+    plain = Analysis(start, target, **(bound_options or {}))
+    report, analysis = _prepared(plain, target, plies, start, limits, bound_options, strategies)
+    if report is not None and report.status == "infeasible":
+        res = SearchResult(key_of(start, plies), {}, 0, 0.0)
+    else:
+        res, analysis = search_length(target, plies, limits, start, analysis)
     games = [replay_checked(start, g, target) for g in res.games(max_games)]
     answer = SpgAnswer(target, plies, games, res.count() if res.complete else len(games),
-                       res.complete, res.reason, nodes=res.nodes, seconds=res.seconds)
-    answer.searches.append({"plies": plies, "nodes": res.nodes, "seconds": round(res.seconds, 3),
-                            "complete": res.complete, "solutions": answer.count})
+                       res.complete, res.reason, nodes=res.nodes, seconds=res.seconds,
+                       strategy=report)
+    answer.searches.append(_search_entry(plies, res, answer.count, report))
     if not check_shorter:
         answer.shorter_complete = False
         return answer
     for length in range(plies - 2, -1, -2):
-        if analysis.prune(start, length):
+        if plain.prune(start, length):
             continue
-        sub = Search(start, target, length, analysis.prune, None, limits,
-                     analysis.candidate_moves).run()
+        sub_report, sub_analysis = _prepared(plain, target, length, start, limits, bound_options,
+                                             strategies)
+        if sub_report is not None and sub_report.status == "infeasible":
+            answer.searches.append(_search_entry(length, None, 0, sub_report))
+            continue
+        if sub_analysis.extra_frozen == analysis.extra_frozen:
+            sub_analysis = analysis  # the same frozen units: keep the caches of the first search
+        sub = Search(start, target, length, sub_analysis.prune, None, limits,
+                     sub_analysis.candidate_moves).run()
         answer.nodes += sub.nodes
         answer.seconds += sub.seconds
-        answer.searches.append({"plies": length, "nodes": sub.nodes,
-                                "seconds": round(sub.seconds, 3), "complete": sub.complete,
-                                "solutions": sub.count() if sub.complete else None})
+        answer.searches.append(_search_entry(length, sub, sub.count() if sub.complete else None,
+                                             sub_report))
         found = next(sub.games(1), None)
         if found is not None:
             answer.shorter = length
@@ -171,6 +186,36 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
                 answer.reason = f"{sub.reason} (searching {moves_text(length)})"
             break
     return answer
+
+
+def _prepared(plain: Analysis, target: chess.Board, plies: int, start: chess.Board,
+              limits: Limits, bound_options: dict[str, bool] | None, strategies: bool
+              ) -> tuple[StrategyReport | None, Analysis]:
+    """The strategy layer's report on one length and the analysis to search it with (the plain
+    one when the layer is off, finds nothing still, or runs out of time)."""
+    if not strategies:
+        return None, plain
+    left = limits.remaining()
+    report, analysis = analyse(target, plies, start=start, enumerate_strategies=False,
+                               timeout=None if left is None else max(left, 0.01),
+                               options=bound_options)
+    if report.status != "feasible" or not report.frozen:
+        analysis = plain
+    return report, analysis
+
+
+def _search_entry(plies: int, res: SearchResult | None, solutions: int | None,
+                  report: StrategyReport | None) -> dict[str, Any]:
+    """One line of `SpgAnswer.searches`: a length, its search figures and its strategy layer."""
+    entry: dict[str, Any] = {"plies": plies, "nodes": res.nodes if res else 0,
+                             "seconds": round(res.seconds, 3) if res else 0.0,
+                             "complete": res.complete if res else True, "solutions": solutions}
+    entry["searched"] = res is not None
+    if report is not None:
+        entry["strategies"] = report.status
+        entry["still"] = chess.popcount(report.frozen)
+        entry["strategy_seconds"] = round(report.seconds, 3)
+    return entry
 
 
 def replay_checked(start: chess.Board, moves: list[chess.Move], target: chess.BaseBoard

@@ -458,23 +458,31 @@ class Analysis:
             return hit
         maps = self.pawn_maps(color, p)
         fewest = next((c for c in range(budget + 1) if maps[c][tsq] < INF), INF)
-        squares = 0
-        if 0 < fewest < INF:
-            for q in chess.SQUARES:
-                if q == p:
-                    continue
-                before = [c for c in range(1, budget + 1) if maps[c][q] < INF]
-                if not before:
-                    continue
-                if q == tsq:
-                    squares |= chess.BB_SQUARES[q]
-                elif chess.square_rank(q) not in (0, 7):
-                    onward = self.pawn_maps(color, q)
-                    if any(onward[c2][tsq] < INF for c2 in range(budget - before[0] + 1)):
-                        squares |= chess.BB_SQUARES[q]
+        squares = self.capture_landings(color, p, tsq, budget) if 0 < fewest < INF else 0
         hit = (fewest, squares)
         self._pair_cache[key] = hit
         return hit
+
+    def capture_landings(self, color: chess.Color, p: int, tsq: int,
+                         budget: int = trajectory.MAX_PAWN_CAPTURES) -> int:
+        """Squares where a capture may land on a route of a pawn on p to tsq with at most
+        `budget` (<= MAX_PAWN_CAPTURES) captures: those reached after at least one capture
+        from which tsq is still in reach (a superset of the landing squares)."""
+        maps = self.pawn_maps(color, p)
+        squares = 0
+        for q in chess.SQUARES:
+            if q == p:
+                continue
+            before = [c for c in range(1, budget + 1) if maps[c][q] < INF]
+            if not before:
+                continue
+            if q == tsq:
+                squares |= chess.BB_SQUARES[q]
+            elif chess.square_rank(q) not in (0, 7):
+                onward = self.pawn_maps(color, q)
+                if any(onward[c2][tsq] < INF for c2 in range(budget - before[0] + 1)):
+                    squares |= chess.BB_SQUARES[q]
+        return squares
 
     def victim_cost(self, color: chess.Color, utype: int, usq: int, squares: int,
                     captures: int) -> int:

@@ -10,11 +10,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import chess
+
 from retrologic import spg
 from retrologic.errors import InputError
 from retrologic.result import Result
 from retrologic.schema import Field
 from retrologic.spg_search import Limits
+from retrologic.spg_strategy import analyse
 
 KIND = "spg"
 HELP = "shortest proof games, with uniqueness"
@@ -64,12 +67,15 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
             break
         lines.append(f"{i + 1}) {text}")
         lines.extend("   " + row for row in spg.pgn_text(g, answer.target).splitlines())
+    lines.extend(strategy_lines(answer))
     lines.append(f"search: {answer.nodes} nodes, {answer.seconds:.2f} s; lengths searched: "
                  + ", ".join(f"{spg.moves_text(s['plies'])}"
                              + ("" if s["complete"] else " (incomplete)") for s in answer.searches))
     details = {"pgn": [spg.pgn_text(g, answer.target) for g in answer.games],
                "searches": answer.searches, "nodes": answer.nodes,
                "seconds": round(answer.seconds, 3)}
+    if answer.strategy is not None:
+        details["strategy"] = answer.strategy.as_dict()
     if answer.shorter_game is not None:
         details["shorter_game"] = spg.san_text(answer.shorter_game)
     if certificate_dir:
@@ -86,6 +92,41 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
         lines.append(f"certificates: {', '.join(paths) or 'none (no game found)'}")
     return Result(KIND, VERDICT[status], answer=sans, reason=reason, facts=facts,
                   details=details, lines=lines)
+
+
+def strategy_lines(answer: spg.SpgAnswer) -> list[str]:
+    """What the CP-SAT strategy layer proved before the search, one line per length it decided
+    or froze units in."""
+    out = []
+    report = answer.strategy
+    if report is not None:
+        if report.status == "infeasible":
+            out.append(f"strategies of {spg.moves_text(answer.plies)}: none ({report.reason}), "
+                       "so no game; not searched")
+        elif report.status == "feasible":
+            still = " ".join(chess.square_name(s) for s in chess.scan_forward(report.frozen))
+            out.append(f"strategies of {spg.moves_text(answer.plies)}: feasible; units proved "
+                       f"still: {still or 'none beyond the frozen ones'} "
+                       f"({report.solves} CP-SAT solves, {report.seconds:.2f} s)")
+        else:
+            out.append(f"strategies: not decided ({report.reason}); searched without them")
+    skipped = [s["plies"] for s in answer.searches[1:] if s.get("strategies") == "infeasible"]
+    if skipped:
+        out.append("shorter lengths without a strategy (not searched): "
+                   + ", ".join(spg.moves_text(p) for p in skipped))
+    return out
+
+
+def listed_strategies(target: chess.Board, plies: int, limit: int,
+                      timeout: float | None) -> tuple[list[str], dict[str, Any]]:
+    """Up to `limit` strategies of the stipulated length, as lines and as a details entry."""
+    report, _ = analyse(target, plies, limit=limit, timeout=timeout)
+    head = f"strategies of {spg.moves_text(plies)}: {len(report.strategies)}" + \
+        (" (all of them)" if report.complete else f" listed (limit {limit} or time)")
+    if report.status == "infeasible":
+        head = f"strategies of {spg.moves_text(plies)}: none ({report.reason})"
+    lines = [head] + [f"  S{i + 1}: {s.text()}" for i, s in enumerate(report.strategies)]
+    return lines, report.as_dict()
 
 
 def _limits(options: Any) -> Limits:
@@ -118,6 +159,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="length, Popeye style: N.0 ends with Black's move, N.5 with White's")
     parser.add_argument("--all", action="store_true",
                         help=f"print every game (default: the first {SHOWN}; the count is exact)")
+    parser.add_argument("--list-strategies", type=int, default=0, metavar="N",
+                        help="list up to N strategies (unit fates, castlings) of the length")
+    parser.add_argument("--no-strategies", action="store_true",
+                        help="search without the CP-SAT strategy layer (for comparison)")
     add_limit_arguments(parser)
 
 
@@ -127,7 +172,13 @@ def run(args: argparse.Namespace) -> int:
     plies = spg.parse_moves(args.moves, field="--moves")
     target = spg.parse_target(args.fen, plies, field="FEN")
     options = options_from(args)
-    answer = spg.solve(target, plies, _limits(options))
+    listing = None
+    if args.list_strategies:
+        listing = listed_strategies(target, plies, args.list_strategies, options.timeout)
+    answer = spg.solve(target, plies, _limits(options), strategies=not args.no_strategies)
     result = answer_result(answer, show=None if args.all else SHOWN,
                            certificate_dir=options.certificate_dir)
+    if listing is not None:
+        result.lines[1:1] = listing[0]
+        result.details["strategies"] = listing[1]
     return emit(result, args)

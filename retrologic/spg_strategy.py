@@ -1,0 +1,535 @@
+"""Strategies of a proof game on OR-Tools CP-SAT: which original unit becomes which unit of the
+diagram or is captured, how many moves and captures each makes, who castles, and which units
+the pawns' captures take (Natch / Euclide's "strategies", as one constraint model).
+
+The model is a relaxation of every game of the stipulated length from the start, so what it
+proves holds for all of them: no strategy means no game; a unit that ends on its own square
+without moving in every strategy never moves (it is frozen for the search). Constraints, per
+side: every diagram unit comes from exactly one unit (same type, or a pawn that promoted);
+every other unit is captured, by exactly the captures the opponent makes; a unit's moves are at
+least its distance along its route (frozen units are obstacles), a knight's have the parity of
+its colour change, a unit that leaves and comes back needs two; a pawn that stays a pawn makes
+exactly its route's captures and its rank difference in moves, less one for a double step;
+castling is one move of king and rook; the moves of the side's units add up to its plies; and
+each capture of a pawn that stays a pawn takes a distinct enemy unit able to stand on one of
+the squares where that pawn's captures can land.
+
+The side totals (moves, captures) and the victim constraints sit behind named enforcement
+literals that every solve assumes, so an infeasible model names the groups it needs (CP-SAT's
+sufficient assumptions: an UNSAT core), and `explain` adds the fewest moves a side's units need.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import chess
+
+from retrologic import trajectory
+from retrologic.spg_analysis import CASTLE, INF, Analysis
+
+ENUMERATION_LIMIT = 200  # strategies listed at most by default
+
+
+@dataclass(frozen=True)
+class Unit:
+    """An original unit: its colour, its square at the start and its type there."""
+
+    color: chess.Color
+    square: chess.Square
+    piece_type: int
+
+    def name(self) -> str:
+        """'wNg1', 'bPe7'."""
+        return f"{'w' if self.color else 'b'}{chess.piece_symbol(self.piece_type).upper()}" \
+               f"{chess.square_name(self.square)}"
+
+
+def _owner(rook: chess.Square) -> chess.Color:
+    """The side a castling rook square belongs to (a1/h1: White, a8/h8: Black)."""
+    return chess.WHITE if chess.square_rank(rook) == 0 else chess.BLACK
+
+
+def _side(color: chess.Color) -> str:
+    return "White" if color == chess.WHITE else "Black"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What a unit becomes in a strategy: a diagram unit on `square` (of type `piece_type`), or
+    captured (`square` None); `captures` of a pawn that stays a pawn (else None); `moves` in one
+    witness distribution of the side's moves."""
+
+    unit: Unit
+    square: chess.Square | None
+    piece_type: int | None
+    captures: int | None
+    moves: int
+
+    def text(self) -> str:
+        if self.square is None:
+            return f"{self.unit.name()} captured ({_count(self.moves, 'move')})"
+        became = "" if self.piece_type == self.unit.piece_type else \
+            f"={chess.piece_symbol(self.piece_type).upper()}"
+        caps = f", {_count(self.captures, 'capture')}" if self.captures else ""
+        return f"{self.unit.name()} -> {chess.square_name(self.square)}{became} " \
+               f"({_count(self.moves, 'move')}{caps})"
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One strategy: the fate of every unit that is not frozen, and the castlings (rook squares)."""
+
+    fates: tuple[Fate, ...]
+    castled: tuple[chess.Square, ...]
+
+    def key(self) -> tuple:
+        """The strategy without its witness move counts."""
+        return (tuple((f.unit, f.square, f.piece_type, f.captures) for f in self.fates),
+                self.castled)
+
+    def text(self) -> str:
+        parts = [f.text() for f in self.fates if f.moves or f.square != f.unit.square]
+        for rook in self.castled:
+            parts.append(f"{'w' if _owner(rook) == chess.WHITE else 'b'} castles "
+                         f"{'short' if chess.square_file(rook) == 7 else 'long'}")
+        return "; ".join(parts) if parts else "no unit moves"
+
+
+@dataclass
+class StrategyReport:
+    """The strategies of a proof game of `plies` plies and what they prove."""
+
+    plies: int
+    status: str                       # "feasible", "infeasible" (proved: no game) or "unknown"
+    strategies: list[Strategy] = field(default_factory=list)
+    complete: bool = False            # every strategy is listed
+    frozen: int = 0                   # units proved still (never move): frozen for the search
+    reason: str | None = None         # why infeasible, or the limit that was hit
+    solves: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"plies": self.plies, "status": self.status, "complete": self.complete,
+                "count": len(self.strategies), "reason": self.reason,
+                "still": [chess.square_name(s) for s in chess.scan_forward(self.frozen)],
+                "strategies": [s.text() for s in self.strategies],
+                "solves": self.solves, "seconds": round(self.seconds, 3)}
+
+
+class StrategyModel:
+    """The CP-SAT model of the strategies of a game of `plies` plies from `analysis.start` to
+    `analysis.target` (units frozen by the analysis are left out: they stand still)."""
+
+    def __init__(self, analysis: Analysis, plies: int) -> None:
+        from ortools.sat.python import cp_model  # ~0.7 s: imported only here
+        self._cp = cp_model
+        self.analysis = analysis
+        self.plies = plies
+        self.model = cp_model.CpModel()
+        self.units: dict[chess.Color, list[Unit]] = {}
+        self.moves: dict[Unit, Any] = {}
+        self.captures: dict[Unit, Any] = {}
+        self.captured: dict[Unit, Any] = {}
+        self.becomes: dict[tuple[Unit, chess.Square], Any] = {}
+        self.routes: dict[tuple[Unit, chess.Square, int], Any] = {}  # pawn route by captures
+        self.castles: dict[chess.Square, Any] = {}  # rook square -> castled
+        self.takes: list[tuple[Unit, chess.Square, int, Unit, Any]] = []  # pawn capture -> victim
+        self.impossible: str | None = None
+        self.budget: dict[chess.Color, int] = {}  # captures each side makes
+        self.solves = 0
+        # constraint groups behind enforcement literals, so that an infeasible model names the
+        # groups it needs (its UNSAT core): name -> literal, always assumed true
+        self.groups: dict[str, Any] = {}
+        self._build()
+
+    # building --------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        a, start, target = self.analysis, self.analysis.start, self.analysis.target
+        if a.impossible:
+            self.impossible = ("the diagram lacks a king, or a unit that never moves (a pawn on "
+                               "its second rank, a walled-in piece) is not on its start square")
+            return
+        for color in chess.COLORS:
+            self.budget[color] = chess.popcount(start.occupied_co[not color]) - \
+                chess.popcount(target.occupied_co[not color])
+            if self.budget[color] < 0:
+                self.impossible = f"{_side(not color)} has more units in the diagram"
+                return
+        left = dict(zip((chess.WHITE, chess.BLACK), a.moves_left(start, self.plies)))
+        for color in chess.COLORS:
+            self.units[color] = [Unit(color, sq, start.piece_type_at(sq))
+                                 for sq in chess.scan_forward(start.occupied_co[color] & ~a.frozen)]
+            for u in self.units[color]:
+                # bounded by the plies, not the side's moves: the move total is a named group
+                self.moves[u] = self.model.NewIntVar(0, self.plies, f"m_{u.name()}")
+                self.captures[u] = self.model.NewIntVar(0, self.budget[color], f"k_{u.name()}")
+                self.model.Add(self.captures[u] <= self.moves[u])
+                if u.piece_type != chess.KING and self.budget[not color] > 0:
+                    self.captured[u] = self.model.NewBoolVar(f"x_{u.name()}")
+            self._castlings(color)
+        for color in chess.COLORS:
+            for u in self.units[color]:
+                self._fates(u)
+                if self.impossible:
+                    return
+            for tsq, ttype in a.target_units[color]:
+                sources = [v for (u, s), v in self.becomes.items() if s == tsq and u.color == color]
+                if not sources:
+                    self.impossible = (f"no {_side(color)} unit can become the "
+                                       f"{chess.piece_name(ttype)} on {chess.square_name(tsq)}")
+                    return
+                self.model.AddExactlyOne(sources)
+            name = _side(color)
+            castled = self._castled(color)
+            self.model.Add(sum(self.moves[u] for u in self.units[color]) - sum(castled)
+                           == left[color]).OnlyEnforceIf(
+                self._group(f"{name} makes exactly {_count(left[color], 'move')}"))
+            self.model.Add(sum(self.captures[u] for u in self.units[color]) == self.budget[color]
+                           ).OnlyEnforceIf(self._group(
+                               f"{name} makes exactly {_count(self.budget[color], 'capture')}"))
+            self.model.Add(sum(self.captured[u] for u in self.units[color] if u in self.captured)
+                           == self.budget[not color])
+        for color in chess.COLORS:
+            self._pawn_victims(color)
+
+    def _castlings(self, color: chess.Color) -> None:
+        """A castled flag per castling the start still allows and the frozen units do not bar."""
+        start, frozen = self.analysis.start, self.analysis.frozen
+        options = []
+        for (c, rook), (kfrom, _, _) in CASTLE.items():
+            if c != color or not start.castling_rights & chess.BB_SQUARES[rook]:
+                continue
+            if start.piece_at(kfrom) != chess.Piece(chess.KING, color) or \
+                    start.piece_at(rook) != chess.Piece(chess.ROOK, color):
+                continue
+            if frozen & (chess.BB_SQUARES[kfrom] | chess.BB_SQUARES[rook] |
+                         chess.between(kfrom, rook)):
+                continue
+            self.castles[rook] = self.model.NewBoolVar(f"castle_{chess.square_name(rook)}")
+            options.append(self.castles[rook])
+            for unit in (Unit(color, kfrom, chess.KING), Unit(color, rook, chess.ROOK)):
+                self.model.Add(self.moves[unit] >= 1).OnlyEnforceIf(self.castles[rook])
+        if options:
+            self.model.AddAtMostOne(options)
+
+    def _piece_lower_bounds(self, u: Unit, tsq: chess.Square) -> list[tuple[int, list]]:
+        """(distance, enforcement literals) pairs of a piece's ways to `tsq`: plain, or through
+        a castling (the castling move plus the distance from the castled square)."""
+        a = self.analysis
+        mine = [(r, f) for r, f in self.castles.items() if _owner(r) == u.color]
+        plain = a.piece_map(u.piece_type, u.color, u.square)[tsq]
+        if u.piece_type == chess.KING and mine:
+            out = [(plain, [f.Not() for _, f in mine])]
+            for rook, flag in mine:
+                out.append((1 + a.piece_map(chess.KING, u.color, CASTLE[(u.color, rook)][1])[tsq],
+                            [flag]))
+            return out
+        for rook, flag in mine:
+            if u.piece_type == chess.ROOK and u.square == rook:
+                return [(plain, [flag.Not()]),
+                        (1 + a.piece_map(chess.ROOK, u.color, CASTLE[(u.color, rook)][2])[tsq],
+                         [flag])]
+        return [(plain, [])]
+
+    def _fates(self, u: Unit) -> None:
+        """The unit's candidate fates, with their move and capture constraints."""
+        a, m, k = self.analysis, self.moves[u], self.captures[u]
+        options = [self.captured[u]] if u in self.captured else []
+        for tsq, ttype in a.target_units[u.color]:
+            if u.piece_type != chess.PAWN:
+                if ttype != u.piece_type:
+                    continue
+                ways = self._piece_lower_bounds(u, tsq)
+                if all(d >= INF for d, _ in ways):
+                    continue
+                x = self.model.NewBoolVar(f"b_{u.name()}_{chess.square_name(tsq)}")
+                for d, lits in ways:
+                    if d >= INF:
+                        self.model.AddBoolOr([x.Not()] + [lit.Not() for lit in lits])
+                    else:
+                        self.model.Add(m >= d).OnlyEnforceIf([x] + lits)
+                if tsq == u.square:
+                    self.model.Add(m != 1).OnlyEnforceIf(x)  # leaving and coming back: two
+                if u.piece_type == chess.KNIGHT:  # every knight move changes the square colour
+                    half = self.model.NewIntVar(0, self.plies, f"h_{u.name()}_{tsq}")
+                    plain = a.piece_map(chess.KNIGHT, u.color, u.square)[tsq]
+                    self.model.Add(m == plain + 2 * half).OnlyEnforceIf(x)
+            else:
+                routes = a.unit_routes(u.color, chess.PAWN, u.square, ttype, tsq,
+                                       self.budget[u.color])
+                if not routes:
+                    continue
+                x = self.model.NewBoolVar(f"b_{u.name()}_{chess.square_name(tsq)}")
+                ys = []
+                rank_gap = abs(chess.square_rank(tsq) - chess.square_rank(u.square))
+                for pm, c, d in routes:
+                    y = self.model.NewBoolVar(f"r_{u.name()}_{tsq}_{c}_{pm}_{d}")
+                    ys.append(y)
+                    self.model.Add(m >= pm + d).OnlyEnforceIf(y)
+                    if ttype == chess.PAWN:  # a pawn's moves: its rank gap, less a double step
+                        self.model.Add(m <= rank_gap).OnlyEnforceIf(y)
+                        self.model.Add(k == c).OnlyEnforceIf(y)
+                        self.routes[(u, tsq, c)] = y
+                    else:
+                        self.model.Add(k >= c).OnlyEnforceIf(y)
+                self.model.Add(sum(ys) == x)
+            self.becomes[(u, tsq)] = x
+            options.append(x)
+        if not options:
+            self.impossible = f"{u.name()} can neither reach a diagram unit nor be captured"
+            return
+        self.model.AddExactlyOne(options)
+
+    def _pawn_victims(self, color: chess.Color) -> None:
+        """Each capture of a `color` pawn that stays a pawn takes a distinct enemy unit, which
+        must first stand on a square where that pawn's captures can land (or beside it, e.p.)."""
+        a = self.analysis
+        victims = [v for v in self.units[not color] if v in self.captured]
+        per_victim: dict[Unit, list] = {v: [] for v in victims}
+        for u in self.units[color]:
+            if u.piece_type != chess.PAWN:
+                continue
+            for tsq, ttype in a.target_units[color]:
+                counts = sorted(c for (w, s, c) in self.routes if w == u and s == tsq)
+                if not counts or counts[-1] == 0:
+                    continue
+                squares = a.capture_landings(
+                    color, u.square, tsq, min(self.budget[color], trajectory.MAX_PAWN_CAPTURES))
+                costs = {v: a.victim_cost(not color, v.piece_type, v.square, squares,
+                                          self.budget[not color]) for v in victims}
+                for j in range(counts[-1]):
+                    active = self.model.NewBoolVar(f"e_{u.name()}_{tsq}_{j}")
+                    self.model.Add(active == sum(self.routes[(u, tsq, c)] for c in counts
+                                                 if c > j))
+                    zs = []
+                    for v, cost in costs.items():
+                        if cost >= INF:
+                            continue
+                        z = self.model.NewBoolVar(f"z_{u.name()}_{tsq}_{j}_{v.name()}")
+                        self.model.AddImplication(z, self.captured[v])
+                        self.model.Add(self.moves[v] >= cost).OnlyEnforceIf(z)
+                        zs.append(z)
+                        per_victim[v].append(z)
+                        self.takes.append((u, tsq, j, v, z))
+                    self.model.Add(sum(zs) == active).OnlyEnforceIf(self._group(
+                        f"each capture of a {_side(color)} pawn takes a unit "
+                        "able to stand where it lands"))
+        for zs in per_victim.values():
+            if len(zs) > 1:
+                self.model.AddAtMostOne(zs)
+
+    def _castled(self, color: chess.Color) -> list:
+        """The castling flags of `color`."""
+        return [flag for rook, flag in self.castles.items() if _owner(rook) == color]
+
+    def _group(self, name: str):
+        """The enforcement literal of a named constraint group (made on first use)."""
+        lit = self.groups.get(name)
+        if lit is None:
+            lit = self.groups[name] = self.model.NewBoolVar(f"group: {name}")
+        return lit
+
+    # solving ---------------------------------------------------------------------------------
+
+    def solve(self, assumptions: list | None = None, deadline: float | None = None):
+        """A CpSolver after one solve (deterministic, one worker) and its status name:
+        'feasible', 'infeasible' or 'unknown' (the deadline passed)."""
+        if self.impossible:
+            return None, "infeasible"
+        cp = self._cp
+        self.model.ClearAssumptions()
+        self.model.AddAssumptions(list(self.groups.values()) + list(assumptions or []))
+        solver = cp.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.random_seed = 0
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None, "unknown"
+            solver.parameters.max_time_in_seconds = left
+        self.solves += 1
+        status = solver.Solve(self.model)
+        if status in (cp.OPTIMAL, cp.FEASIBLE):
+            return solver, "feasible"
+        if status == cp.INFEASIBLE:
+            return solver, "infeasible"
+        if status == cp.MODEL_INVALID:
+            raise AssertionError("internal error: invalid strategy model: "
+                                 + self.model.Validate())
+        return solver, "unknown"
+
+    def explain(self, deadline: float | None = None) -> str:
+        """Why the model has no solution: the constraint groups CP-SAT needs for that (a
+        sufficient subset of its assumptions), and for a side whose move total is among them
+        the fewest moves its units need with those groups dropped."""
+        if self.impossible:
+            return self.impossible
+        solver, status = self.solve(deadline=deadline)
+        if status != "infeasible":
+            return "no strategy (the constraint groups at fault were not named in time)"
+        names = {lit.Index(): name for name, lit in self.groups.items()}
+        core = [names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
+        if not core:
+            return "no unit assignment fits the diagram (no strategy even without the totals)"
+        notes = []
+        dropped = [self.groups[n] for n in core]
+        left = dict(zip((chess.WHITE, chess.BLACK),
+                        self.analysis.moves_left(self.analysis.start, self.plies)))
+        totals = {c: f"{_side(c)} makes exactly {_count(left[c], 'move')}"
+                  for c in chess.COLORS}
+        for color in chess.COLORS:
+            name = _side(color)
+            if totals[color] not in core:
+                continue
+            # the fewest moves with both totals off, then whether this side's total alone fails
+            fewest = self._fewest_moves(color, dropped + [self.groups[totals[not color]]],
+                                        deadline)
+            if fewest is None:
+                continue
+            if fewest > left[color]:
+                notes.append(f"{name}'s units need at least {_count(fewest, 'move')}")
+            elif self._fewest_moves(color, [d for d in dropped if d is not self.groups[
+                    totals[color]]] + [self.groups[totals[not color]]], deadline) is None:
+                notes.append(f"{name}'s units need {fewest} but cannot make exactly "
+                             f"{left[color]}: a unit that comes back needs two moves, a "
+                             "knight's moves keep the parity of its colour change")
+        text = "no strategy satisfies together: " + "; ".join(core)
+        return text + (f" ({'; '.join(notes)})" if notes else "")
+
+    def _fewest_moves(self, color: chess.Color, dropped: list,
+                      deadline: float | None = None) -> int | None:
+        """The fewest moves `color`'s units (less its castlings) can make with the `dropped`
+        groups off (None: no solution even so, or none found within 5 s or the deadline)."""
+        cp = self._cp
+        clone = self.model.Clone()
+        clone.ClearAssumptions()
+        off = {d.Index() for d in dropped}
+        clone.AddAssumptions([lit for lit in self.groups.values() if lit.Index() not in off])
+        castled = self._castled(color)
+        total = sum(self.moves[u] for u in self.units[color]) - sum(castled)
+        clone.Minimize(total)
+        solver = cp.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.random_seed = 0
+        left = 5.0 if deadline is None else min(5.0, deadline - time.monotonic())
+        if left <= 0:
+            return None
+        solver.parameters.max_time_in_seconds = left
+        self.solves += 1
+        status = solver.Solve(clone)
+        return round(solver.ObjectiveValue()) if status == cp.OPTIMAL else None
+
+    def strategy(self, solver) -> Strategy:
+        """The strategy of a solved model."""
+        fates = []
+        for color in chess.COLORS:
+            for u in self.units[color]:
+                m = solver.Value(self.moves[u])
+                square = ptype = caps = None
+                for (w, tsq), x in self.becomes.items():
+                    if w == u and solver.BooleanValue(x):
+                        square, ptype = tsq, self.analysis.target.piece_type_at(tsq)
+                        if u.piece_type == chess.PAWN and ptype == chess.PAWN:
+                            caps = solver.Value(self.captures[u])
+                fates.append(Fate(u, square, ptype, caps, m))
+        castled = tuple(r for r, f in sorted(self.castles.items()) if solver.BooleanValue(f))
+        return Strategy(tuple(fates), castled)
+
+    def block(self, solver) -> None:
+        """Forbid the solved strategy (its fates, pawn captures and castlings) from now on.
+        Fates and routes are exactly-one choices, so their true literals name them; castling
+        flags are not (none may be set), so each contributes its value either way."""
+        chosen = [v for v in list(self.becomes.values()) + list(self.captured.values())
+                  + list(self.routes.values()) if solver.BooleanValue(v)]
+        flags = [v.Not() if solver.BooleanValue(v) else v for v in self.castles.values()]
+        self.model.AddBoolOr([v.Not() for v in chosen] + flags)
+
+    def stays(self, solver, u: Unit) -> bool:
+        """In the solved model, `u` ends on its own square without having moved."""
+        x = self.becomes.get((u, u.square))
+        return x is not None and solver.BooleanValue(x) and solver.Value(self.moves[u]) == 0
+
+
+def still_units(model: StrategyModel, deadline: float | None) -> tuple[int, str]:
+    """Units that stand still in every strategy (the model's own, beyond its analysis's frozen
+    ones), and the model's status. A unit stands still when asking it to move (or leave its
+    square for good) makes the model infeasible; each feasible witness clears every unit it
+    moves at once."""
+    solver, status = model.solve(deadline=deadline)
+    if status != "feasible":
+        return 0, status
+    candidates = [u for c in chess.COLORS for u in model.units[c] if model.stays(solver, u)]
+    still = 0
+    while candidates:
+        u = candidates.pop(0)
+        x = model.becomes[(u, u.square)]
+        # the probe stays in the model, harmless: it binds only when assumed
+        probe = model.model.NewBoolVar(f"probe_{u.name()}")
+        model.model.Add(model.moves[u] >= 1).OnlyEnforceIf([probe, x])
+        solver, status = model.solve([probe], deadline)
+        if status == "unknown":
+            return 0, "unknown"  # nothing claimed unless every probe was answered
+        if status == "infeasible":
+            still |= chess.BB_SQUARES[u.square]
+        else:
+            candidates = [v for v in candidates if model.stays(solver, v)]
+    return still, "feasible"
+
+
+def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = None,
+            limit: int | None = ENUMERATION_LIMIT, timeout: float | None = None,
+            enumerate_strategies: bool = True, options: dict[str, bool] | None = None
+            ) -> tuple[StrategyReport, Analysis]:
+    """The strategies of the games of `plies` plies from `start` (default: the initial array)
+    to `target`, and an Analysis whose frozen units include those no strategy moves.
+
+    Units proved still are frozen and the model rebuilt until nothing new is found (a frozen
+    unit is an obstacle, which can lengthen other routes). With `enumerate_strategies`, up to
+    `limit` strategies are then listed (`complete` when that is all of them). A timeout makes
+    the report 'unknown' and returns the analysis without the strategy layer's frozen units.
+    """
+    t0 = time.monotonic()
+    deadline = None if timeout is None else t0 + timeout
+    start = start if start is not None else chess.Board()
+    options = options or {}
+    plain = Analysis(start, target, **options)
+    analysis, extra, solves = plain, 0, 0
+    while True:
+        model = StrategyModel(analysis, plies)
+        still, status = still_units(model, deadline)
+        if status != "feasible":
+            reason = model.explain(deadline) if status == "infeasible" else \
+                f"time limit {timeout:g} s reached"
+            solves += model.solves
+            report = StrategyReport(plies, status, reason=reason, solves=solves,
+                                    seconds=time.monotonic() - t0)
+            return report, (analysis if status == "infeasible" else plain)
+        solves += model.solves
+        if not still:
+            break
+        extra |= still
+        analysis = Analysis(start, target, **options, extra_frozen=extra)
+    report = StrategyReport(plies, "feasible", frozen=extra, solves=solves)
+    before = model.solves
+    if enumerate_strategies:
+        while limit is None or len(report.strategies) < limit:
+            solver, status = model.solve(deadline=deadline)
+            if status == "unknown":
+                report.reason = f"time limit {timeout:g} s reached while listing strategies"
+                break
+            if status == "infeasible":
+                report.complete = True
+                break
+            report.strategies.append(model.strategy(solver))
+            model.block(solver)
+        report.solves = solves + model.solves - before
+    report.seconds = time.monotonic() - t0
+    return report, analysis
