@@ -146,24 +146,24 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
     limits = limits or Limits()
     start = start if start is not None else chess.Board()
     plain = Analysis(start, target, **(bound_options or {}))
-    report, analysis = _prepared(plain, target, plies, start, limits, bound_options, strategies)
-    if report is not None and report.status == "infeasible":
-        res = SearchResult(key_of(start, plies), {}, 0, 0.0)
-    else:
+    report, analysis = _prepared(plain, target, plies, start, limits, strategies)
+    searched = report is None or report.status != "infeasible"
+    if searched:
         res, analysis = search_length(target, plies, limits, start, analysis)
+    else:  # no strategy: no game, nothing searched
+        res = SearchResult(key_of(start, plies), {}, 0, 0.0)
     games = [replay_checked(start, g, target) for g in res.games(max_games)]
     answer = SpgAnswer(target, plies, games, res.count() if res.complete else len(games),
                        res.complete, res.reason, nodes=res.nodes, seconds=res.seconds,
                        strategy=report)
-    answer.searches.append(_search_entry(plies, res, answer.count, report))
+    answer.searches.append(_search_entry(plies, res if searched else None, answer.count, report))
     if not check_shorter:
         answer.shorter_complete = False
         return answer
     for length in range(plies - 2, -1, -2):
         if plain.prune(start, length):
             continue
-        sub_report, sub_analysis = _prepared(plain, target, length, start, limits, bound_options,
-                                             strategies)
+        sub_report, sub_analysis = _prepared(plain, target, length, start, limits, strategies)
         if sub_report is not None and sub_report.status == "infeasible":
             answer.searches.append(_search_entry(length, None, 0, sub_report))
             continue
@@ -189,19 +189,14 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
 
 
 def _prepared(plain: Analysis, target: chess.Board, plies: int, start: chess.Board,
-              limits: Limits, bound_options: dict[str, bool] | None, strategies: bool
-              ) -> tuple[StrategyReport | None, Analysis]:
-    """The strategy layer's report on one length and the analysis to search it with (the plain
-    one when the layer is off, finds nothing still, or runs out of time)."""
+              limits: Limits, strategies: bool) -> tuple[StrategyReport | None, Analysis]:
+    """The strategy layer's report on one length and the analysis to search it with (`plain`
+    when the layer is off, finds nothing still, or runs out of time)."""
     if not strategies:
         return None, plain
     left = limits.remaining()
-    report, analysis = analyse(target, plies, start=start, enumerate_strategies=False,
-                               timeout=None if left is None else max(left, 0.01),
-                               options=bound_options)
-    if report.status != "feasible" or not report.frozen:
-        analysis = plain
-    return report, analysis
+    return analyse(target, plies, start=start, enumerate_strategies=False,
+                   timeout=None if left is None else max(left, 0.01), base=plain)
 
 
 def _search_entry(plies: int, res: SearchResult | None, solutions: int | None,
@@ -209,8 +204,8 @@ def _search_entry(plies: int, res: SearchResult | None, solutions: int | None,
     """One line of `SpgAnswer.searches`: a length, its search figures and its strategy layer."""
     entry: dict[str, Any] = {"plies": plies, "nodes": res.nodes if res else 0,
                              "seconds": round(res.seconds, 3) if res else 0.0,
-                             "complete": res.complete if res else True, "solutions": solutions}
-    entry["searched"] = res is not None
+                             "complete": res.complete if res else True, "solutions": solutions,
+                             "searched": res is not None}
     if report is not None:
         entry["strategies"] = report.status
         entry["still"] = chess.popcount(report.frozen)

@@ -28,7 +28,7 @@ from typing import Any
 import chess
 
 from retrologic import trajectory
-from retrologic.spg_analysis import CASTLE, INF, Analysis
+from retrologic.spg_analysis import CASTLE, INF, SWITCHES, Analysis
 
 ENUMERATION_LIMIT = 200  # strategies listed at most by default
 
@@ -486,21 +486,22 @@ def still_units(model: StrategyModel, deadline: float | None) -> tuple[int, str]
 
 def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = None,
             limit: int | None = ENUMERATION_LIMIT, timeout: float | None = None,
-            enumerate_strategies: bool = True, options: dict[str, bool] | None = None
-            ) -> tuple[StrategyReport, Analysis]:
+            enumerate_strategies: bool = True, options: dict[str, bool] | None = None,
+            base: Analysis | None = None) -> tuple[StrategyReport, Analysis]:
     """The strategies of the games of `plies` plies from `start` (default: the initial array)
     to `target`, and an Analysis whose frozen units include those no strategy moves.
 
     Units proved still are frozen and the model rebuilt until nothing new is found (a frozen
     unit is an obstacle, which can lengthen other routes). With `enumerate_strategies`, up to
     `limit` strategies are then listed (`complete` when that is all of them). A timeout makes
-    the report 'unknown' and returns the analysis without the strategy layer's frozen units.
+    the report 'unknown'. `base` (default: a new one with the bound `options`) is the analysis
+    of `start` and `target` without the layer: it is returned, tables and caches kept, when the
+    layer proves no unit still or runs out of time.
     """
     t0 = time.monotonic()
     deadline = None if timeout is None else t0 + timeout
     start = start if start is not None else chess.Board()
-    options = options or {}
-    plain = Analysis(start, target, **options)
+    plain = base if base is not None else Analysis(start, target, **(options or {}))
     analysis, extra, solves = plain, 0, 0
     while True:
         model = StrategyModel(analysis, plies)
@@ -516,7 +517,8 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
         if not still:
             break
         extra |= still
-        analysis = Analysis(start, target, **options, extra_frozen=extra)
+        switches = {name: getattr(plain, name) for name in SWITCHES}
+        analysis = Analysis(start, target, **switches, extra_frozen=plain.extra_frozen | extra)
     report = StrategyReport(plies, "feasible", frozen=extra, solves=solves)
     before = model.solves
     if enumerate_strategies:

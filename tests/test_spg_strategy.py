@@ -217,6 +217,7 @@ def test_a_length_without_strategy_is_not_searched(capsys: pytest.CaptureFixture
     data = json.loads(capsys.readouterr().out)
     assert data["facts"]["status"] == "no solution" and data["details"]["nodes"] == 0
     assert data["details"]["searches"][0]["strategies"] == "infeasible"
+    assert data["details"]["searches"][0]["searched"] is False
     assert main(["spg", array, "--moves", "1.5", "--no-strategies", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["facts"]["status"] == "no solution" and data["details"]["nodes"] > 0
