@@ -3,7 +3,8 @@ peak memory so far per problem, side by side with a baseline in the same run (th
 exhaustive search pruned only by a chess-blind counting argument: the squares a side still has
 to change, at most two per move).
 
-    python bench/spg.py [--timeout S] [--baseline-timeout S] [--previous-timeout S]
+    python bench/spg.py [--timeout S] [--baseline-timeout S] [--previous-timeout S] [--engine E]
+                        [--previous-engine E]
                         [--previous-options NAME=0|1,...] [FILE...]
     python bench/spg.py --suffix 10,12 [--timeout S] [FILE...]
 """
@@ -149,11 +150,15 @@ def suffix_table(files: list[Path], left: list[int], timeout: float) -> None:
             print(row, flush=True)
 
 
+PREVIOUS_ENGINE = ["auto"]  # spg.solve's engine for the previous columns (--previous-engine)
+
+
 def previous_arguments() -> dict:
     """spg.solve's arguments for the previous columns: the bound options of PREVIOUS, and
     `strategies` (the CP-SAT strategy layer) when PREVIOUS names it."""
     options = dict(PREVIOUS)
-    return {"bound_options": options, "strategies": options.pop("strategies", True)}
+    return {"bound_options": options, "strategies": options.pop("strategies", True),
+            "engine": PREVIOUS_ENGINE[0]}
 
 
 def main() -> int:
@@ -169,6 +174,11 @@ def main() -> int:
                     help="the bound options of the previous columns instead of PREVIOUS, "
                          "e.g. pawn_walls=0 (an A/B run of one deduction); strategies=0 "
                          "switches the CP-SAT strategy layer off")
+    ap.add_argument("--engine", choices=spg.ENGINES, default="auto",
+                    help="spg.solve's engine for the main columns (default auto)")
+    ap.add_argument("--previous-engine", choices=spg.ENGINES, default="auto",
+                    help="the engine of the previous columns, e.g. search (A/B of the CP-SAT "
+                         "schedule model)")
     ap.add_argument("--suffix", metavar="N[,N...]",
                     help="instead: complete searches of the last N plies of each published game, "
                          "current bound against the previous one")
@@ -182,11 +192,12 @@ def main() -> int:
                 ap.error(f"--previous-options: {item!r} is not NAME=0 or NAME=1 with NAME "
                          f"one of {', '.join(sorted(SWITCHES + ('strategies',)))}")
             PREVIOUS[name] = value == "1"
+    PREVIOUS_ENGINE[0] = args.previous_engine
     if args.suffix:
         suffix_table(files, [int(x) for x in args.suffix.split(",")], args.timeout)
         return 0
     head = (f"{'problem':34} {'len':>5} {'plies':>5} {'status':>11} {'games':>5} {'nodes':>9} "
-            f"{'time s':>8} {'check':>6} {'peak MB':>7} | {'base games':>10} {'base nodes':>10} "
+            f"{'time s':>8} {'check':>6} {'engine':>8} {'peak MB':>7} | {'base games':>10} {'base nodes':>10} "
             f"{'base s':>7} {'speed-up':>9}")
     print(head)
     print("-" * len(head))
@@ -196,7 +207,7 @@ def main() -> int:
         plies = spg.parse_moves(prob.question["moves"])
         target = spg.parse_target(prob.position_table["fen"], plies)
         t0 = time.monotonic()
-        answer = spg.solve(target, plies, Limits(timeout=args.timeout))
+        answer = spg.solve(target, plies, Limits(timeout=args.timeout), engine=args.engine)
         seconds = time.monotonic() - t0
         total += seconds
         result = answer_result(answer, show=None)
@@ -212,7 +223,8 @@ def main() -> int:
         else:
             ok = "-"
         row = (f"{path.stem[:34]:34} {spg.moves_text(plies):>5} {plies:>5} {answer.status:>11} "
-               f"{answer.count:>5} {answer.nodes:>9} {seconds:>8.2f} {ok:>6} {peak_mb():>7} |")
+               f"{answer.count:>5} {answer.nodes:>9} {seconds:>8.2f} {ok:>6} "
+               f"{answer.searches[0].get('engine', '-'):>8} {peak_mb():>7} |")
         if args.baseline_timeout > 0:
             count, nodes, bsec = baseline(target, plies, args.baseline_timeout)
             ratio = bsec / seconds if seconds > 0 else float("inf")
@@ -228,7 +240,8 @@ def main() -> int:
             psec = time.monotonic() - t1
             shown = "-" if prev.status == "unknown" and answer.status == "unknown" else \
                 (">" if prev.status == "unknown" else "") + f"{psec / seconds:.1f}x"
-            row += f" previous bound: {prev.status} {prev.nodes} nodes {psec:.2f} s ({shown})"
+            row += (f" previous: {prev.status} {prev.nodes} nodes {psec:.2f} s ({shown}, "
+                    f"{prev.searches[0].get('engine', '-')})")
         print(row, flush=True)
     print(f"total solver time {total:.2f} s over {len(files)} problems")
     return 0

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 import re
+import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +22,7 @@ import chess.pgn
 from retrologic.certificate import Verdict
 from retrologic.errors import InputError
 from retrologic.spg_analysis import Analysis
-from retrologic.spg_search import Limits, Search, SearchResult, key_of
+from retrologic.spg_search import Limits, Search, SearchResult
 from retrologic.spg_strategy import StrategyReport, analyse
 
 MAX_PLIES = 200
@@ -130,33 +132,51 @@ def search_length(target: chess.Board, plies: int, limits: Limits,
 MAX_GAMES = 1000  # games listed at most; the count is exact regardless
 
 
+ENGINES = ("auto", "search", "schedule")
+AUTO_SEARCH_SECONDS = 60.0  # the search's share in "auto" without a time limit
+AUTO_SEARCH_SHARE = 0.5     # ... and its share of the time left with one
+
+
+@dataclass
+class _Length:
+    """What one length's engines found: its games, exactly all of them when `complete`."""
+
+    games: list[list[chess.Move]]
+    complete: bool
+    count: int
+    reason: str | None
+    nodes: int
+    seconds: float
+    entry: dict[str, Any]
+    analysis: Analysis
+
+
 def solve(target: chess.Board, plies: int, limits: Limits | None = None,
           start: chess.Board | None = None, max_games: int | None = MAX_GAMES,
           check_shorter: bool = True, bound_options: dict[str, bool] | None = None,
-          strategies: bool = True) -> SpgAnswer:
+          strategies: bool = True, engine: str = "auto") -> SpgAnswer:
     """Solve a proof game: all games of `plies` plies, then shorter lengths of the same parity.
 
-    At most `max_games` games are listed (None: all); `count` is exact when the search is.
-    `bound_options` switches parts of the lower bound (Analysis's `victim_slots`,
-    `capture_accounting`); every setting is sound, they differ in speed only. With
-    `strategies`, each length is first put to the CP-SAT strategy model (spg_strategy): a
+    At most `max_games` games are listed (None: all); `count` is exact when the length is
+    decided. `bound_options` switches parts of the search's lower bound (Analysis's
+    `victim_slots`, `capture_accounting`); every setting is sound, they differ in speed only.
+    With `strategies`, each length is first put to the CP-SAT strategy model (spg_strategy): a
     length without strategy has no game and is not searched, and the units it proves still
-    are frozen for the search.
+    are frozen. `engine`: "search" (spg_search), "schedule" (the CP-SAT schedule model,
+    spg_schedule) or "auto": the search for half the time left (AUTO_SEARCH_SECONDS without a
+    time limit), then, if it did not finish, the schedule model for the rest. Both engines
+    are complete; either one's exhausted listing decides a length.
     """
+    if engine not in ENGINES:
+        raise InputError(f"must be one of {', '.join(ENGINES)}", field="engine", value=engine)
     limits = limits or Limits()
     start = start if start is not None else chess.Board()
     plain = Analysis(start, target, **(bound_options or {}))
     report, analysis = _prepared(plain, target, plies, start, limits, strategies)
-    searched = report is None or report.status != "infeasible"
-    if searched:
-        res, analysis = search_length(target, plies, limits, start, analysis)
-    else:  # no strategy: no game, nothing searched
-        res = SearchResult(key_of(start, plies), {}, 0, 0.0)
-    games = [replay_checked(start, g, target) for g in res.games(max_games)]
-    answer = SpgAnswer(target, plies, games, res.count() if res.complete else len(games),
-                       res.complete, res.reason, nodes=res.nodes, seconds=res.seconds,
-                       strategy=report)
-    answer.searches.append(_search_entry(plies, res if searched else None, answer.count, report))
+    main = _decide(target, plies, start, analysis, report, limits, engine, max_games, None)
+    answer = SpgAnswer(target, plies, main.games, main.count, main.complete, main.reason,
+                       nodes=main.nodes, seconds=main.seconds, strategy=report)
+    answer.searches.append(main.entry)
     if not check_shorter:
         answer.shorter_complete = False
         return answer
@@ -164,21 +184,15 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
         if plain.prune(start, length):
             continue
         sub_report, sub_analysis = _prepared(plain, target, length, start, limits, strategies)
-        if sub_report is not None and sub_report.status == "infeasible":
-            answer.searches.append(_search_entry(length, None, 0, sub_report))
-            continue
-        if sub_analysis.extra_frozen == analysis.extra_frozen:
-            sub_analysis = analysis  # the same frozen units: keep the caches of the first search
-        sub = Search(start, target, length, sub_analysis.prune, None, limits,
-                     sub_analysis.candidate_moves).run()
+        if sub_analysis.extra_frozen == main.analysis.extra_frozen:
+            sub_analysis = main.analysis  # the same frozen units: keep the first one's caches
+        sub = _decide(target, length, start, sub_analysis, sub_report, limits, engine, 1, 1)
         answer.nodes += sub.nodes
         answer.seconds += sub.seconds
-        answer.searches.append(_search_entry(length, sub, sub.count() if sub.complete else None,
-                                             sub_report))
-        found = next(sub.games(1), None)
-        if found is not None:
+        answer.searches.append(sub.entry)
+        if sub.games:
             answer.shorter = length
-            answer.shorter_game = replay_checked(start, found, target)
+            answer.shorter_game = sub.games[0]
             break
         if not sub.complete:
             answer.shorter_complete = False
@@ -186,6 +200,72 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
                 answer.reason = f"{sub.reason} (searching {moves_text(length)})"
             break
     return answer
+
+
+def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analysis,
+            report: StrategyReport | None, limits: Limits, engine: str,
+            max_games: int | None, enough: int | None) -> _Length:
+    """The games of one length by the chosen engine(s); `enough` games stop the listing (a
+    shorter length needs one to be refuted)."""
+    if report is not None and report.status == "infeasible":  # no strategy: no game
+        return _Length([], True, 0, None, 0, 0.0, _search_entry(plies, None, 0, report), analysis)
+    found: dict[tuple[str, ...], list[chess.Move]] = {}
+    nodes, seconds, reasons = 0, 0.0, []
+    entry: dict[str, Any] | None = None
+    if engine in ("search", "auto"):
+        sub = limits if engine == "search" else _share(limits)
+        res = Search(start, target, plies, analysis.prune, None, sub,
+                     analysis.candidate_moves).run()
+        nodes, seconds = res.nodes, res.seconds
+        games = [replay_checked(start, g, target) for g in res.games(max_games)]
+        count = res.count() if res.complete else len(games)
+        entry = _search_entry(plies, res, count if res.complete else None, report)
+        if res.complete:
+            entry["engine"] = "search"
+            return _Length(games, True, count, None, nodes, seconds, entry, analysis)
+        reasons.append(f"search: {res.reason}")
+        found.update((_uci(g), g) for g in games)
+    if engine in ("schedule", "auto") and not (enough and found):
+        from retrologic.spg_schedule import list_games
+        left = limits.remaining()
+        deadline = None if left is None else time.monotonic() + max(left, 0.0)
+        listing = None if max_games is None else max(max_games, enough or 0)
+        rep = list_games(analysis, plies, deadline, enough or listing,
+                         _schedule_progress if limits.progress else None)
+        seconds += rep.seconds
+        games = [replay_checked(start, g, target) for g in rep.games]
+        if entry is None:
+            entry = _search_entry(plies, None, None, report)
+        entry["schedule"] = rep.as_dict()
+        entry["seconds"] = round(seconds, 3)
+        if rep.status == "complete":
+            entry.update(engine="schedule", complete=True, solutions=len(games), searched=True)
+            return _Length(games, True, len(games), None, nodes, seconds, entry, analysis)
+        reasons.append(f"schedule model: {rep.reason}")
+        for g in games:
+            found.setdefault(_uci(g), g)
+    assert entry is not None
+    entry["engine"] = engine
+    games = list(found.values())
+    return _Length(games, False, len(games), "; ".join(reasons), nodes, seconds, entry, analysis)
+
+
+def _share(limits: Limits) -> Limits:
+    """The search's limits in "auto": half the time left, or AUTO_SEARCH_SECONDS."""
+    left = limits.remaining()
+    budget = AUTO_SEARCH_SECONDS if left is None else max(left, 0.0) * AUTO_SEARCH_SHARE
+    return Limits(timeout=budget, nodes=limits.nodes, progress=limits.progress,
+                  positions=limits.positions)
+
+
+def _uci(game: list[chess.Move]) -> tuple[str, ...]:
+    return tuple(m.uci() for m in game)
+
+
+def _schedule_progress(report: Any) -> None:
+    """Progress of the schedule model's listing on stderr."""
+    print(f"schedule model: {report.solves} solves, {len(report.games)} game(s), "
+          f"{report.rejected} cut off by the play-out", file=sys.stderr, flush=True)
 
 
 def _prepared(plain: Analysis, target: chess.Board, plies: int, start: chess.Board,

@@ -143,9 +143,15 @@ def test_the_array_itself_and_knight_parity() -> None:
 
 def test_limits_give_unknown_with_the_reason() -> None:
     target = spg.parse_target("r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", 8)
-    answer = spg.solve(target, 8, Limits(nodes=50))
+    answer = spg.solve(target, 8, Limits(nodes=50), engine="search")
     assert answer.status == "unknown"
     assert "node limit" in answer.reason
+    # auto: the schedule model takes over, and a time limit that stops both names both
+    assert spg.solve(target, 8, Limits(nodes=50)).status == "unique"
+    bell = spg.parse_target("2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5", 34)
+    answer = spg.solve(bell, 34, Limits(timeout=0.5))
+    assert answer.status == "unknown"
+    assert "search: time limit" in answer.reason and "schedule model:" in answer.reason
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,7 +211,7 @@ def test_cli_text_json_and_bad_input(capsys: pytest.CaptureFixture[str], tmp_pat
     assert "--moves" in capsys.readouterr().err
     assert main(["spg", "rnbqkbnr/ppp/8", "--moves", "1.5"]) == 3
     assert main(["spg", "r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", "--moves", "4.0",
-                 "--nodes", "20"]) == 4
+                 "--nodes", "20", "--engine", "search"]) == 4
 
 
 def test_problem_file_errors_name_the_field(tmp_path) -> None:

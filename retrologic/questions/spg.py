@@ -15,7 +15,7 @@ import chess
 from retrologic import spg
 from retrologic.errors import InputError
 from retrologic.result import Result
-from retrologic.schema import Field
+from retrologic.schema import Field, one_of
 from retrologic.spg_search import Limits
 from retrologic.spg_strategy import analyse
 
@@ -25,6 +25,8 @@ POSITION = "full"
 QUESTION = {
     "moves": Field((float, int, str), required=True,
                    doc="length, Popeye style: N.0 (2N plies) or N.5 (2N+1 plies)"),
+    "engine": Field(str, default="auto", check=one_of(*spg.ENGINES),
+                    doc="auto (search, then the CP-SAT schedule model), search or schedule"),
 }
 EXPECT = {"status", "count", "plies", "shorter"}
 
@@ -68,6 +70,7 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
         lines.append(f"{i + 1}) {text}")
         lines.extend("   " + row for row in spg.pgn_text(g, answer.target).splitlines())
     lines.extend(strategy_lines(answer))
+    lines.extend(schedule_lines(answer))
     lines.append(f"search: {answer.nodes} nodes, {answer.seconds:.2f} s; lengths searched: "
                  + ", ".join(f"{spg.moves_text(s['plies'])}"
                              + ("" if s["complete"] else " (incomplete)") for s in answer.searches))
@@ -117,6 +120,21 @@ def strategy_lines(answer: spg.SpgAnswer) -> list[str]:
     return out
 
 
+def schedule_lines(answer: spg.SpgAnswer) -> list[str]:
+    """What the CP-SAT schedule model did on each length it was run on."""
+    out = []
+    for entry in answer.searches:
+        rep = entry.get("schedule")
+        if rep is None:
+            continue
+        verdict = "every game listed" if rep["status"] == "complete" else rep["reason"]
+        out.append(f"schedule model, {spg.moves_text(entry['plies'])}: {verdict}; "
+                   f"{rep['games']} game(s), {rep['rejected']} cut off by the play-out, "
+                   f"{rep['solves']} CP-SAT solves, {rep['variables']} variables, "
+                   f"{rep['seconds']:.2f} s")
+    return out
+
+
 def listed_strategies(target: chess.Board, plies: int, limit: int,
                       timeout: float | None) -> tuple[list[str], dict[str, Any]]:
     """Up to `limit` strategies of the stipulated length, as lines and as a details entry."""
@@ -147,7 +165,8 @@ def solve(problem: Any, options: Any) -> Result:
         target = spg.parse_target(table["fen"], plies, field="position.fen")
     except InputError as e:
         raise e.located(problem.path) from None
-    answer = spg.solve(target, plies, _limits(options))
+    answer = spg.solve(target, plies, _limits(options),
+                       engine=problem.question.get("engine") or "auto")
     return answer_result(answer, show=None, certificate_dir=options.certificate_dir)
 
 
@@ -163,6 +182,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="list up to N strategies (unit fates, castlings) of the length")
     parser.add_argument("--no-strategies", action="store_true",
                         help="search without the CP-SAT strategy layer (for comparison)")
+    parser.add_argument("--engine", choices=spg.ENGINES, default="auto",
+                        help="auto: the search for half the time limit (60 s without one), "
+                             "then the CP-SAT schedule model; or either one alone")
     add_limit_arguments(parser)
 
 
@@ -175,7 +197,8 @@ def run(args: argparse.Namespace) -> int:
     listing = None
     if args.list_strategies:
         listing = listed_strategies(target, plies, args.list_strategies, options.timeout)
-    answer = spg.solve(target, plies, _limits(options), strategies=not args.no_strategies)
+    answer = spg.solve(target, plies, _limits(options), strategies=not args.no_strategies,
+                       engine=args.engine)
     result = answer_result(answer, show=None if args.all else SHOWN,
                            certificate_dir=options.certificate_dir)
     if listing is not None:

@@ -1,0 +1,717 @@
+"""Move order of a proof game on OR-Tools CP-SAT: every unit's square (and type) after every
+ply, on top of the strategy model (spg_strategy), so that one solution is one game.
+
+Per unit that is not frozen and per ply of its side: whether it moves, and which step it makes
+(a geometric move of its type, frozen units as walls). A step must find its path empty, may land
+on an enemy only by capturing it (which removes it), and a pawn steps straight onto an empty
+square or diagonally onto an enemy, or e.p. just after a double step; castling moves king and
+rook together, neither having moved, the squares between them empty. Each ply moves one unit
+of the side to move (two when castling), a unit moves only while alive, and a unit leaves the
+board only when a step lands on it. After its own ply a side's king is not attacked by an enemy
+pawn, knight or king, nor by a line piece whose line to it is empty. The last ply's squares are
+the diagram, tied to the strategy model's fates, move counts and castlings. A king does not
+castle out of, through or into such an attack.
+
+The model is a relaxation of the games of that length (it holds every game; the play-out
+rejects the rest it lets through), so it is used as a complete game generator: each solution is
+played out with python-chess; an illegal one is cut off at its first illegal ply (its prefix is
+forbidden), a legal one is a game and is forbidden as a whole; when the model becomes
+infeasible, every game has been listed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import chess
+
+from retrologic.spg_analysis import CASTLE, Analysis
+from retrologic.spg_strategy import StrategyModel, Unit, _owner, analyse
+
+State = tuple[int, int]  # (square, piece type): a pawn that promotes changes type
+PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+PUSH, DOUBLE, TAKE, ANY, CASTLING = "push", "double", "take", "any", "castle"
+MAX_STEPS = 400_000  # step variables at most (memory: about 3 GB beyond that): then unknown
+
+
+class ModelTooLarge(Exception):
+    """The schedule model would exceed MAX_STEPS step variables."""
+
+SLIDERS = {chess.BISHOP: (chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS),
+           chess.ROOK: (chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS),
+           "file": (chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS)}
+
+
+def _slides(piece_type: int, square: int, walls: int) -> int:
+    """Squares a bishop, rook or queen on `square` reaches with `walls` occupied (walls included
+    where they stop a line)."""
+    out = 0
+    lines = []
+    if piece_type in (chess.BISHOP, chess.QUEEN):
+        lines.append(SLIDERS[chess.BISHOP])
+    if piece_type in (chess.ROOK, chess.QUEEN):
+        lines += [SLIDERS[chess.ROOK], SLIDERS["file"]]
+    for attacks, masks in lines:
+        out |= attacks[square][masks[square] & walls]
+    return out
+
+
+def steps(state: State, color: chess.Color, walls: int) -> list[tuple[State, str]]:
+    """The geometric steps of a unit in `state`: (next state, kind), never onto or across a
+    wall (a frozen unit). Kinds: push / double (pawn, onto empty squares), take (pawn, a capture
+    or e.p.), any (a piece: onto an empty square or an enemy)."""
+    square, ptype = state
+    out: list[tuple[State, str]] = []
+    if ptype == chess.PAWN:
+        fwd = 8 if color == chess.WHITE else -8
+        rank = chess.square_rank(square)
+        last = 7 if color == chess.WHITE else 0
+
+        def add(to: int, kind: str) -> None:
+            if chess.square_rank(to) == last:
+                out.extend(((to, p), kind) for p in PROMOTIONS)
+            else:
+                out.append(((to, chess.PAWN), kind))
+
+        one = square + fwd
+        if not walls & chess.BB_SQUARES[one]:
+            add(one, PUSH)
+            home = 1 if color == chess.WHITE else 6
+            if rank == home and not walls & chess.BB_SQUARES[one + fwd]:
+                add(one + fwd, DOUBLE)
+        for to in chess.scan_forward(chess.BB_PAWN_ATTACKS[color][square] & ~walls):
+            add(to, TAKE)
+        return out
+    if ptype == chess.KNIGHT:
+        reach = chess.BB_KNIGHT_ATTACKS[square]
+    elif ptype == chess.KING:
+        reach = chess.BB_KING_ATTACKS[square]
+    else:
+        reach = _slides(ptype, square, walls)
+    return [((to, ptype), ANY) for to in chess.scan_forward(reach & ~walls)]
+
+
+def attackers_of(king: int, walls: int) -> list[tuple[int, int, int]]:
+    """(square, piece type, squares between) of every enemy placement that attacks `king` when
+    the squares between are empty; pawns are listed per colour by the caller."""
+    out = []
+    for sq in chess.scan_forward(chess.BB_KNIGHT_ATTACKS[king]):
+        out.append((sq, chess.KNIGHT, 0))
+    for sq in chess.scan_forward(chess.BB_KING_ATTACKS[king]):
+        out.append((sq, chess.KING, 0))
+    for ptype in (chess.BISHOP, chess.ROOK):
+        for sq in chess.scan_forward(_slides(ptype, king, walls) & ~walls):
+            between = chess.between(king, sq)
+            out.append((sq, ptype, between))
+            out.append((sq, chess.QUEEN, between))
+    return out
+
+
+@dataclass
+class ScheduleReport:
+    """The games one schedule model lists, and how the listing ended."""
+
+    plies: int
+    status: str                      # "complete" (every game listed), "infeasible" or "unknown"
+    games: list[list[chess.Move]] = field(default_factory=list)
+    reason: str | None = None        # the limit that was hit, or why there is no game
+    rejected: int = 0                # solutions cut off by the play-out (an illegal ply)
+    solves: int = 0
+    variables: int = 0
+    seconds: float = 0.0
+    still: int = 0                   # units the strategy layer proved still (frozen here)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"plies": self.plies, "status": self.status, "games": len(self.games),
+                "reason": self.reason, "rejected": self.rejected, "solves": self.solves,
+                "variables": self.variables, "seconds": round(self.seconds, 3)}
+
+
+class ScheduleModel:
+    """Units' squares ply by ply, added to a strategy model (see the module's docstring)."""
+
+    def __init__(self, strategy: StrategyModel, deadline: float | None = None) -> None:
+        self.strategy = strategy
+        self.model = strategy.model
+        a: Analysis = strategy.analysis
+        self.start = a.start
+        self.walls = a.frozen
+        self.plies = strategy.plies
+        self.units = [u for c in chess.COLORS for u in strategy.units.get(c, [])]
+        self.pos: dict[Unit, list[dict[State, Any]]] = {}
+        self.alive: dict[Unit, list[Any]] = {}
+        self.moved: dict[Unit, dict[int, Any]] = {}
+        self.trans: dict[Unit, dict[int, dict[tuple[State, State], Any]]] = {}
+        self.castlings: dict[tuple[int, int], Any] = {}  # (rook square, ply) -> king's step
+        self.kinds: dict[tuple[State, State, chess.Color], str] = {}
+        self._true = self.model.NewBoolVar("true")
+        self.model.Add(self._true == 1)
+        self._steps: dict[tuple[chess.Color, State], list[tuple[State, str]]] = {}
+        self.steps = 0
+        self._occupant_cache: dict[int, dict] = {}
+        self._flags: dict[tuple[chess.Color, int, int], Any] = {}
+        self._exact: set[tuple[chess.Color, int, int]] = set()
+        if strategy.impossible:
+            return
+        self._build(deadline)
+
+    def mover(self, ply: int) -> chess.Color:
+        """The side that makes ply `ply` (1-based)."""
+        return self.start.turn if ply % 2 == 1 else not self.start.turn
+
+    def _succ(self, color: chess.Color, state: State) -> list[tuple[State, str]]:
+        key = (color, state)
+        hit = self._steps.get(key)
+        if hit is None:
+            hit = steps(state, color, self.walls)
+            self._steps[key] = hit
+        return hit
+
+    # reachable states --------------------------------------------------------------------------
+
+    def _graph_steps(self, u: Unit, st: State) -> list[State]:
+        """Next states of `u` from `st`, castling included (a king's step to its castled
+        square, when the strategy model allows that castling)."""
+        out = [nxt for nxt, _ in self._succ(u.color, st)]
+        if st == (u.square, chess.KING):
+            for r in self.strategy.castles:
+                if _owner(r) == u.color and CASTLE[(u.color, r)][0] == u.square:
+                    out.append((CASTLE[(u.color, r)][1], chess.KING))
+        return out
+
+    def _reach(self, u: Unit, budget: int) -> list[set[State]]:
+        """Per ply, the states `u` can be in: `d_from + d_to <= budget` (its most moves), with
+        `d_from` (moves from its start) at most its side's plies so far and `d_to` (moves to a
+        diagram square it may become; 0 for a unit that may be captured) at most those left."""
+        s = self.strategy
+        first = (u.square, u.piece_type)
+        d_from = {first: 0}
+        frontier = [first]
+        for d in range(1, budget + 1):
+            nxt_frontier = []
+            for st in frontier:
+                for nxt in self._graph_steps(u, st):
+                    if nxt not in d_from:
+                        d_from[nxt] = d
+                        nxt_frontier.append(nxt)
+            frontier = nxt_frontier
+        if u in s.captured:
+            d_to = {st: 0 for st in d_from}
+        else:
+            ends = {(tsq, s.analysis.target.piece_type_at(tsq)) for (w, tsq) in s.becomes
+                    if w == u}
+            preds: dict[State, list[State]] = {}
+            for st in d_from:
+                for nxt in self._graph_steps(u, st):
+                    preds.setdefault(nxt, []).append(st)
+            d_to = {st: 0 for st in ends if st in d_from}
+            frontier = list(d_to)
+            while frontier:
+                nxt_frontier = []
+                for st in frontier:
+                    for prev in preds.get(st, []):
+                        if prev not in d_to:
+                            d_to[prev] = d_to[st] + 1
+                            nxt_frontier.append(prev)
+                frontier = nxt_frontier
+        mine = [1 if self.mover(p) == u.color else 0 for p in range(self.plies + 1)]
+        mine[0] = 0
+        done = 0
+        left = sum(mine)
+        reach = []
+        for ply in range(self.plies + 1):
+            done += mine[ply]
+            left -= mine[ply]
+            reach.append({st for st, d in d_from.items() if d <= done and st in d_to
+                          and d_to[st] <= left and d + d_to[st] <= budget})
+        return reach
+
+    def _budgets(self, deadline: float | None) -> dict[Unit, int]:
+        """The most moves each unit makes in any strategy (CP-SAT maximum, or its bound when
+        the deadline cuts the solve short), written into the model as a bound."""
+        s = self.strategy
+        out = {}
+        for u in self.units:
+            s.model.Maximize(s.moves[u])
+            solver, status = s.solve(deadline=deadline)
+            if status == "feasible":
+                bound = round(solver.BestObjectiveBound())
+            elif status == "infeasible":
+                bound = -1
+            else:
+                bound = self.plies
+            s.model.ClearObjective()
+            out[u] = max(bound, 0)
+            s.model.Add(s.moves[u] <= out[u])
+        return out
+
+    # building ----------------------------------------------------------------------------------
+
+    def _build(self, deadline: float | None) -> None:
+        s, m = self.strategy, self.model
+        budgets = self._budgets(deadline)
+        for u in self.units:
+            reach = self._reach(u, budgets[u])
+            pos: list[dict[State, Any]] = [{st: self._true for st in reach[0]}]
+            alive = [self._true]
+            capturable = u in s.captured
+            self.moved[u], self.trans[u] = {}, {}
+            for ply in range(1, self.plies + 1):
+                if self.mover(ply) != u.color:
+                    pos.append(pos[-1])
+                    if capturable:
+                        a = m.NewBoolVar(f"alive_{u.name()}_{ply}")
+                        m.AddImplication(a, alive[-1])
+                        alive.append(a)
+                    else:
+                        alive.append(alive[-1])
+                    continue
+                alive.append(alive[-1])
+                now = {st: m.NewBoolVar(f"at_{u.name()}_{ply}_{chess.square_name(st[0])}"
+                                        f"{chess.piece_symbol(st[1])}") for st in reach[ply]}
+                if not now:
+                    m.AddBoolOr([])  # the unit has nowhere to be: no game
+                    pos.append(now)
+                    continue
+                m.AddExactlyOne(now.values())
+                mv = m.NewBoolVar(f"mv_{u.name()}_{ply}")
+                if capturable:
+                    m.AddImplication(mv, alive[-1])
+                trans = {}
+                for st in pos[-1]:
+                    for nxt, kind in self._succ(u.color, st):
+                        if nxt in now:
+                            trans[(st, nxt)] = kind
+                    if st == (u.square, chess.KING):
+                        for r in s.castles:
+                            if _owner(r) != u.color:
+                                continue
+                            kfrom, kto, _ = CASTLE[(u.color, r)]
+                            if kfrom == u.square and (kto, chess.KING) in now:
+                                trans[(st, (kto, chess.KING))] = CASTLING
+                lits = {}
+                self.steps += len(trans)
+                if self.steps > MAX_STEPS:
+                    raise ModelTooLarge(f"the schedule model exceeds {MAX_STEPS:,} steps")
+                for (st, nxt), kind in trans.items():
+                    t = m.NewBoolVar(f"t_{u.name()}_{ply}_{chess.square_name(st[0])}"
+                                     f"{chess.square_name(nxt[0])}{chess.piece_symbol(nxt[1])}")
+                    m.AddImplication(t, pos[-1][st])
+                    m.AddImplication(t, now[nxt])
+                    lits[(st, nxt)] = t
+                    self.kinds[(st, nxt, u.color)] = kind
+                m.Add(sum(lits.values()) == mv)
+                for st, lit in now.items():
+                    if st in pos[-1]:
+                        m.Add(lit == pos[-1][st]).OnlyEnforceIf(mv.Not())
+                    else:
+                        m.AddImplication(lit, mv)
+                self.moved[u][ply] = mv
+                self.trans[u][ply] = lits
+                pos.append(now)
+            self.pos[u], self.alive[u] = pos, alive
+        for r in self.strategy.castles:
+            color = _owner(r)
+            kfrom, kto, _ = CASTLE[(color, r)]
+            for ply, lits in self.trans.get(Unit(color, kfrom, chess.KING), {}).items():
+                t = lits.get(((kfrom, chess.KING), (kto, chess.KING)))
+                if t is not None:
+                    self.castlings[(r, ply)] = t
+        for ply in range(1, self.plies + 1):
+            self._ply(ply)
+        self._castling()
+        self._ties()
+
+    def _occupants(self, ply: int) -> dict[tuple[chess.Color, int], list[tuple[Unit, Any]]]:
+        """Per (colour, square), the units that may stand there after `ply`, with the literal
+        of their position there (one per state: a pawn's and its promoted types')."""
+        hit = self._occupant_cache.get(ply)
+        if hit is None:
+            hit = {}
+            for v in self.units:
+                for st, lit in self.pos[v][ply].items():
+                    hit.setdefault((v.color, st[0]), []).append((v, lit))
+            self._occupant_cache[ply] = hit
+        return hit
+
+    def _flag(self, color: chess.Color, ply: int, square: int, exact: bool = False) -> Any:
+        """A literal true when a `color` unit stands on `square` after `ply` (None: none can).
+        Each occupant implies it; with `exact` it also implies an occupant."""
+        key = (color, ply, square)
+        f = self._flags.get(key)
+        m = self.model
+        if f is None:
+            occupants = self._occupants(ply).get((color, square), [])
+            if not occupants:
+                return None
+            f = m.NewBoolVar(f"occ_{'w' if color else 'b'}{ply}_{chess.square_name(square)}")
+            for v, lit in occupants:
+                m.AddBoolOr([lit.Not(), self.alive[v][ply].Not(), f])
+            self._flags[key] = f
+        if exact and key not in self._exact:
+            self._exact.add(key)
+            per_unit: dict[Unit, list[Any]] = {}
+            for v, lit in self._occupants(ply)[(color, square)]:
+                per_unit.setdefault(v, []).append(lit)
+            options = []
+            for v, lits in per_unit.items():
+                o = m.NewBoolVar(f"on_{v.name()}_{ply}_{chess.square_name(square)}")
+                m.AddImplication(o, self.alive[v][ply])
+                m.AddBoolOr([o.Not()] + lits)
+                options.append(o)
+            m.AddBoolOr([f.Not()] + options)
+        return f
+
+    def _forbid(self, cond: Any, ply: int, squares: int,
+                colors: tuple[chess.Color, ...] = chess.COLORS) -> None:
+        """`cond` implies no unit of `colors` stands on `squares` after `ply`."""
+        for sq in chess.scan_forward(squares):
+            for color in colors:
+                f = self._flag(color, ply, sq)
+                if f is not None:
+                    self.model.AddImplication(cond, f.Not())
+
+    def _ply(self, ply: int) -> None:
+        """The rules of ply `ply`: paths, landings, captures, e.p., deaths, one move."""
+        m, c = self.model, self.mover(ply)
+        before = ply - 1
+        mine = [u for u in self.units if u.color == c]
+        theirs = [v for v in self.units if v.color != c]
+        landings: dict[int, list[Any]] = {}   # square -> steps landing there (may capture)
+        ep_victims: dict[int, list[Any]] = {}  # square of an e.p. victim -> e.p. literals
+        for u in mine:
+            for (st, nxt), t in self.trans[u].get(ply, {}).items():
+                kind = self.kinds[(st, nxt, c)]
+                frm, to = st[0], nxt[0]
+                if kind == CASTLING:
+                    continue  # see _castling
+                self._forbid(t, before, chess.between(frm, to))
+                if kind in (PUSH, DOUBLE):
+                    self._forbid(t, before, chess.BB_SQUARES[to])
+                    continue
+                self._forbid(t, before, chess.BB_SQUARES[to], (c,))
+                landings.setdefault(to, []).append(t)
+                # an enemy standing there is gone after the ply: captured (it did not move)
+                self._forbid(t, ply, chess.BB_SQUARES[to], (not c,))
+                if kind == TAKE:
+                    f = self._flag(not c, before, to, exact=True)
+                    options = [f] if f is not None else []
+                    e = self._en_passant(u, ply, frm, to, theirs)
+                    if e is not None:
+                        m.AddImplication(e, t)  # e.p. is this step, not a phantom capture
+                        options.append(e)
+                        ep_victims.setdefault(
+                            chess.square(chess.square_file(to), chess.square_rank(frm)),
+                            []).append(e)
+                    m.AddBoolOr([t.Not()] + options)
+        # a unit leaves the board only when a step lands on it (or takes it e.p.)
+        for v in theirs:
+            if v not in self.strategy.captured:
+                continue
+            was, now = self.alive[v][before], self.alive[v][ply]
+            for st, lit in self.pos[v][before].items():
+                m.AddBoolOr([was.Not(), now, lit.Not()] + landings.get(st[0], [])
+                            + ep_victims.get(st[0], []))
+        if theirs:
+            m.Add(sum(self.alive[v][before] for v in theirs if v in self.strategy.captured)
+                  - sum(self.alive[v][ply] for v in theirs if v in self.strategy.captured) <= 1)
+        castles = [t for (r, p), t in self.castlings.items() if p == ply]
+        movers = [self.moved[u][ply] for u in mine if ply in self.moved[u]]
+        if movers:
+            m.Add(sum(movers) == 1 + sum(castles))
+        else:
+            m.AddBoolOr([])  # the side has no unit that can move: no game
+        self._king_safe(ply, c)
+
+    def _en_passant(self, u: Unit, ply: int, frm: int, to: int, theirs: list[Unit]) -> Any | None:
+        """The literal of `u`'s diagonal step frm-to being e.p. (None: it cannot be)."""
+        if u.color == chess.WHITE and chess.square_rank(to) != 5 or \
+                u.color == chess.BLACK and chess.square_rank(to) != 2:
+            return None
+        m = self.model
+        behind = chess.square(chess.square_file(to), chess.square_rank(frm))
+        origin = chess.square(chess.square_file(to), 6 if u.color == chess.WHITE else 1)
+        pawns = [v for v in theirs if v in self.strategy.captured
+                 and (behind, chess.PAWN) in self.pos[v][ply - 1]]
+        if not pawns:
+            return None
+        if ply == 1:
+            if self.start.ep_square != to:
+                return None
+            doubles = [self._true]
+        else:
+            doubles = [self.trans[v][ply - 1][((origin, chess.PAWN), (behind, chess.PAWN))]
+                       for v in pawns if ((origin, chess.PAWN), (behind, chess.PAWN))
+                       in self.trans[v].get(ply - 1, {})]
+            if not doubles:
+                return None
+        e = m.NewBoolVar(f"ep_{u.name()}_{ply}")
+        m.AddBoolOr([e.Not()] + doubles)
+        self._forbid(e, ply - 1, chess.BB_SQUARES[to])
+        # the pawn that double-stepped is gone after the ply: captured e.p.
+        self._forbid(e, ply, chess.BB_SQUARES[behind], (not u.color,))
+        return e
+
+    def _castling(self) -> None:
+        """King and rook castle together, neither having moved, the squares between empty."""
+        m = self.model
+        for r, flag in self.strategy.castles.items():
+            color = _owner(r)
+            kfrom, kto, rto = CASTLE[(color, r)]
+            king, rook = Unit(color, kfrom, chess.KING), Unit(color, r, chess.ROOK)
+            steps_k = []
+            for ply, lits in self.trans.get(king, {}).items():
+                t = lits.get(((kfrom, chess.KING), (kto, chess.KING)))
+                if t is None:
+                    continue
+                steps_k.append(t)
+                partner = self.trans[rook].get(ply, {}).get(((r, chess.ROOK), (rto, chess.ROOK)))
+                if partner is None:
+                    m.Add(t == 0)
+                    continue
+                m.AddImplication(t, partner)
+                for earlier in range(1, ply):
+                    for unit in (king, rook):
+                        if earlier in self.moved[unit]:
+                            m.AddImplication(t, self.moved[unit][earlier].Not())
+                self._forbid(t, ply - 1, chess.between(kfrom, r))
+                # not out of, through or into check
+                for sq in chess.scan_forward(chess.between(kfrom, kto) | chess.BB_SQUARES[kfrom]
+                                             | chess.BB_SQUARES[kto]):
+                    self._unattacked(t, ply - 1, color, sq)
+            m.Add(sum(steps_k) == flag)
+
+    def _anyone(self, ply: int, square: int) -> list[Any]:
+        """Literals one of which holds when a unit stands on `square` after `ply`."""
+        return [f for c in chess.COLORS for f in [self._flag(c, ply, square, exact=True)]
+                if f is not None]
+
+    def _king_safe(self, ply: int, color: chess.Color) -> None:
+        """After its own ply, `color`'s king is not attacked."""
+        king = next((u for u in self.units if u.color == color and u.piece_type == chess.KING),
+                    None)
+        if king is not None:
+            places = [(st[0], lit) for st, lit in self.pos[king][ply].items()]
+        else:
+            squares = self.start.kings & self.start.occupied_co[color] & self.walls
+            places = [(sq, self._true) for sq in chess.scan_forward(squares)]
+        for k, klit in places:
+            self._unattacked(klit, ply, color, k)
+
+    def _unattacked(self, cond: Any, ply: int, color: chess.Color, k: int) -> None:
+        """`cond` implies no enemy of `color` attacks square `k` after `ply`: no enemy pawn,
+        knight or king next to it, no line piece with an empty line to it."""
+        m = self.model
+        enemies = [v for v in self.units if v.color != color]
+        threats = attackers_of(k, self.walls)
+        threats += [(sq, chess.PAWN, 0) for sq in
+                    chess.scan_forward(chess.BB_PAWN_ATTACKS[color][k] & ~self.walls)]
+        for sq, ptype, between in threats:
+            line = None
+            for v in enemies:
+                lit = self.pos[v][ply].get((sq, ptype))
+                if lit is not None:
+                    if line is None:
+                        line = [f for q in chess.scan_forward(between)
+                                for f in self._anyone(ply, q)]
+                    m.AddBoolOr([cond.Not(), lit.Not(), self.alive[v][ply].Not()] + line)
+        for sq in chess.scan_forward(self.walls & self.start.occupied_co[not color]):
+            piece = self.start.piece_at(sq)
+            if not chess.BB_SQUARES[k] & self._attacks(piece, sq):
+                continue
+            line = [f for q in chess.scan_forward(chess.between(sq, k))
+                    for f in self._anyone(ply, q)]
+            m.AddBoolOr([cond.Not()] + line)
+
+    def _attacks(self, piece: chess.Piece, square: int) -> int:
+        """Squares a frozen piece attacks on a board of walls only (lines stop at walls)."""
+        if piece.piece_type == chess.PAWN:
+            return chess.BB_PAWN_ATTACKS[piece.color][square]
+        if piece.piece_type == chess.KNIGHT:
+            return chess.BB_KNIGHT_ATTACKS[square]
+        if piece.piece_type == chess.KING:
+            return chess.BB_KING_ATTACKS[square]
+        return _slides(piece.piece_type, square, self.walls & ~chess.BB_SQUARES[square])
+
+    def _ties(self) -> None:
+        """The last ply's squares are the strategy's fates; moves and captures counted."""
+        s, m = self.strategy, self.model
+        target = s.analysis.target
+        for u in self.units:
+            m.Add(s.moves[u] == sum(self.moved[u].values()))
+            if u in s.captured:
+                m.Add(s.captured[u] + self.alive[u][self.plies] == 1)
+            for (w, tsq), x in s.becomes.items():
+                if w != u:
+                    continue
+                lit = self.pos[u][self.plies].get((tsq, target.piece_type_at(tsq)))
+                if lit is None:
+                    m.Add(x == 0)
+                else:
+                    m.AddImplication(x, lit)
+
+    # reading solutions -------------------------------------------------------------------------
+
+    def game(self, solver) -> tuple[list[chess.Move], list[list[Any]]]:
+        """The solved game as moves, and per ply the literals that make it, negated: its steps
+        (the king's and the rook's when castling) and, positive, the castlings it does not
+        make at that ply (a rook's plain h1-f1 and its half of O-O share a step literal)."""
+        moves, used = [], []
+        for ply in range(1, self.plies + 1):
+            c = self.mover(ply)
+            lits, move = [], None
+            for u in self.units:
+                if u.color != c or ply not in self.moved[u] or \
+                        not solver.BooleanValue(self.moved[u][ply]):
+                    continue
+                for (st, nxt), t in self.trans[u][ply].items():
+                    if not solver.BooleanValue(t):
+                        continue
+                    lits.append(t)
+                    if u.piece_type == chess.ROOK and any(
+                            solver.BooleanValue(x) for (r, p), x in self.castlings.items()
+                            if p == ply):
+                        continue  # the rook's half of a castling
+                    promotion = nxt[1] if st[1] == chess.PAWN and nxt[1] != chess.PAWN else None
+                    move = chess.Move(st[0], nxt[0], promotion)
+            if move is None:
+                raise AssertionError(f"internal error: no move at ply {ply} of a schedule")
+            moves.append(move)
+            used.append([t.Not() for t in lits] + [
+                x for (_, p), x in self.castlings.items()
+                if p == ply and not solver.BooleanValue(x)])
+        return moves, used
+
+    def literals_of(self, moves: list[chess.Move]) -> list[Any]:
+        """The step literals of a given game (the model's own reading of it), for checking that
+        the model admits a real game; KeyError names a move the model has no step for."""
+        board = self.start.copy(stack=False)
+        where = {sq: Unit(p.color, sq, p.piece_type) for sq, p in board.piece_map().items()}
+        kind = {sq: p.piece_type for sq, p in board.piece_map().items()}
+        out = []
+        for ply, move in enumerate(moves, 1):
+            u = where.pop(move.from_square)
+            ptype = kind.pop(move.from_square)
+            if board.is_castling(move):
+                short = chess.square_file(move.to_square) > chess.square_file(move.from_square)
+                rank = chess.square_rank(move.from_square)
+                rook_from = chess.square(7 if short else 0, rank)
+                rook_to = chess.square(5 if short else 3, rank)
+                to = chess.square(6 if short else 2, rank)
+                rook = where.pop(rook_from)
+                kind.pop(rook_from)
+                where[rook_to], kind[rook_to] = rook, chess.ROOK
+                out.append(self._step(rook, ply, (rook_from, chess.ROOK), (rook_to, chess.ROOK)))
+            else:
+                to = move.to_square
+                if board.is_en_passant(move):
+                    victim = chess.square(chess.square_file(to), chess.square_rank(move.from_square))
+                    where.pop(victim)
+                    kind.pop(victim)
+                else:
+                    where.pop(to, None)
+                    kind.pop(to, None)
+            new = move.promotion or ptype
+            out.append(self._step(u, ply, (move.from_square, ptype), (to, new)))
+            where[to], kind[to] = u, new
+            board.push(move)
+        return out
+
+    def _step(self, u: Unit, ply: int, st: State, nxt: State) -> Any:
+        if u not in self.trans:
+            raise KeyError(f"ply {ply}: {u.name()} moves but is frozen")
+        lit = self.trans[u].get(ply, {}).get((st, nxt))
+        if lit is None:
+            raise KeyError(f"ply {ply}: no step {chess.square_name(st[0])}-"
+                           f"{chess.square_name(nxt[0])} of {u.name()}")
+        return lit
+
+    def forbid(self, used: list[list[Any]]) -> None:
+        """No later solution starts with these plies (`game`'s negated literals)."""
+        self.model.AddBoolOr([x for lits in used for x in lits])
+
+    def size(self) -> int:
+        """Variables of the model (strategy and schedule)."""
+        return len(self.model.Proto().variables)
+
+
+def play_out(start: chess.Board, moves: list[chess.Move]) -> int | None:
+    """The first ply (1-based) python-chess finds illegal, or None when the game is legal."""
+    board = start.copy(stack=False)
+    for i, move in enumerate(moves):
+        if not board.is_legal(move):
+            return i + 1
+        board.push(move)
+    return None
+
+
+def schedule(target: chess.BaseBoard, plies: int, start: chess.Board | None = None,
+             base: Analysis | None = None, timeout: float | None = None,
+             limit: int | None = None, progress: Any = None) -> ScheduleReport:
+    """Every game of `plies` plies from `start` to `target`: the strategy layer first (no
+    strategy: no game; still units frozen), then `list_games`."""
+    t0 = time.monotonic()
+    deadline = None if timeout is None else t0 + timeout
+    start = start if start is not None else chess.Board()
+    strat, analysis = analyse(target, plies, start=start, timeout=timeout,
+                              enumerate_strategies=False, base=base)
+    if strat.status == "infeasible":
+        return ScheduleReport(plies, "complete", reason=strat.reason, still=strat.frozen,
+                              solves=strat.solves, seconds=time.monotonic() - t0)
+    report = list_games(analysis, plies, deadline, limit, progress)
+    report.still, report.solves = strat.frozen, report.solves + strat.solves
+    report.seconds = time.monotonic() - t0
+    return report
+
+
+def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
+               limit: int | None = None, progress: Any = None) -> ScheduleReport:
+    """Every game of `plies` plies from `analysis.start` to `analysis.target`, listed by the
+    schedule model and checked by python-chess (see the module's docstring): status
+    'complete' when the list is all of them, 'unknown' after `limit` games or at `deadline`
+    (a time.monotonic() value)."""
+    t0 = time.monotonic()
+    start, target = analysis.start, analysis.target
+    report = ScheduleReport(plies, "unknown")
+    if deadline is not None and time.monotonic() >= deadline:
+        report.reason = "time limit reached (schedule model not built)"
+        return report
+    try:
+        model = ScheduleModel(StrategyModel(analysis, plies), deadline)
+    except ModelTooLarge as e:
+        report.reason = str(e)
+        report.seconds = time.monotonic() - t0
+        return report
+    report.variables = model.size()
+    target_fen = target.board_fen()
+    while True:
+        if limit is not None and len(report.games) >= limit:
+            report.reason = f"stopped after {limit} game(s) (the listing limit)"
+            break
+        solver, status = model.strategy.solve(deadline=deadline)
+        report.solves += 1
+        if status == "unknown":
+            report.reason = "time limit reached (schedule model)"
+            break
+        if status == "infeasible":
+            report.status = "complete"
+            break
+        moves, used = model.game(solver)
+        bad = play_out(start, moves)
+        if bad is not None:
+            report.rejected += 1
+            model.forbid(used[:bad])
+        else:
+            board = start.copy(stack=False)
+            for move in moves:
+                board.push(move)
+            if board.board_fen() != target_fen:
+                raise AssertionError("internal error: a schedule does not reach the diagram")
+            report.games.append(moves)
+            model.forbid(used)
+        if progress is not None:
+            progress(report)
+    report.seconds = time.monotonic() - t0
+    return report
