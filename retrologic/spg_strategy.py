@@ -144,6 +144,7 @@ class StrategyModel:
         self.impossible: str | None = None
         self.budget: dict[chess.Color, int] = {}  # captures each side makes
         self.solves = 0
+        self.parameters: dict[str, Any] = {}  # extra CpSolver parameters of `solve`
         # constraint groups behind enforcement literals, so that an infeasible model names the
         # groups it needs (its UNSAT core): name -> literal, always assumed true
         self.groups: dict[str, Any] = {}
@@ -350,6 +351,8 @@ class StrategyModel:
         solver = cp.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = 0
+        for name, value in self.parameters.items():
+            setattr(solver.parameters, name, value)
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
