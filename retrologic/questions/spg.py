@@ -183,8 +183,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-strategies", action="store_true",
                         help="search without the CP-SAT strategy layer (for comparison)")
     parser.add_argument("--engine", choices=spg.ENGINES, default="auto",
-                        help="auto: the search for half the time limit (60 s without one), "
-                             "then the CP-SAT schedule model; or either one alone")
+                        help="auto: the search for a quarter of the time limit (30 s without "
+                             "one), then the CP-SAT schedule model; or either one alone")
     add_limit_arguments(parser)
 
 
