@@ -217,8 +217,7 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
     entry: dict[str, Any] | None = None
     if engine in ("search", "auto"):
         sub = limits if engine == "search" else _share(limits)
-        res = Search(start, target, plies, analysis.prune, None, sub,
-                     analysis.candidate_moves).run()
+        res, _ = search_length(target, plies, sub, start, analysis)
         nodes, seconds = res.nodes, res.seconds
         games = [replay_checked(start, g, target) for g in res.games(max_games)]
         count = res.count() if res.complete else len(games)

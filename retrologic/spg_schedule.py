@@ -173,14 +173,14 @@ class ScheduleModel:
 
     # reachable states --------------------------------------------------------------------------
 
-    def _graph_steps(self, u: Unit, st: State) -> list[State]:
-        """Next states of `u` from `st`, castling included (a king's step to its castled
-        square, when the strategy model allows that castling)."""
-        out = [nxt for nxt, _ in self._succ(u.color, st)]
+    def _moves(self, u: Unit, st: State) -> list[tuple[State, str]]:
+        """Steps of `u` from `st` with their kinds, castling included (a king's step from its
+        start square to its castled square, when the strategy model allows that castling)."""
+        out = self._succ(u.color, st)
         if st == (u.square, chess.KING):
-            for r in self.strategy.castles:
-                if _owner(r) == u.color and CASTLE[(u.color, r)][0] == u.square:
-                    out.append((CASTLE[(u.color, r)][1], chess.KING))
+            out = out + [((CASTLE[(u.color, r)][1], chess.KING), CASTLING)
+                         for r in self.strategy.castles
+                         if _owner(r) == u.color and CASTLE[(u.color, r)][0] == u.square]
         return out
 
     def _reach(self, u: Unit, budget: int) -> list[set[State]]:
@@ -194,7 +194,7 @@ class ScheduleModel:
         for d in range(1, budget + 1):
             nxt_frontier = []
             for st in frontier:
-                for nxt in self._graph_steps(u, st):
+                for nxt, _ in self._moves(u, st):
                     if nxt not in d_from:
                         d_from[nxt] = d
                         nxt_frontier.append(nxt)
@@ -206,7 +206,7 @@ class ScheduleModel:
                     if w == u}
             preds: dict[State, list[State]] = {}
             for st in d_from:
-                for nxt in self._graph_steps(u, st):
+                for nxt, _ in self._moves(u, st):
                     preds.setdefault(nxt, []).append(st)
             d_to = {st: 0 for st in ends if st in d_from}
             frontier = list(d_to)
@@ -281,18 +281,8 @@ class ScheduleModel:
                 mv = m.NewBoolVar(f"mv_{u.name()}_{ply}")
                 if capturable:
                     m.AddImplication(mv, alive[-1])
-                trans = {}
-                for st in pos[-1]:
-                    for nxt, kind in self._succ(u.color, st):
-                        if nxt in now:
-                            trans[(st, nxt)] = kind
-                    if st == (u.square, chess.KING):
-                        for r in s.castles:
-                            if _owner(r) != u.color:
-                                continue
-                            kfrom, kto, _ = CASTLE[(u.color, r)]
-                            if kfrom == u.square and (kto, chess.KING) in now:
-                                trans[(st, (kto, chess.KING))] = CASTLING
+                trans = {(st, nxt): kind for st in pos[-1] for nxt, kind in self._moves(u, st)
+                         if nxt in now}
                 lits = {}
                 self.steps += len(trans)
                 if self.steps > MAX_STEPS:
@@ -464,9 +454,8 @@ class ScheduleModel:
             kfrom, kto, rto = CASTLE[(color, r)]
             king, rook = Unit(color, kfrom, chess.KING), Unit(color, r, chess.ROOK)
             steps_k = []
-            for ply, lits in self.trans.get(king, {}).items():
-                t = lits.get(((kfrom, chess.KING), (kto, chess.KING)))
-                if t is None:
+            for (rook_sq, ply), t in self.castlings.items():
+                if rook_sq != r:
                     continue
                 steps_k.append(t)
                 partner = self.trans[rook].get(ply, {}).get(((r, chess.ROOK), (rto, chess.ROOK)))
@@ -639,14 +628,15 @@ class ScheduleModel:
         return len(self.model.Proto().variables)
 
 
-def play_out(start: chess.Board, moves: list[chess.Move]) -> int | None:
-    """The first ply (1-based) python-chess finds illegal, or None when the game is legal."""
+def play_out(start: chess.Board, moves: list[chess.Move]) -> tuple[int | None, chess.Board]:
+    """The first ply (1-based) python-chess finds illegal (None when the game is legal), and
+    the board after the legal plies before it."""
     board = start.copy(stack=False)
     for i, move in enumerate(moves):
         if not board.is_legal(move):
-            return i + 1
+            return i + 1, board
         board.push(move)
-    return None
+    return None, board
 
 
 def schedule(target: chess.BaseBoard, plies: int, start: chess.Board | None = None,
@@ -701,14 +691,11 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
             report.status = "complete"
             break
         moves, used = model.game(solver)
-        bad = play_out(start, moves)
+        bad, board = play_out(start, moves)
         if bad is not None:
             report.rejected += 1
             model.forbid(used[:bad])
         else:
-            board = start.copy(stack=False)
-            for move in moves:
-                board.push(move)
             if board.board_fen() != target_fen:
                 raise AssertionError("internal error: a schedule does not reach the diagram")
             report.games.append(moves)

@@ -166,7 +166,7 @@ def solve(problem: Any, options: Any) -> Result:
     except InputError as e:
         raise e.located(problem.path) from None
     answer = spg.solve(target, plies, _limits(options),
-                       engine=problem.question.get("engine") or "auto")
+                       engine=problem.question["engine"])
     return answer_result(answer, show=None, certificate_dir=options.certificate_dir)
 
 
