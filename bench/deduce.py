@@ -7,14 +7,18 @@ baselines in the same run:
   3. the CLI's start-up for a deduce query vs `retrologic --version` (baseline), and whether
      ortools was imported (it must not be for the default engine);
   4. static_rules.reasons per position vs legality's counting rules (baseline), over random
-     and closed games, with how often each cage structure occurred (coverage).
+     and closed games, with how often each cage structure occurred (coverage);
+  5. the overhead of the limit mechanism (retrologic.limits.Budget): each query with no limit
+     set (baseline) vs a time limit and a conflict budget too large to be hit (a timer per
+     solver call, conflicts counted), runs interleaved so a busy machine loads both alike.
 
-    python bench/deduce.py [--repeat N] [--games N]
+    python bench/deduce.py [--repeat N] [--games N] [--only limits]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import subprocess
 import sys
@@ -101,7 +105,7 @@ def bench_certificates() -> None:
                 v = check_file(cert)
                 checks.append(time.perf_counter() - t)
                 assert v.ok, (cert, v.reason)
-                lemmas.append(int(v.reason.split()[0]))
+                lemmas.append(int(re.search(r"(\d+) lemmas", v.reason).group(1)))
         print(f"\n2. certificates: {len(checks)} written and accepted")
         print(f"   solve per file: {statistics.median(plain):.3f} s median (baseline) vs "
               f"{statistics.median(with_cert):.3f} s with certificates "
@@ -168,15 +172,44 @@ def bench_static(games: int) -> None:
         print("   structures met: " + ", ".join(f"{k} {v}" for k, v in sorted(cover.items())))
 
 
+def bench_limits(repeat: int) -> None:
+    from retrologic.captures import deduce
+    queries = _queries()
+    unset = {name: float("inf") for name, *_ in queries}
+    limited = dict(unset)
+    conflicts = {}
+    for i in range(repeat):
+        for name, pos, a, c in queries:
+            runs = [("unset", {}), ("set", dict(timeout=1e6, conflicts=10**12))]
+            for label, kw in (runs if i % 2 == 0 else runs[::-1]):
+                t = time.process_time()         # CPU time (timer threads included): a busy
+                d = deduce(pos, a, c, explain=True, **kw)   # machine barely moves it
+                took = time.process_time() - t
+                table = unset if label == "unset" else limited
+                table[name] = min(table[name], took)
+                conflicts.setdefault(name, set()).add(d.stats["conflicts"])
+    ratios = [limited[n] / unset[n] for n in unset]
+    print(f"\n5. limit mechanism (CPU time, best of {repeat}, interleaved): no limit set (baseline) total "
+          f"{sum(unset.values()):.3f} s vs --timeout 1e6 --nodes 1e12 {sum(limited.values()):.3f} s "
+          f"(ratio {sum(limited.values()) / sum(unset.values()):.3f}); per query median ratio "
+          f"{statistics.median(ratios):.3f}, max {max(ratios):.3f}; conflicts per query the "
+          f"same in every run: {all(len(v) == 1 for v in conflicts.values())}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--only", choices=["limits"], help="run one section only")
     args = ap.parse_args()
+    if args.only == "limits":
+        bench_limits(args.repeat)
+        return
     bench_queries(args.repeat)
     bench_certificates()
     bench_startup(args.repeat)
     bench_static(args.games)
+    bench_limits(args.repeat)
 
 
 if __name__ == "__main__":

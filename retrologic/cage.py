@@ -28,6 +28,7 @@ from retrologic.cage_library import CageEntry, Library, Match, load_library, wri
 from retrologic.cage_rules import (MODELS, NoPawnCaptures, prune_rule, restrictions_from,
                                    retraction_key, squares_of, zone_mask)
 from retrologic.errors import InputError
+from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Placement, Position, all_home, home_mask
 from retrologic.result import Result
 from retrologic.retract import apply, retractions
@@ -77,7 +78,9 @@ class CageResult:
 
     def certificate(self) -> dict[str, Any]:
         """The proof (closed set) or counterexample (line) as JSON for `retrologic check`."""
-        head = {"format": 1, "model": self.model, "zone": squares_of(self.zone),
+        from retrologic import __version__
+        from retrologic.certificate import FORMAT
+        head = {"format": FORMAT, "retrologic": __version__, "model": self.model, "zone": squares_of(self.zone),
                 "restrictions": [r.to_json() for r in self.restrictions]}
         if self.verdict == "proved":
             lemmas = self.lemmas
@@ -196,14 +199,17 @@ def _away(pos: Position) -> int:
 def verify(position: Position | Placement | str, zone: Any = None,
            restrictions: Iterable[Any] = (), library: Library | None = None, *,
            model: str = "lines", frozen: Any = None, nodes: int | None = None,
-           timeout: float | None = None, progress: bool = False) -> CageResult:
+           timeout: float | None = None, progress: bool = False,
+           budget: Budget | None = None) -> CageResult:
     """Verify that `position` is a cage.
 
     `zone`: None/'auto' (occupied squares and king-move neighbours), square names or a mask.
     `restrictions`: NoPawnCaptures objects, predicate-language strings or parsed expressions, or
     `[[constraint]]` tables (`never_moved` ones freeze their unit). `library`: known cages that
-    prove positions illegal. `model`: "lines" (default) or "plain" (the paper's). `nodes` limits
-    the positions reached, `timeout` the seconds; hitting either gives verdict unknown.
+    prove positions illegal. `model`: "lines" (default) or "plain" (the paper's). Limits, each
+    giving verdict unknown: `budget` (the question's shared one: time, Ctrl-C, and its node limit
+    charged with the positions reached) or one of `timeout` seconds; `nodes` is a count of
+    positions reached for this verification alone (cage discovery's per-cage budget).
     """
     if model not in MODELS:
         raise InputError(f"unknown cage model (known: {', '.join(MODELS)})", field="model", value=model)
@@ -217,7 +223,8 @@ def verify(position: Position | Placement | str, zone: Any = None,
         rules += more
         start = Position(start.placement, None, start.castling, None, start.frozen | never, True)
     zmask = zone_mask(zone, start.placement)
-    return _Search(start, zmask, model, tuple(rules), library, nodes, timeout, progress).run()
+    return _Search(start, zmask, model, tuple(rules), library, nodes,
+                   budget_for(timeout, None, budget), progress).run()
 
 
 @dataclass
@@ -227,8 +234,8 @@ class _Search:
     model: str
     restrictions: tuple[NoPawnCaptures, ...]
     library: Library | None
-    nodes: int | None
-    timeout: float | None
+    nodes: int | None          # positions reached, this verification alone
+    budget: Budget             # the shared limits: time, Ctrl-C, node limit (positions reached)
     progress: bool
 
     def run(self) -> CageResult:
@@ -239,7 +246,9 @@ class _Search:
         members = res.members
         members.append(self.start)
         parent: list[tuple[int, str] | None] = [None]
+        budget = self.budget
         try:
+            budget.check(1)
             if self._closes(0, self.start, res):
                 return self._done(res, t0)
             if all_home(self.start.placement):
@@ -253,11 +262,10 @@ class _Search:
                 _, i = heapq.heappop(queue)
                 pos = members[i]
                 res.expanded += 1
-                if res.expanded & 63 == 0:
+                budget.check(every=16)
+                if self.progress and res.expanded & 63 == 0:
                     now = time.perf_counter()
-                    if self.timeout is not None and now - t0 > self.timeout:
-                        raise _Limit(f"time limit {self.timeout:g} s")
-                    if self.progress and now - last_report > 1.0:
+                    if now - last_report > 1.0:
                         last_report = now
                         print(f"cage: {len(members)} positions, {len(queue)} queued, "
                               f"{now - t0:.1f} s", file=sys.stderr)
@@ -277,12 +285,13 @@ class _Search:
                     parent.append((i, retraction_key(r)))
                     if self.nodes is not None and len(members) > self.nodes:
                         raise _Limit(f"node limit {self.nodes}")
+                    budget.check(1)
                     if self._closes(j, child, res):
                         continue
                     if all_home(child.placement):
                         return self._fail(res, j, parent, t0)
                     heapq.heappush(queue, (_away(child), j))
-        except _Limit as e:
+        except (_Limit, LimitHit) as e:
             res.verdict, res.reason = "unknown", str(e)
             res.members, res.pruned, res.closed = [], {}, {}
             res.states = len(members)
@@ -333,13 +342,13 @@ def learn(position: Position | Placement | str, *, name: str, zone: Any = None,
           restrictions: Iterable[Any] = (), frozen: Any = None, model: str = "lines",
           source: str = "", comment: str = "", library: Library | None = None,
           directory: str | None = None, nodes: int | None = None,
-          timeout: float | None = None) -> tuple[CageResult, Any]:
+          timeout: float | None = None, budget: Budget | None = None) -> tuple[CageResult, Any]:
     """Verify a cage and, when proved, add it to the library directory (`encodings/cages` by
     default) as a new entry; returns the result and the new file's path (None if not proved, or
-    if the position contains a known cage already)."""
+    if the position contains a known cage already). Limits: `budget`, or `timeout`/`nodes`."""
     from retrologic.cage_library import DEFAULT_DIR
     result = verify(position, zone, restrictions, library, model=model, frozen=frozen,
-                    nodes=nodes, timeout=timeout)
+                    budget=budget_for(timeout, nodes, budget))
     if not result.proved:
         return result, None
     start = result.start

@@ -9,6 +9,21 @@ the checker re-derives here with python-chess's own attack tables, not with the 
 Members closed by a known cage carry that cage's own proof, checked recursively.
 
 A counterexample is a retraction line, replayed step by step to an all-home or empty position.
+
+Every state the claim relies on is checked against the board it is about: a castling right of a
+start needs its king and rook on their home squares (in a member, reached by retractions, a
+square may also be empty: the unit stands outside the zone); frozen squares hold units. A known
+cage closes a member only if every fact its own proof relied on holds in the member: its units
+stand there, its castling rights are the member's, its frozen units are immobile there, each of
+its restrictions is implied by the certificate's (sides swapped with the colours). Models: a
+cage's claim (these units, with these frozen units, castling rights and restrictions, never
+stand together in a legal game) does not depend on the model that proved it, since both models
+only remove retractions that are impossible in every game (cage_rules); so a known cage is
+checked under its own model and used for its own claim, and a "plain" certificate may use a
+cage proved in the "lines" model (Hwa's bootstrapping across models). The verdict then names
+each known cage with its model, so the reader sees which rules the whole proof rests on.
+The accepted verdict states the claim: start board, frozen units, castling rights, zone, model,
+restrictions, and the known cages used.
 """
 
 from __future__ import annotations
@@ -17,7 +32,8 @@ from typing import Any
 
 import chess
 
-from retrologic.certificate import Verdict
+from retrologic.certificate import Verdict, short, shown
+from retrologic.errors import InputError
 from retrologic.position import CASTLINGS, Placement, Position
 from retrologic.retract import apply, retractions
 
@@ -29,21 +45,133 @@ HOME_SQUARES = {
 }
 
 
-def _squares(names: Any) -> chess.SquareSet:
-    if not isinstance(names, list):
-        raise ValueError(f"expected a list of squares, got {names!r}")
-    return chess.SquareSet([chess.parse_square(n) for n in names])
+class Malformed(ValueError):
+    """A certificate field of the wrong shape (the checker rejects it with this message)."""
 
 
-def _state(d: dict[str, Any]) -> Position:
-    board = chess.BaseBoard(d["board"])
-    frozen = _squares(d.get("frozen", []))
-    castling = _squares(d.get("castling", []))
+def _squares(names: Any, what: str = "squares") -> chess.SquareSet:
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise Malformed(f"{what}: expected a list of square names, got {shown(names)}")
+    out = chess.SquareSet()
+    for n in names:
+        if n not in chess.SQUARE_NAMES:
+            raise Malformed(f"{what}: not a square: {shown(n)}")
+        out.add(chess.parse_square(n))
+    return out
+
+
+def _state(d: Any, what: str, *, start: bool = False,
+           extra: frozenset[str] = frozenset()) -> Position:
+    """A zone position of a certificate. Frozen squares must hold units; a castling square is a
+    rook corner whose king and rook squares hold that side's king and rook (`start`), or, in a
+    position reached by retractions, either those units or nothing (a unit outside the zone)."""
+    if not isinstance(d, dict) or not isinstance(d.get("board"), str):
+        raise Malformed(f"{what}: expected an object with a string 'board'")
+    unknown = set(d) - {"board", "frozen", "castling"} - extra
+    if unknown:
+        raise Malformed(f"{what}: unknown field(s) {sorted(unknown)[:3]}")
+    try:
+        board = chess.BaseBoard(d["board"])
+    except ValueError:
+        raise Malformed(f"{what}: malformed board {shown(d['board'])}") from None
+    frozen = _squares(d.get("frozen", []), f"{what}.frozen")
+    castling = _squares(d.get("castling", []), f"{what}.castling")
     if frozen & ~chess.SquareSet(board.occupied):
-        raise ValueError(f"frozen squares must be occupied in {d['board']}")
-    if castling & ~chess.SquareSet(chess.BB_CORNERS):
-        raise ValueError("castling squares are rook corners")
+        raise Malformed(f"{what}: frozen squares must be occupied in {board.board_fen()}")
+    for rook in castling:
+        hit = [(c, k) for (c, r), (k, _, _) in CASTLINGS.items() if r == rook]
+        if not hit:
+            raise Malformed(f"{what}: castling square {chess.square_name(rook)} is not a rook corner")
+        color, king = hit[0]
+        for sq, piece in ((rook, chess.Piece(chess.ROOK, color)), (king, chess.Piece(chess.KING, color))):
+            have = board.piece_at(sq)
+            if have != piece and (start or have is not None):
+                raise Malformed(f"{what}: castling right {chess.square_name(rook)} needs "
+                                f"{piece.symbol()} on {chess.square_name(sq)} in {board.board_fen()}")
     return Position(Placement.from_board(board), None, int(castling), None, int(frozen), True)
+
+
+def _describe(pos: Position) -> str:
+    """A zone position in a verdict: board, frozen units and castling rights."""
+    out = pos.placement.board_fen()
+    if pos.frozen:
+        out += " frozen " + ",".join(chess.square_name(s) for s in chess.scan_forward(pos.frozen))
+    if pos.castling:
+        out += " castling " + ",".join(chess.square_name(s) for s in chess.scan_forward(pos.castling))
+    return out
+
+
+def _restrictions(items: Any, what: str = "restrictions") -> list[dict[str, Any]]:
+    """Validated restrictions: each {"pawn_captures": {"side", "from_file", "to_file"}} with every
+    key present (a file is a letter a-h or null for any file) and an optional string "expr"."""
+    if not isinstance(items, list):
+        raise Malformed(f"{what}: expected a list")
+    out = []
+    for i, rest in enumerate(items):
+        if not isinstance(rest, dict) or set(rest) - {"expr", "pawn_captures"}:
+            raise Malformed(f"{what}[{i}]: expected {{'expr', 'pawn_captures'}}")
+        if "expr" in rest and not isinstance(rest["expr"], str):
+            raise Malformed(f"{what}[{i}].expr: expected a string")
+        pc = rest.get("pawn_captures")
+        if not isinstance(pc, dict) or set(pc) != {"side", "from_file", "to_file"}:
+            raise Malformed(f"{what}[{i}].pawn_captures: expected exactly side, from_file, to_file")
+        if pc["side"] not in ("white", "black", "either"):
+            raise Malformed(f"{what}[{i}]: bad side {shown(pc['side'])}")
+        for k in ("from_file", "to_file"):
+            if pc[k] is not None and pc[k] not in chess.FILE_NAMES:
+                raise Malformed(f"{what}[{i}]: bad {k} {shown(pc[k])}")
+        out.append(rest)
+    return out
+
+
+def _restriction_text(rest: dict[str, Any]) -> str:
+    pc = rest["pawn_captures"]
+    args = [pc["side"]] + [f'{k}="{pc[k]}"' for k in ("from_file", "to_file") if pc[k] is not None]
+    return f"pawn_captures({', '.join(args)}) == 0"
+
+
+def _head(cert: dict[str, Any], t: str) -> tuple[str, chess.SquareSet, list[dict[str, Any]], Position]:
+    """Model, zone, restrictions and start of a cage certificate, validated."""
+    model = cert.get("model")
+    if model not in ("plain", "lines"):
+        raise Malformed(f"unknown model {shown(model)}")
+    zone = _squares(cert.get("zone"), "zone")
+    restrictions = _restrictions(cert.get("restrictions"))
+    start = _state(cert.get("start"), "start", start=True)
+    if start.placement.occupied & ~int(zone):
+        raise Malformed("the start has units outside the zone")
+    return model, zone, restrictions, start
+
+
+def _metadata_fault(cert: dict[str, Any], start: Position, model: str) -> str | None:
+    """The problem's position and question (when present) must be the certificate's own."""
+    from retrologic.position import parse
+    pos = cert.get("position")
+    if isinstance(pos, dict) and pos:
+        try:
+            stated = parse(fen=pos.get("fen"), board=pos.get("board"), frozen=pos.get("frozen"))
+        except (ValueError, TypeError, InputError) as e:
+            return f"the stated position is malformed: {short(e, 80)}"
+        if stated.placement != start.placement:
+            return (f"the stated position {stated.placement.board_fen()} is not the start "
+                    f"{start.placement.board_fen()}")
+        if stated.frozen & ~start.frozen or stated.castling != start.castling:
+            return "the stated position's frozen units or castling rights are not the start's"
+    q = cert.get("question")
+    if isinstance(q, dict):
+        if "model" in q and q["model"] != model:
+            return f"the question asks for model {shown(q['model'])}, the certificate is {model!r}"
+        from retrologic.schema import parse_squares
+        try:
+            zone = None if q.get("zone") in (None, "auto") else set(parse_squares(q["zone"]))
+            frozen = set(parse_squares(q.get("frozen") or []))
+        except (ValueError, TypeError):
+            return "the question's zone or frozen squares are malformed"
+        if zone is not None and zone != set(_squares(cert.get("zone"), "zone")):
+            return "the question's zone is not the certificate's"
+        if not frozen <= set(chess.SquareSet(start.frozen)):
+            return "the question's frozen units are not frozen in the start"
+    return None
 
 
 def _key(pos: Position) -> tuple:
@@ -92,26 +220,30 @@ def _line_check(board: chess.BaseBoard, color: chess.Color, empty: chess.SquareS
 
 
 def _restriction_hits(r, restrictions: list[dict[str, Any]]) -> str | None:
+    """The restriction (validated by _restrictions) that forbids retraction r, if any."""
     pawn_move = r.unpromotion or r.piece_type == chess.PAWN
     if r.uncapture is None or not pawn_move:
         return None
     for rest in restrictions:
         pc = rest["pawn_captures"]
         side = pc["side"]
-        if side not in ("white", "black", "either"):
-            raise ValueError(f"bad side {side!r}")
         if side != "either" and (side == "white") != r.color:
             continue
-        if pc.get("from_file") not in (None, chess.FILE_NAMES[chess.square_file(r.from_square)]):
+        if pc["from_file"] not in (None, chess.FILE_NAMES[chess.square_file(r.from_square)]):
             continue
-        if pc.get("to_file") not in (None, chess.FILE_NAMES[chess.square_file(r.to_square)]):
+        if pc["to_file"] not in (None, chess.FILE_NAMES[chess.square_file(r.to_square)]):
             continue
-        return rest.get("expr", "")
+        return _restriction_text(rest)
     return None
 
 
-def _rule_holds(rule: str, pos: Position, r, model: str, restrictions: list[dict[str, Any]]) -> bool:
+RULES = ("castling-square", "line-check-after", "line-check-before")
+
+
+def _rule_holds(rule: Any, pos: Position, r, model: str, restrictions: list[dict[str, Any]]) -> bool:
     """Does the named rule rule out retraction r of pos?"""
+    if not isinstance(rule, str):
+        return False
     if rule.startswith("restriction:"):
         return _restriction_hits(r, restrictions) is not None
     after, before = _emptied(r)
@@ -135,130 +267,190 @@ def _name(r) -> str:
     return ("w " if r.color else "b ") + r.notation()
 
 
-def _lemma_ok(lemma_cert: dict[str, Any], swap: bool, member: Position,
+SWAP_SIDE = {"white": "black", "black": "white", "either": "either"}
+
+
+def _implied(need: dict[str, Any], have: list[dict[str, Any]]) -> bool:
+    """Is restriction `need` implied by one of `have`: the same side or "either", the same file
+    or any file (null), compared field by field?"""
+    n = need["pawn_captures"]
+    return any(h["pawn_captures"]["side"] in (n["side"], "either")
+               and h["pawn_captures"]["from_file"] in (None, n["from_file"])
+               and h["pawn_captures"]["to_file"] in (None, n["to_file"]) for h in have)
+
+
+def _lemma_ok(lemma: dict[str, Any], swap: bool, member: Position,
               restrictions: list[dict[str, Any]]) -> str | None:
-    """Why a lemma does not close `member` (None: it does)."""
-    start = _state(lemma_cert["start"])
+    """Why a (checked) known cage does not close `member` (None: it does): every fact its proof
+    relied on must hold in the member (see the module docstring)."""
+    start = _state(lemma["start"], "lemma start", start=True)
     pl = start.placement.colour_swapped() if swap else start.placement
     frozen = chess.flip_vertical(start.frozen) if swap else start.frozen
+    castling = chess.flip_vertical(start.castling) if swap else start.castling
     have = member.placement
     for sq in chess.scan_forward(pl.occupied):
         if have.piece_at(sq) != pl.piece_at(sq):
             return f"the cage's unit on {chess.square_name(sq)} is not in {have.board_fen()}"
     if frozen & ~member.immobile:
         return "the cage assumes frozen units that are not frozen here"
-    for rest in lemma_cert["restrictions"]:
-        pc = dict(rest["pawn_captures"])
+    if castling & ~member.castling:
+        return "the cage assumes castling rights this position does not have"
+    for rest in _restrictions(lemma["restrictions"], "lemma restrictions"):
+        need = {"pawn_captures": dict(rest["pawn_captures"])}
         if swap:
-            pc["side"] = {"white": "black", "black": "white"}.get(pc["side"], pc["side"])
-        if not any(o["pawn_captures"]["side"] in (pc["side"], "either")
-                   and o["pawn_captures"].get("from_file") in (None, pc.get("from_file"))
-                   and o["pawn_captures"].get("to_file") in (None, pc.get("to_file"))
-                   for o in restrictions):
-            return f"the cage assumes a restriction not given here: {rest.get('expr')}"
+            need["pawn_captures"]["side"] = SWAP_SIDE[need["pawn_captures"]["side"]]
+        if not _implied(need, restrictions):
+            return f"the cage assumes a restriction not given here: {_restriction_text(need)}"
     return None
+
+
+def _claim(start: Position, zone: chess.SquareSet, model: str,
+           restrictions: list[dict[str, Any]]) -> str:
+    """The claim of a cage certificate, as a verdict states it."""
+    zone_text = ",".join(chess.square_name(s) for s in zone) if len(zone) <= 12 else f"{len(zone)} squares"
+    rest = "; ".join(_restriction_text(r) for r in restrictions) or "none"
+    return f"{_describe(start)} (zone {zone_text}; model {model}; restrictions: {rest})"
 
 
 def check_proof(cert: dict[str, Any], _depth: int = 0) -> Verdict:
     """Check a "cage-proof" certificate (see the module docstring)."""
     t = "cage-proof"
-    if cert.get("type") != t:
-        return Verdict(t, False, f"not a cage proof: type {cert.get('type')!r}")
+    if not isinstance(cert, dict) or cert.get("type") != t:
+        return Verdict(t, False, "not a cage proof")
     if _depth > MAX_NESTING:
         return Verdict(t, False, "known cages nested too deeply")
-    model = cert["model"]
-    if model not in ("plain", "lines"):
-        return Verdict(t, False, f"unknown model {model!r}")
-    zone = _squares(cert["zone"])
-    restrictions = cert["restrictions"]
-    for rest in restrictions:
-        if set(rest["pawn_captures"]) - {"side", "from_file", "to_file"}:
-            return Verdict(t, False, "unknown restriction field")
-    start = _state(cert["start"])
-    if start.placement.occupied & ~int(zone):
-        return Verdict(t, False, "the start has units outside the zone")
-    members = [_state(m) for m in cert["members"]]
-    index = {}
+    try:
+        return _check_proof(cert, _depth)
+    except Malformed as e:
+        return Verdict(t, False, short(f"malformed: {e}"))
+
+
+def _check_proof(cert: dict[str, Any], depth: int) -> Verdict:
+    t = "cage-proof"
+    model, zone, restrictions, start = _head(cert, t)
+    if depth == 0:
+        why = _metadata_fault(cert, start, model)
+        if why:
+            return Verdict(t, False, why)
+    raw_members = cert.get("members")
+    if not isinstance(raw_members, list) or not raw_members:
+        raise Malformed("'members' must be a non-empty list")
+    members = [_state(m, f"member {i}", extra=frozenset({"lemma", "pruned"}))
+               for i, m in enumerate(raw_members)]
+    index: dict[tuple, int] = {}
     for i, pos in enumerate(members):
         if _key(pos) in index:
             return Verdict(t, False, f"member {i} repeats member {index[_key(pos)]}")
         index[_key(pos)] = i
     if _key(start) not in index:
-        return Verdict(t, False, f"the start {cert['start']['board']} is not in the set")
+        return Verdict(t, False, f"the start {start.placement.board_fen()} is not in the set")
+    lemmas = cert.get("lemmas", [])
+    if not isinstance(lemmas, list):
+        raise Malformed("'lemmas' must be a list")
     lemma_ok = []
-    for k, lemma in enumerate(cert.get("lemmas", [])):
-        v = check_proof(lemma["proof"], _depth + 1)
+    for k, lemma in enumerate(lemmas):
+        if not isinstance(lemma, dict) or not isinstance(lemma.get("proof"), dict):
+            raise Malformed(f"lemmas[{k}]: expected an object with a 'proof' object")
+        v = check_proof(lemma["proof"], depth + 1)
         if not v.ok:
-            return Verdict(t, False, f"known cage {lemma.get('name', k)}: {v.reason}")
+            return Verdict(t, False, f"known cage {shown(lemma.get('name', k))}: {v.reason}")
         lemma_ok.append(lemma["proof"])
-    for i, (pos, m) in enumerate(zip(members, cert["members"])):
+    for i, (pos, m) in enumerate(zip(members, raw_members)):
         board = pos.placement.to_board()
         if _home(board):
             what = "is empty" if not board.occupied else "has every unit home"
-            return Verdict(t, False, f"member {i} ({m['board']}) {what}")
+            return Verdict(t, False, f"member {i} ({board.board_fen()}) {what}")
         if "lemma" in m:
-            li = m["lemma"]["index"]
+            ref = m["lemma"]
+            if "pruned" in m or not isinstance(ref, dict) or set(ref) != {"index", "swap"} or \
+                    not isinstance(ref["swap"], bool) or not isinstance(ref["index"], int) or \
+                    isinstance(ref["index"], bool):
+                raise Malformed(f"member {i}: 'lemma' must be {{'index': int, 'swap': bool}} alone")
+            li = ref["index"]
             if not 0 <= li < len(lemma_ok):
                 return Verdict(t, False, f"member {i}: no known cage {li}")
-            why = _lemma_ok(lemma_ok[li], bool(m["lemma"]["swap"]), pos, restrictions)
+            why = _lemma_ok(lemma_ok[li], ref["swap"], pos, restrictions)
             if why:
                 return Verdict(t, False, f"member {i}: {why}")
             continue
-        pruned: dict[str, str] = dict(m.get("pruned", {}))
+        pruned_raw = m.get("pruned", {})
+        if not isinstance(pruned_raw, dict) or not all(isinstance(v, str) for v in pruned_raw.values()):
+            raise Malformed(f"member {i}: 'pruned' must map retractions to rule names")
+        pruned: dict[str, str] = dict(pruned_raw)
         for r in retractions(pos, uncaptures="open"):
             name = _name(r)
             rule = pruned.pop(name, None)
             if rule is not None:
                 if not _rule_holds(rule, pos, r, model, restrictions):
-                    return Verdict(t, False, f"member {i} ({m['board']}): "
-                                   f"rule {rule} does not rule out {name}")
+                    return Verdict(t, False, f"member {i} ({board.board_fen()}): "
+                                   f"rule {shown(rule)} does not rule out {name}")
                 continue
             q = apply(pos, r)
             q_pl = q.placement.without(q.placement.occupied & ~int(zone))
             child = Position(q_pl, None, q.castling, None, q.frozen & q_pl.occupied, True)
             if _key(child) not in index:
-                return Verdict(t, False, f"member {i} ({m['board']}): {name} leads to "
+                return Verdict(t, False, f"member {i} ({board.board_fen()}): {name} leads to "
                                f"{q_pl.board_fen()}, outside the set and not ruled out")
         if pruned:
-            return Verdict(t, False, f"member {i}: pruned retractions that do not exist: {sorted(pruned)}")
-    return Verdict(t, True)
+            return Verdict(t, False, f"member {i}: pruned retractions that do not exist: "
+                                     f"{shown(sorted(pruned), 80)}")
+    used = sorted({f"{short(lemmas[m['lemma']['index']].get('name', '?'), 40)} "
+                   f"({lemma_ok[m['lemma']['index']]['model']})" for m in raw_members if "lemma" in m})
+    return Verdict(t, True, f"cage: {_claim(start, zone, model, restrictions)}; "
+                            f"{len(members)} positions closed"
+                            + (f", known cages {', '.join(used)}" if used else ""))
 
 
 def check_counterexample(cert: dict[str, Any]) -> Verdict:
     """Check a "cage-counterexample": each step is a retraction of the model, not ruled out by
-    its rules, giving the listed position; the last position is all-home or empty."""
+    its rules, giving the listed position; the last position is all-home or empty. The claim
+    is "not verified in this model" (the model over-approximates games: not a proof of legality)."""
     t = "cage-counterexample"
-    model = cert["model"]
-    if model not in ("plain", "lines"):
-        return Verdict(t, False, f"unknown model {model!r}")
-    zone = _squares(cert["zone"])
-    restrictions = cert["restrictions"]
-    pos = _state(cert["start"])
-    if pos.placement.occupied & ~int(zone):
-        return Verdict(t, False, "the start has units outside the zone")
-    rules = ("castling-square", "line-check-after", "line-check-before")
-    for n, step in enumerate(cert["line"], 1):
-        want = _state(step["position"])
+    if not isinstance(cert, dict):
+        return Verdict(t, False, "not an object")
+    try:
+        return _check_counterexample(cert)
+    except Malformed as e:
+        return Verdict(t, False, short(f"malformed: {e}"))
+
+
+def _check_counterexample(cert: dict[str, Any]) -> Verdict:
+    t = "cage-counterexample"
+    model, zone, restrictions, start = _head(cert, t)
+    why = _metadata_fault(cert, start, model)
+    if why:
+        return Verdict(t, False, why)
+    line = cert.get("line")
+    if not isinstance(line, list):
+        raise Malformed("'line' must be a list of steps")
+    pos = start
+    for n, step in enumerate(line, 1):
+        if not isinstance(step, dict) or set(step) != {"retraction", "position"} or \
+                not isinstance(step["retraction"], str):
+            raise Malformed(f"step {n}: expected {{'retraction': str, 'position': {{...}}}}")
+        want = _state(step["position"], f"step {n}")
         found = [r for r in retractions(pos, uncaptures="open") if _name(r) == step["retraction"]]
         if not found:
-            return Verdict(t, False, f"step {n}: {step['retraction']} is not a retraction of "
+            return Verdict(t, False, f"step {n}: {shown(step['retraction'])} is not a retraction of "
                            f"{pos.placement.board_fen()}")
         r = found[0]
         if _restriction_hits(r, restrictions) is not None:
             return Verdict(t, False, f"step {n}: {step['retraction']} breaks a restriction")
-        for rule in rules:
+        for rule in RULES:
             if _rule_holds(rule, pos, r, model, restrictions):
                 return Verdict(t, False, f"step {n}: {step['retraction']} is ruled out by {rule}")
         q = apply(pos, r)
         q_pl = q.placement.without(q.placement.occupied & ~int(zone))
         pos = Position(q_pl, None, q.castling, None, q.frozen & q_pl.occupied, True)
         if _key(pos) != _key(want):
-            return Verdict(t, False, f"step {n}: gives {q_pl.board_fen()}, not {step['position']['board']}")
+            return Verdict(t, False, f"step {n}: gives {_describe(pos)}, not {_describe(want)}")
     board = pos.placement.to_board()
     if not _home(board):
         return Verdict(t, False, f"the line ends in {board.board_fen()}, "
                        "which still has a unit away from home")
     end = "empty" if not board.occupied else "all-home"
     if cert.get("end") not in (None, end):
-        return Verdict(t, False, f"the line ends {end}, not {cert.get('end')}")
-    return Verdict(t, True)
+        return Verdict(t, False, f"the line ends {end}, not {shown(cert.get('end'))}")
+    return Verdict(t, True, f"not verified: {_claim(start, zone, model, restrictions)}: "
+                            f"{len(line)} retraction(s) of the model reach "
+                            f"{'an empty zone' if end == 'empty' else 'every unit home'}")

@@ -10,6 +10,7 @@ proof for the checker.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,9 @@ from retrologic.schema import Field, one_of, parse_squares, validate
 
 FORMAT = "retrologic-cage/1"
 DEFAULT_DIR = encodings("cages")
+MAX_NAME = 100              # characters of a cage's name
+MAX_SLUG = 60               # characters of a file name's readable part
+MAX_USES_DEPTH = 32         # longest chain of entries relying on each other through `uses`
 
 ENTRY = {
     "format": Field(str, required=True),
@@ -68,7 +72,7 @@ class CageEntry:
     def to_toml(self, states: int | None = None) -> str:
         """The entry as a library file."""
         def q(s: str) -> str:
-            return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            return toml_string(s)
 
         def arr(items: Iterable[str]) -> str:
             return "[" + ", ".join(q(i) for i in items) + "]"
@@ -195,25 +199,42 @@ class Library:
         return self._proofs[entry.name]
 
     def check_uses(self) -> None:
-        """Every name in `uses` exists and the relation has no cycle (a proof may not rely on
-        itself)."""
-        state: dict[str, int] = {}
-
-        def visit(e: CageEntry, trail: tuple[str, ...]) -> None:
-            if state.get(e.name) == 2:
-                return
-            if state.get(e.name) == 1:
-                raise InputError("cages rely on each other in a cycle", field="uses",
-                                 value=" -> ".join(trail + (e.name,)))
-            state[e.name] = 1
-            for n in e.uses:
-                dep = self.get(n)
+        """Every name in `uses` exists, the relation has no cycle (a proof may not rely on
+        itself) and no chain of `uses` is longer than MAX_USES_DEPTH (verifying an entry
+        verifies what it uses first, one level of recursion each). Iterative: a long chain in
+        a hostile library cannot exhaust Python's stack here."""
+        by_name = {e.name: e for e in self.entries}
+        height: dict[str, int] = {}                 # longest chain of uses below an entry
+        for root in self.entries:
+            if root.name in height:
+                continue
+            trail: list[CageEntry] = [root]
+            on_trail = {root.name}
+            pending = [iter(root.uses)]
+            while trail:
+                e = trail[-1]
+                n = next(pending[-1], None)
+                if n is None:
+                    height[e.name] = 1 + max((height[u] for u in e.uses), default=0)
+                    if height[e.name] > MAX_USES_DEPTH:
+                        raise InputError(f"a chain of more than {MAX_USES_DEPTH} cages relying on "
+                                         "each other through 'uses'", file=e.path, field="uses",
+                                         value=e.name)
+                    trail.pop()
+                    pending.pop()
+                    on_trail.discard(e.name)
+                    continue
+                dep = by_name.get(n)
                 if dep is None:
                     raise InputError("unknown cage named in 'uses'", file=e.path, field="uses", value=n)
-                visit(dep, trail + (e.name,))
-            state[e.name] = 2
-        for e in self.entries:
-            visit(e, ())
+                if dep.name in on_trail:
+                    cycle = [t.name for t in trail[[t.name for t in trail].index(dep.name):]]
+                    raise InputError("cages rely on each other in a cycle", field="uses",
+                                     value=" -> ".join(cycle + [dep.name]))
+                if dep.name not in height:
+                    trail.append(dep)
+                    on_trail.add(dep.name)
+                    pending.append(iter(dep.uses))
 
 
 def parse_entry(data: dict[str, Any], *, file: str = "<cage>") -> CageEntry:
@@ -263,36 +284,132 @@ def load_entry(path: str | Path) -> CageEntry:
     return parse_entry(read_toml(path), file=str(path))
 
 
+def _add(lib: Library, entry: CageEntry) -> None:
+    """Add a loaded entry, naming its file if its name is taken already."""
+    try:
+        lib.add(entry)
+    except InputError as e:
+        raise e.located(entry.path) from None
+
+
 def load_library(path: str | Path | Iterable[str | Path] = DEFAULT_DIR) -> Library:
-    """A library from a directory of entries (`*.toml`), one entry file, or a list of either."""
+    """A library from a directory of entries (`*.toml`), one entry file, or a list of either.
+    Every file is read through retrologic.files (size-capped) and a directory may hold at most
+    files.MAX_DIR_FILES entries."""
+    from retrologic.files import list_dir
     paths = [path] if isinstance(path, (str, Path)) else list(path)
     lib = Library()
     for p in paths:
         p = Path(p)
-        if p.is_dir():
-            for f in sorted(p.glob("*.toml")):
-                lib.add(load_entry(f))
-        elif p.exists():
-            lib.add(load_entry(p))
+        try:
+            is_dir, exists = p.is_dir(), p.exists()
+        except (OSError, ValueError) as e:       # a name too long, a NUL byte: bad input
+            raise InputError(f"cannot use this path: {getattr(e, 'strerror', None) or e}",
+                             field="library", value=str(p)) from None
+        if is_dir:
+            for f in list_dir(p, "*.toml", what="cage library"):
+                _add(lib, load_entry(f))
+        elif exists:
+            _add(lib, load_entry(p))
         else:
-            raise InputError("no such file or directory", file=str(p), field="library")
+            raise InputError("no such file or directory", field="library", value=str(p))
     lib.check_uses()
     return lib
 
 
 def slug(text: str) -> str:
-    """A file-name-safe name."""
-    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    """A file-name-safe name: lower-case letters, digits and '-', at most MAX_SLUG characters."""
+    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:MAX_SLUG].strip("-")
     return s or "cage"
 
 
+def digest(text: str, length: int = 8) -> str:
+    """A short hash of the exact text (case and all): tells apart names and boards that a
+    slug, or a case-insensitive file system, would merge."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
+
+
+def default_name(board: str) -> str:
+    """The name of a learned cage when none is given: the board's slug and a hash of the exact
+    board, so boards differing only in letter case (White and Black) get different names."""
+    try:
+        board = chess.BaseBoard(board.strip()).board_fen()     # one name however it is written
+    except ValueError:
+        board = board.strip()
+    return f"cage-{slug(board)}-{digest(board)}"
+
+
+def file_stem(name: str) -> str:
+    """The file name (without .toml) of an entry: its name when that is already a slug, else
+    the slug plus a hash of the exact name (names differing only in case or punctuation get
+    different files, on case-insensitive file systems too)."""
+    s = slug(name)
+    return s if s == name else f"{s}-{digest(name)}"
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string: quotes, backslashes and control characters escaped."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def check_text(value: str, field: str, *, limit: int | None = None) -> str:
+    """A name, source or comment fit to be written to a library file; InputError otherwise."""
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        raise InputError("not valid text (undecodable bytes)", field=field, value=value)
+    if limit is not None and not value.strip():
+        raise InputError("must not be empty", field=field, value=value)
+    if limit is not None and (len(value) > limit or not value.isprintable()):
+        raise InputError(f"must be printable text of at most {limit} characters", field=field,
+                         value=value)
+    return value
+
+
+def _names_in(directory: Path) -> dict[str, Path]:
+    """Names of the entries already in a library directory (files that do not parse are
+    skipped here: loading the library reports them)."""
+    from retrologic.files import list_dir
+    from retrologic.schema import read_toml
+    names: dict[str, Path] = {}
+    for f in list_dir(directory, "*.toml", what="cage library"):
+        try:
+            name = read_toml(f).get("name")
+        except InputError:
+            continue
+        if isinstance(name, str):
+            names[name] = f
+    return names
+
+
 def write_entry(entry: CageEntry, directory: str | Path, states: int | None = None) -> Path:
-    """Write an entry as `<directory>/<name>.toml` (never overwriting another file)."""
+    """Write an entry as a new file `<directory>/<file_stem(name)>.toml`, atomically, never
+    overwriting a file (a taken file name gets a `-2`, `-3` ... suffix); InputError if an entry
+    of that name is in the directory already (names are unique within a library)."""
+    from retrologic.files import create_exclusive_bytes, exclusive_path
+    check_text(entry.name, "name", limit=MAX_NAME)
+    check_text(entry.source, "source")
+    check_text(entry.comment, "comment")
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{slug(entry.name)}.toml"
-    if path.exists():
-        raise InputError("a library file of that name exists already", file=str(path), field="name",
-                         value=entry.name)
-    path.write_text(entry.to_toml(states))
-    return path
+    if directory.is_dir():
+        taken = _names_in(directory).get(entry.name)
+        if taken is not None:
+            raise InputError("a cage of that name is in the library already", file=str(taken),
+                             field="name", value=entry.name)
+    data = entry.to_toml(states).encode("utf-8")
+    for _ in range(100):
+        path = exclusive_path(directory / f"{file_stem(entry.name)}.toml")
+        try:
+            return create_exclusive_bytes(path, data)
+        except FileExistsError:
+            continue                # another process took the name meanwhile: the next one
+        except OSError as e:
+            raise InputError(f"cannot write: {e.strerror or e}", file=str(path)) from None
+    raise InputError("no free file name for the entry", file=str(directory), field="name",
+                     value=entry.name)

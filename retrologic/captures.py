@@ -12,17 +12,17 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import chess
 
 from retrologic.constraints import Expr, parse_expr
 from retrologic.errors import InputError
-from retrologic.history_cnf import Limits, SatBackend, dimacs, drup_proof, to_cnf
+from retrologic.history_cnf import SatBackend, budget_scope, dimacs, drup_proof, to_cnf
 from retrologic.history_model import UNIT_DOC, Model
 from retrologic.history_query import check_compilable, compile_expr, evaluate, register_predicate
 from retrologic.history_witness import History, check_history, decode, render
+from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Position
 
 __all__ = ["Constraint", "ClaimResult", "Deduction", "Query", "deduce", "check_certificate",
@@ -73,13 +73,14 @@ class Deduction:
     certificates: list[str] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     docs: dict[str, str] = field(default_factory=dict)   # what each fact of a core says
+    uncertified: str | None = None          # a limit stopped a requested certificate: why
 
 
 class Query:
     """A position's model with assumptions (named groups) and negated claims (selectors)."""
 
     def __init__(self, position: Position, assumptions: list[Constraint],
-                 claims: list[Constraint]) -> None:
+                 claims: list[Constraint], budget: Budget | None = None) -> None:
         self.position = position
         self.assumptions = assumptions
         self.claims = claims
@@ -92,6 +93,8 @@ class Query:
             names.add(c.name)
         lits = {}
         for c in assumptions + claims:
+            if budget is not None:
+                budget.check(every=4)       # LimitHit: a long list of claims takes seconds
             try:
                 check_compilable(c.expr)
                 lits[c.name] = compile_expr(m, c.expr)
@@ -142,20 +145,25 @@ class Query:
 class _Engine:
     """The backend(s) answering a query: pysat, CP-SAT, or both with a cross-check."""
 
-    def __init__(self, query: Query, engine: str, limits: Limits) -> None:
+    def __init__(self, query: Query, engine: str, budget: Budget) -> None:
         if engine not in ENGINES:
             raise InputError(f"unknown engine (known: {', '.join(ENGINES)})", field="engine",
                              value=engine)
         self.engine = engine
-        self.sat = SatBackend(query.model, limits)
+        self.sat = SatBackend(query.model, budget)
         self.cp = None
         if engine != "sat":
             from retrologic.history_cpsat import CpSatBackend
-            self.cp = CpSatBackend(query.model, limits)
+            try:
+                self.cp = CpSatBackend(query.model, budget)
+            except BaseException:
+                self.sat.close()
+                raise
         self.last: SatBackend | Any = self.sat
 
-    def solve(self, assumptions: list[int]) -> bool | None:
-        """SAT, UNSAT or None; an UNSAT from CP-SAT stands only when pysat agrees."""
+    def solve(self, assumptions: list[int]) -> bool:
+        """SAT or UNSAT (LimitHit when the budget is spent); an UNSAT from CP-SAT stands only
+        when pysat agrees."""
         if self.cp is None:
             self.last = self.sat
             return self.sat.solve(assumptions)
@@ -164,9 +172,9 @@ class _Engine:
         if self.engine == "cp-sat" and res is not False:
             return res
         other = self.sat.solve(assumptions)
-        if res is not None and other is not None and other != res:
+        if other != res:
             raise RuntimeError(f"CP-SAT says {res}, pysat says {other} under {assumptions}")
-        return None if res is None or other is None else res
+        return res
 
     def values(self) -> list[bool]:
         return self.last.values()
@@ -182,66 +190,77 @@ def _slug(name: str) -> str:
 def deduce(position: Position, assumptions: list[Constraint], claims: list[Constraint], *,
            engine: str = "sat", timeout: float | None = None, conflicts: int | None = None,
            explain: bool = True, certificate_dir: str | None = None,
-           progress: bool = False) -> Deduction:
-    """Decide whether the position has a history (under the assumptions), then each claim."""
+           progress: bool = False, budget: Budget | None = None) -> Deduction:
+    """Decide whether the position has a history (under the assumptions), then each claim.
+
+    Limits: `budget` (the question's shared one) or one of `timeout` seconds and `conflicts`
+    SAT conflicts over the whole query (the node limit, the same on a busy machine); every
+    solver call, the DRUP proofs of certificates included, runs under it. A limit hit leaves
+    the undecided claims unknown with the budget's reason ("time limit 5 s", "interrupted")."""
     t0 = time.perf_counter()
 
     def say(what: str) -> None:
         if progress:
             print(f"deduce: {what} ({time.perf_counter() - t0:.2f} s)", file=sys.stderr, flush=True)
 
-    query = Query(position, assumptions, claims)
-    limits = Limits(None if timeout is None else time.monotonic() + timeout, conflicts)
-    eng = _Engine(query, engine, limits)
+    budget = budget_for(timeout, conflicts, budget)
+    try:
+        query = Query(position, assumptions, claims, budget)
+        eng = _Engine(query, engine, budget)
+    except LimitHit as e:
+        return Deduction(None, reason=e.reason, stats={"seconds": round(time.perf_counter() - t0, 4)},
+                         claims=[ClaimResult(c.name, c.text, "unknown", reason=e.reason) for c in claims])
     sels = query.selectors
     out = Deduction(None, docs=dict(query.model.group_doc))
     try:
-        res = eng.solve(sels)
-        say(f"model of {query.model.num_vars} variables; position "
-            f"{'has a history' if res else 'has no history' if res is False else 'undecided'}")
-        if res is None:
-            out.reason = _limit_reason(timeout, conflicts)
-            out.claims = [ClaimResult(c.name, c.text, "unknown", reason=out.reason) for c in claims]
-            return out
-        if res is False:
-            out.consistent = False
-            core, out.reason = _core(query, eng, [], explain, timeout, conflicts)
-            out.core = query.names_of(core) if explain else None
-            if certificate_dir:
-                out.certificates.append(_certify(query, core, None, certificate_dir))
+        with budget_scope(budget):
+            try:
+                res = eng.solve(sels)
+            except LimitHit as e:
+                out.reason = e.reason
+                out.claims = [ClaimResult(c.name, c.text, "unknown", reason=e.reason) for c in claims]
+                return out
+            say(f"model of {query.model.num_vars} variables; position "
+                f"{'has a history' if res else 'has no history'}")
+            if res is False:
+                out.consistent = False
+                core, out.reason = _core(query, eng, [], explain)
+                out.core = query.names_of(core) if explain else None
+                if certificate_dir:
+                    try:
+                        out.certificates.append(_certify(query, core, None, certificate_dir))
+                    except LimitHit as e:
+                        out.uncertified = _uncertified(e.reason)
+                for c in claims:
+                    out.claims.append(ClaimResult(c.name, c.text, "proved", core=out.core,
+                                                  reason="the position has no history"))
+                return out
+            out.consistent = True
+            out.witness = _witness(query, eng.values(), None)
             for c in claims:
-                out.claims.append(ClaimResult(c.name, c.text, "proved", core=out.core,
-                                              reason="the position has no history"))
+                out.claims.append(_claim(query, eng, c, explain, certificate_dir, out))
+                say(f"claim {c.name}: {out.claims[-1].status}")
+                if out.claims[-1].certificate:
+                    out.certificates.append(out.claims[-1].certificate)
             return out
-        out.consistent = True
-        out.witness = _witness(query, eng.values(), None)
-        for c in claims:
-            out.claims.append(_claim(query, eng, c, explain, certificate_dir, timeout, conflicts))
-            say(f"claim {c.name}: {out.claims[-1].status}")
-            if out.claims[-1].certificate:
-                out.certificates.append(out.claims[-1].certificate)
-        return out
     finally:
         out.stats = {"seconds": round(time.perf_counter() - t0, 4), "vars": query.model.num_vars,
-                     "clauses": len(eng.sat.clauses), "calls": eng.sat.calls}
+                     "clauses": len(eng.sat.clauses), "calls": eng.sat.calls,
+                     "conflicts": budget.spent}
         eng.close()
 
 
-def _limit_reason(timeout: float | None, conflicts: int | None) -> str:
-    parts = []
-    if timeout is not None:
-        parts.append(f"time limit {timeout:g} s")
-    if conflicts is not None:
-        parts.append(f"node (conflict) limit {conflicts}")
-    return "limit hit: " + " or ".join(parts) if parts else "solver gave no answer"
+def _uncertified(reason: str) -> str:
+    return f"{reason} (while writing a certificate: the proof found is not certified)"
 
 
 def _claim(query: Query, eng: _Engine, c: Constraint, explain: bool, certificate_dir: str | None,
-           timeout: float | None, conflicts: int | None) -> ClaimResult:
+           out: Deduction) -> ClaimResult:
     neg = query.negated[c.name]
-    res = eng.solve(query.selectors + [neg])
-    if res is None:
-        return ClaimResult(c.name, c.text, "unknown", reason=_limit_reason(timeout, conflicts))
+    try:
+        res = eng.solve(query.selectors + [neg])
+    except LimitHit as e:
+        return ClaimResult(c.name, c.text, "unknown", reason=e.reason)
     if res is True:
         hist = _witness(query, eng.values(), c)
         truth = evaluate(hist, c.expr)
@@ -249,32 +268,33 @@ def _claim(query: Query, eng: _Engine, c: Constraint, explain: bool, certificate
             return ClaimResult(c.name, c.text, "unknown", witness=hist,
                                reason="the history model cannot decide this claim on its witness")
         return ClaimResult(c.name, c.text, "refuted", witness=hist)
-    out = ClaimResult(c.name, c.text, "proved")
-    core, out.reason = _core(query, eng, [neg], explain, timeout, conflicts)
-    out.core = query.names_of(core) if explain else None
+    result = ClaimResult(c.name, c.text, "proved")
+    core, result.reason = _core(query, eng, [neg], explain)
+    result.core = query.names_of(core) if explain else None
     if certificate_dir:
-        out.certificate = _certify(query, core, c, certificate_dir)
-    return out
+        try:
+            result.certificate = _certify(query, core, c, certificate_dir)
+        except LimitHit as e:
+            out.uncertified = out.uncertified or _uncertified(e.reason)
+    return result
 
 
-def _core(query: Query, eng: _Engine, fixed: list[int], explain: bool, timeout: float | None,
-          conflicts: int | None) -> tuple[list[int], str | None]:
+def _core(query: Query, eng: _Engine, fixed: list[int], explain: bool) -> tuple[list[int], str | None]:
     """The core a proof reports (all facts when not explaining or when a limit stops the MUS)."""
     if not explain:
         return query.selectors, None
-    core = _best_core(query, eng, fixed)
-    if core is None:
-        return query.selectors, "core not minimised: " + _limit_reason(timeout, conflicts)
-    return core, None
+    try:
+        return _best_core(query, eng, fixed), None
+    except LimitHit as e:
+        return query.selectors, f"core not minimised: {e.reason}"
 
 
-def _best_core(query: Query, eng: _Engine, fixed: list[int]) -> list[int] | None:
-    """The most readable of the MUSes found by deletion in each of the query's orders."""
+def _best_core(query: Query, eng: _Engine, fixed: list[int]) -> list[int]:
+    """The most readable of the MUSes found by deletion in each of the query's orders
+    (LimitHit when the budget is spent)."""
     best = None
     for order in query.mus_orders():
         core = eng.sat.mus(fixed, order)
-        if core is None:
-            return None
         if best is None or query.core_weight(core) < query.core_weight(best):
             best = core
     return best
@@ -302,11 +322,13 @@ def _cert_cnf(query: Query, core: list[int], claim: Constraint | None) -> tuple[
     return clauses + units, nv
 
 
-def _certify(query: Query, core: list[int], claim: Constraint | None, directory: str) -> str:
-    """Write the CNF (model + core facts + negated claim) and CaDiCaL's DRUP proof.
+def _certify(query: Query, core: list[int], claim: Constraint | None, directory: Any) -> str:
+    """Write the CNF (model + core facts + negated claim) and the SAT solver's (Glucose 4.1) DRUP proof.
 
-    The CNF is rebuilt from a query holding only this claim, as the checker will rebuild it."""
-    from retrologic.certificate import write
+    The CNF is rebuilt from a query holding only this claim, as the checker will rebuild it.
+    `directory`: a directory (the file is named by a digest of the question and position) or a
+    retrologic.certificate.Destination (a problem file's: named after the file)."""
+    from retrologic.certificate import as_destination
     names = query.names_of(core)
     single = Query(query.position, query.assumptions, [] if claim is None else [claim])
     clauses, nv = _cert_cnf(single, [single.model.groups[n] for n in names], claim)
@@ -315,64 +337,146 @@ def _certify(query: Query, core: list[int], claim: Constraint | None, directory:
         raise RuntimeError("the certificate CNF is satisfiable although the core was UNSAT")
     _, proof = proved
     pos = query.position
+    frozen = [chess.square_name(s) for s in chess.scan_forward(pos.frozen)]
     cert = {
         "type": "deduce-drup",
         "fen": pos.fen(),
-        "frozen": [chess.square_name(s) for s in chess.scan_forward(pos.frozen)],
+        "frozen": frozen,
         "assumptions": [{"name": a.name, "expr": a.text} for a in query.assumptions],
         "claim": None if claim is None else {"name": claim.name, "expr": claim.text},
         "core": names,
-        "conclusion": (f"claim {claim.name!r} holds in every history of the model"
-                       if claim is not None else "the position has no history in the model"),
+        "conclusion": _conclusion(claim.name if claim is not None else None),
         "cnf": dimacs(clauses, nv),
         "proof": proof,
     }
     name = "illegal" if claim is None else _slug(claim.name)
-    path = Path(directory) / f"deduce-{name}.json"
-    write(cert, path)
-    return str(path)
+    dest = as_destination(directory, question={
+        "kind": "deduce", "assume": [a.text for a in query.assumptions],
+        "claim": [c.text for c in query.claims]}, position={"fen": pos.fen(), "frozen": frozen})
+    return str(dest.write(cert, f"deduce-{name}"))
+
+
+def _conclusion(claim_name: str | None) -> str:
+    return (f"claim {claim_name!r} holds in every history of the model" if claim_name is not None
+            else "the position has no history in the model")
+
+
+_REBUILT: dict[tuple, tuple[list[list[int]], int, str]] = {}   # the last few rebuilt CNFs
+
+
+class _Bad(ValueError):
+    """A malformed or false part of a deduce-drup certificate (the message is the reason)."""
+
+
+def _named(item: Any, what: str) -> tuple[str, str]:
+    if not isinstance(item, dict) or set(item) != {"name", "expr"} or \
+            not isinstance(item["name"], str) or not isinstance(item["expr"], str):
+        raise _Bad(f"{what}: expected {{'name': str, 'expr': str}}")
+    return item["name"], item["expr"]
 
 
 def check_certificate(cert: dict[str, Any]):
-    """Rebuild the CNF from the position, constraints and core, compare it with the one in the
-    certificate, and check the DRUP proof with our own checker (retrologic.drup)."""
+    """Check a deduce-drup certificate: rebuild the CNF from the position, frozen units,
+    assumptions, core and claim, compare it with the one in the certificate, and check the DRUP
+    proof with our own checker (retrologic.drup).
+
+    The claim accepted, repeated by the verdict: in every history of the history model of the
+    position `fen` (its placement, side to move, castling rights and e.p. square) in which the
+    units on `frozen` never moved and every assumption holds, the claim holds; with no claim,
+    no such history exists (the position is illegal under those assumptions). It relies on the
+    history model's encoding (retrologic.history_model, history_cnf), rebuilt here from those
+    fields rather than read from the certificate; assumptions outside the core are not used."""
     from retrologic.certificate import Verdict
-    from retrologic.drup import check, parse_dimacs, parse_proof
     T = "deduce-drup"
     try:
-        pos = Position.from_fen(cert["fen"])
+        return Verdict(T, True, _check_drup(cert))
+    except _Bad as e:
+        return Verdict(T, False, str(e))
+
+
+def _check_drup(cert: dict[str, Any]) -> str:
+    from retrologic.drup import check, parse_proof
+    fen = cert.get("fen")
+    if not isinstance(fen, str):
+        raise _Bad("'fen' must be a FEN string")
+    try:
+        pos = Position.from_fen(fen)
     except ValueError as e:
-        return Verdict(T, False, f"bad fen: {e}")
-    frozen = 0
-    for name in cert.get("frozen", []):
-        frozen |= chess.BB_SQUARES[chess.parse_square(name)]
+        raise _Bad(f"bad fen: {str(e)[:80]}") from None
+    from retrologic.certificate import frozen_mask
+    try:
+        frozen = frozen_mask(cert.get("frozen", []), pos.placement.occupied)
+    except ValueError as e:
+        raise _Bad(str(e)) from None
     pos = Position(pos.placement, pos.turn, pos.castling, pos.ep_square, frozen, False)
+    raw = cert.get("assumptions")
+    if not isinstance(raw, list):
+        raise _Bad("'assumptions' must be a list")
+    assumed = [_named(a, f"assumptions[{i}]") for i, a in enumerate(raw)]
+    claimed = None if cert.get("claim") is None else _named(cert["claim"], "claim")
+    core = cert.get("core")
+    if not isinstance(core, list) or not all(isinstance(n, str) for n in core) or \
+            len(set(core)) != len(core):
+        raise _Bad("'core' must be a list of distinct fact names")
+    conclusion = _conclusion(claimed[0] if claimed else None)
+    if cert.get("conclusion", conclusion) != conclusion:
+        raise _Bad(f"the conclusion does not match the claim (expected {conclusion!r})")
+    cnf, proof_lines = cert.get("cnf"), cert.get("proof")
+    if not isinstance(cnf, str) or not isinstance(proof_lines, list) or \
+            not all(isinstance(x, str) for x in proof_lines):
+        raise _Bad("'cnf' must be a DIMACS string and 'proof' a list of DRUP lines")
+    key = (pos, tuple(assumed), claimed, tuple(core))
+    if key not in _REBUILT:
+        try:
+            assumptions = [Constraint.parse(n, e) for n, e in assumed]
+            claims = [] if claimed is None else [Constraint.parse(*claimed)]
+            query = Query(pos, assumptions, claims)
+        except InputError as e:
+            raise _Bad(f"cannot rebuild the model: {e}") from None
+        unknown = [n for n in core if n not in query.model.groups]
+        if unknown:
+            raise _Bad(f"core names facts the model does not have: {unknown[:3]}")
+        sels = [query.model.groups[n] for n in core]
+        clauses, nv = _cert_cnf(query, sels, claims[0] if claims else None)
+        if len(_REBUILT) >= 4:
+            _REBUILT.pop(next(iter(_REBUILT)))
+        _REBUILT[key] = (clauses, nv, dimacs(clauses, nv))
+    clauses, nv, text = _REBUILT[key]
+    if cnf != text:
+        raise _Bad("the CNF is not the encoding of this position, core and claim")
+    _stated_position(cert, pos)
     try:
-        assumptions = [Constraint.parse(a["name"], a["expr"]) for a in cert["assumptions"]]
-        claim = cert["claim"]
-        claims = [] if claim is None else [Constraint.parse(claim["name"], claim["expr"])]
-        query = Query(pos, assumptions, claims)
-    except InputError as e:
-        return Verdict(T, False, f"cannot rebuild the model: {e}")
-    unknown = [n for n in cert["core"] if n not in query.model.groups]
-    if unknown:
-        return Verdict(T, False, f"core names facts the model does not have: {unknown}")
-    core = [query.model.groups[n] for n in cert["core"]]
-    clauses, _ = _cert_cnf(query, core, claims[0] if claims else None)
-    try:
-        _, given = parse_dimacs(cert["cnf"])
+        proof = parse_proof(proof_lines)
     except ValueError as e:
-        return Verdict(T, False, f"bad cnf: {e}")
-    if given != clauses:
-        return Verdict(T, False, "the CNF is not the encoding of this position, core and claim")
-    try:
-        proof = parse_proof(cert["proof"])
-    except ValueError as e:
-        return Verdict(T, False, f"bad proof: {e}")
-    res = check(clauses, proof)
+        raise _Bad(f"bad proof: {str(e)[:80]}") from None
+    for step, (_, lits) in enumerate(proof, 1):
+        if any(abs(lit) > nv for lit in lits):
+            raise _Bad(f"proof step {step}: a literal beyond the CNF's {nv} variables")
+    res = check(clauses, proof, nv)
     if not res.ok:
-        return Verdict(T, False, res.reason)
-    return Verdict(T, True, f"{res.lemmas} lemmas checked by RUP, {res.deletions} deletions")
+        raise _Bad(res.reason)
+    names = [chess.square_name(sq) for sq in chess.scan_forward(frozen)]
+    where = f"{pos.fen()}" + (f" frozen {','.join(names)}" if names else "")
+    if assumed:
+        where += "; assuming " + "; ".join(f"{n}: {e}" for n, e in assumed)
+    what = (f"claim {claimed[0]!r} ({claimed[1]}) holds in every history of the model"
+            if claimed else "the position has no history in the model (illegal)")
+    return f"{what}: {where} ({res.lemmas} lemmas checked by RUP)"
+
+
+def _stated_position(cert: dict[str, Any], pos: Position) -> None:
+    """The problem's position (when stated) must be the certificate's own."""
+    from retrologic.position import parse
+    stated = cert.get("position")
+    if not isinstance(stated, dict) or not stated:
+        return
+    try:
+        other = parse(fen=stated.get("fen"), board=stated.get("board"), frozen=stated.get("frozen"))
+    except (ValueError, TypeError) as e:
+        raise _Bad(f"the stated position is malformed: {str(e)[:80]}") from None
+    if (other.placement, other.turn, other.castling, other.ep_square, other.frozen) != \
+            (pos.placement, pos.turn, pos.castling, pos.ep_square, pos.frozen):
+        raise _Bad(f"the stated position {other.fen()} is not the certificate's {pos.fen()}")
 
 
 def explain_core(names: list[str], docs: dict[str, str]) -> list[str]:

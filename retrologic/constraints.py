@@ -15,12 +15,23 @@ added with `register`; a name that is not registered is an error, never a guess.
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Union
 
 import chess
 
-from retrologic.errors import InputError
+from retrologic.errors import InputError, cut, printable, shown
+
+# Bounds on an expression, checked before anything recursive or costly runs on it:
+MAX_CHARS = 4000        # characters of one expression (the library's longest is under 100)
+MAX_DEPTH = 64          # nesting of its syntax tree (not/and/or, brackets, sums, calls)
+MAX_NUMBER = 10**6      # size of a whole number written in it, and of a comparison's constant
+MAX_WEIGHT = 4          # sum of the coefficients' sizes in one comparison: the history model
+                        # repeats a term's literals once per unit of its coefficient, so its
+                        # cardinality encoding grows with the square of this. Measured on K v K,
+                        # "W*pawn_captures(either) <= 96*W": W=4 encodes to 0.6 M clauses (190 MB,
+                        # 4 s), W=8 to 2.4 M (650 MB, 14 s); solving W=4 took over 300 s
 
 SIDES = ("white", "black", "either")
 PIECES = ("pawn", "knight", "bishop", "rook", "queen", "king")
@@ -159,12 +170,63 @@ def _err(msg: str, text: str) -> InputError:
 
 
 def parse_expr(text: str) -> Expr:
-    """Parse an expression of the language; InputError (with the value) on anything else."""
+    """Parse an expression of the language; InputError (with the value) on anything else.
+
+    Bounded before any recursion: at most MAX_CHARS characters and MAX_DEPTH levels of
+    nesting; whole numbers at most MAX_NUMBER, coefficients at most MAX_WEIGHT in all."""
+    if not isinstance(text, str):
+        raise _err("an expression must be a string", text)
+    if len(text) > MAX_CHARS:
+        raise _err(f"expression too long ({len(text):,} characters; at most {MAX_CHARS:,})", text)
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")      # e.g. "3and": a SyntaxError, not a stderr line
+            tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as e:
-        raise _err(f"syntax error at column {e.offset}: {e.msg}", text) from None
+        where = f" at column {e.offset}" if e.offset else ""
+        raise _err(f"syntax error{where}: {e.msg}", text) from None
+    except (RecursionError, MemoryError, ValueError):
+        # CPython's parser gives up on very deep nesting with one of these (ValueError: NUL)
+        raise _err(f"nested too deeply (at most {MAX_DEPTH} levels)", text) from None
+    if _depth(tree.body) > MAX_DEPTH:
+        raise _err(f"nested too deeply (at most {MAX_DEPTH} levels)", text)
     return _expr(tree.body, text)
+
+
+def _depth(root: ast.AST) -> int:
+    """Nesting depth of a syntax tree, computed without recursion (stops past MAX_DEPTH)."""
+    deepest, stack = 0, [(root, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        if d > MAX_DEPTH:
+            break
+        stack.extend((child, d + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _code(node: ast.AST) -> str:
+    """The source of a node for a message, cut short (the tree is already depth-bounded)."""
+    return cut(printable(ast.unparse(node)[:240]), 60)
+
+
+def _number(node: ast.AST, text: str) -> int:
+    """A whole-number literal within MAX_NUMBER."""
+    value = node.value  # type: ignore[attr-defined]
+    if abs(value) > MAX_NUMBER:
+        raise _err(f"number too large: {shown(value, 24)} (at most {MAX_NUMBER:,} in size)", text)
+    return value
+
+
+def _compare(op: str, left: Linear, right: Linear, text: str) -> Compare:
+    """A comparison, checked against MAX_WEIGHT and MAX_NUMBER (after products and sums)."""
+    weight = sum(abs(c) for c, _ in left.terms + right.terms)
+    if weight > MAX_WEIGHT:
+        raise _err(f"coefficients too large: their sizes add up to {shown(weight, 24)} "
+                   f"(at most {MAX_WEIGHT} in one comparison)", text)
+    if abs(right.const - left.const) > MAX_NUMBER:
+        raise _err(f"constant too large (at most {MAX_NUMBER:,} in size)", text)
+    return Compare(op, left, right)
 
 
 def _expr(node: ast.AST, text: str) -> Expr:
@@ -190,13 +252,13 @@ def _expr(node: ast.AST, text: str) -> Expr:
             if REGISTRY[call.name].returns != "bool" or op not in ("==", "!="):
                 raise _err("true/false compare only with == or != to a true/false function", text)
             return BoolAtom(call, const if op == "==" else not const)
-        return Compare(op, _linear(left, text), _linear(right, text))
+        return _compare(op, _linear(left, text), _linear(right, text), text)
     if isinstance(node, ast.Call):
         call = _call(node, text)
         if REGISTRY[call.name].returns != "bool":
             raise _err(f"{call.name}() is a number: compare it (e.g. {call.name}(...) == 0)", text)
         return BoolAtom(call)
-    raise _err(f"not a condition: {ast.unparse(node)}", text)
+    raise _err(f"not a condition: {_code(node)}", text)
 
 
 def _bool_const(node: ast.AST) -> bool | None:
@@ -209,7 +271,7 @@ def _bool_const(node: ast.AST) -> bool | None:
 
 def _linear(node: ast.AST, text: str) -> Linear:
     if isinstance(node, ast.Constant) and type(node.value) is int:
-        return Linear((), node.value)
+        return Linear((), _number(node, text))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         inner = _linear(node.operand, text)
         return Linear(tuple((-c, t) for c, t in inner.terms), -inner.const)
@@ -220,24 +282,30 @@ def _linear(node: ast.AST, text: str) -> Linear:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
         for k, other in ((node.left, node.right), (node.right, node.left)):
             if isinstance(k, ast.Constant) and type(k.value) is int:
+                factor = _number(k, text)
                 inner = _linear(other, text)
-                return Linear(tuple((k.value * c, t) for c, t in inner.terms), k.value * inner.const)
+                if any(abs(factor * c) > MAX_WEIGHT for c, _ in inner.terms):
+                    raise _err(f"coefficient too large (at most {MAX_WEIGHT} in size)", text)
+                if abs(factor * inner.const) > MAX_NUMBER:
+                    raise _err(f"number too large (at most {MAX_NUMBER:,} in size)", text)
+                return Linear(tuple((factor * c, t) for c, t in inner.terms), factor * inner.const)
         raise _err("multiply only by a whole number", text)
     if isinstance(node, ast.Call):
         call = _call(node, text)
         if REGISTRY[call.name].returns != "int":
             raise _err(f"{call.name}() is true/false, not a number", text)
         return Linear(((1, call),), 0)
-    raise _err(f"not a number term: {ast.unparse(node)}", text)
+    raise _err(f"not a number term: {_code(node)}", text)
 
 
 def _call(node: ast.AST, text: str) -> Call:
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-        raise _err(f"expected a function call, got {ast.unparse(node)}", text)
+        raise _err(f"expected a function call, got {_code(node)}", text)
     name = node.func.id
     pred = REGISTRY.get(name)
     if pred is None:
-        raise _err(f"unknown function {name}() (known: {', '.join(sorted(REGISTRY))})", text)
+        raise _err(f"unknown function {shown(name, 40)}() (known: {', '.join(sorted(REGISTRY))})",
+                   text)
     values: dict[str, Any] = {}
     if len(node.args) > len(pred.params):
         raise _err(f"{name}() takes at most {len(pred.params)} arguments", text)
@@ -246,9 +314,9 @@ def _call(node: ast.AST, text: str) -> Call:
     names = {p.name: p for p in pred.params}
     for kw in node.keywords:
         if kw.arg is None or kw.arg not in names:
-            raise _err(f"{name}() has no parameter {kw.arg!r}", text)
+            raise _err(f"{name}() has no parameter {shown(kw.arg, 40)}", text)
         if kw.arg in values:
-            raise _err(f"{name}() got {kw.arg!r} twice", text)
+            raise _err(f"{name}() got {shown(kw.arg, 40)} twice", text)
         values[kw.arg] = _value(names[kw.arg], kw.value, name, text)
     args = []
     for p in pred.params:
@@ -266,19 +334,20 @@ def _value(param: Param, node: ast.AST, fname: str, text: str) -> Any:
     elif isinstance(node, ast.Constant) and isinstance(node.value, (str, int)):
         raw = node.value
     else:
-        raise _err(f"{fname}(): bad value for {param.name}: {ast.unparse(node)}", text)
+        raise _err(f"{fname}(): bad value for {param.name}: {_code(node)}", text)
     kind = param.kind
     if kind == "int":
         if type(raw) is not int:
             raise _err(f"{fname}(): {param.name} must be a whole number", text)
-        return raw
+        return _number(node, text)
     if not isinstance(raw, str):
         raise _err(f"{fname}(): {param.name} must be a name or a string", text)
     val = raw.strip().lower()
     allowed = {"side": SIDES, "piece": PIECES, "color": SQUARE_COLORS, "file": tuple(FILES),
                "square": tuple(chess.SQUARE_NAMES)}[kind]
     if val not in allowed:
-        raise _err(f"{fname}(): {param.name} must be one of {', '.join(allowed)}; got {raw!r}", text)
+        raise _err(f"{fname}(): {param.name} must be one of {', '.join(allowed)}; got {shown(raw, 40)}",
+                   text)
     return val
 
 

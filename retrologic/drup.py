@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from retrologic.errors import shown
+
 
 @dataclass
 class DrupResult:
@@ -33,7 +35,7 @@ def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
         if head == "p":
             parts = line.split()
             if len(parts) != 4 or parts[1] != "cnf":
-                raise ValueError(f"bad header: {line!r}")
+                raise ValueError(f"bad header: {shown(line)}")
             nv, header = int(parts[2]), True
             continue
         body.append(line)
@@ -61,7 +63,7 @@ def parse_proof(lines: Iterable[str]) -> list[tuple[bool, list[int]]]:
         delete = parts[0] == "d"
         nums = [int(t) for t in (parts[1:] if delete else parts)]
         if not nums or nums[-1] != 0 or 0 in nums[:-1]:
-            raise ValueError(f"proof line not terminated by a single 0: {line!r}")
+            raise ValueError(f"proof line not terminated by a single 0: {shown(line)}")
         out.append((delete, nums[:-1]))
     return out
 

@@ -3,10 +3,9 @@ constraints. Fast search and witnesses; its INFEASIBLE is not a certificate (pys
 
 from __future__ import annotations
 
-import time
-
-from retrologic.history_cnf import Limits
+from retrologic import limits
 from retrologic.history_model import Model
+from retrologic.limits import Budget, LimitHit
 
 
 class CpSatBackend:
@@ -14,11 +13,11 @@ class CpSatBackend:
 
     name = "cp-sat"
 
-    def __init__(self, model: Model, limits: Limits | None = None) -> None:
+    def __init__(self, model: Model, budget: Budget | None = None) -> None:
         from ortools.sat.python import cp_model  # ~0.7 s: imported only here
         self._cp = cp_model
         self.model = model
-        self.limits = limits or Limits()
+        self.budget = budget if budget is not None else Budget()
         self.cp = cp_model.CpModel()
         self.vars = [None] + [self.cp.NewBoolVar(f"v{i}") for i in range(1, model.num_vars + 1)]
         for clause in model.clauses:
@@ -46,27 +45,32 @@ class CpSatBackend:
     def close(self) -> None:
         pass
 
-    def solve(self, assumptions: list[int]) -> bool | None:
-        """True (feasible), False (infeasible) or None (a limit was hit)."""
+    def solve(self, assumptions: list[int]) -> bool:
+        """True (feasible) or False (infeasible); LimitHit when the budget is spent (its
+        deadline, Ctrl-C through stop_search, or its node limit as a conflict budget)."""
         self.calls += 1
+        budget = self.budget
+        budget.check_now()
         self.cp.ClearAssumptions()
         self.cp.AddAssumptions([self.lit(l) for l in assumptions])
         solver = self._cp.CpSolver()
         solver.parameters.num_workers = 1
-        if self.limits.deadline is not None:
-            left = self.limits.deadline - time.monotonic()
-            if left <= 0:
-                return None
+        left = budget.left()
+        if left is not None:
             solver.parameters.max_time_in_seconds = left
-        if self.limits.conflicts is not None:
-            solver.parameters.max_number_of_conflicts = self.limits.conflicts
-        status = solver.Solve(self.cp)
+        if budget.nodes is not None:
+            if budget.nodes - budget.spent <= 0:
+                raise LimitHit(budget.node_reason())
+            solver.parameters.max_number_of_conflicts = budget.nodes - budget.spent
+        with limits.on_interrupt(solver.stop_search):
+            status = solver.Solve(self.cp)
+        budget.spent += solver.NumConflicts()
         if status in (self._cp.OPTIMAL, self._cp.FEASIBLE):
             self._values = [False] + [bool(solver.Value(v)) for v in self.vars[1:]]
             return True
         if status == self._cp.INFEASIBLE:
             return False
-        return None
+        raise budget.stopped(f"CP-SAT ({solver.StatusName(status)})")
 
     def values(self) -> list[bool]:
         assert self._values is not None

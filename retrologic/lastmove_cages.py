@@ -5,17 +5,28 @@ illegal. When the refutation search is stuck, sub-positions of the stuck positio
 as cage candidates — clusters of units within king-move reach of each other, whole and with
 one unit taken out — and handed to the cage verifier; a verified one is added to the library
 for the rest of the run and reported.
+
+Discovery's budgets are counts of positions (per cage, and over the whole solve), never
+seconds, so the same problem discovers the same cages, and gives the same answer, on an idle
+or a busy machine; the solve's time limit and Ctrl-C still stop a verification (LimitHit).
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import chess
 
+from retrologic.limits import Budget, LimitHit
 from retrologic.position import Placement, Position
+
+# Measured on problems/lastmove: a cage tried there reaches at most 386 positions, a whole solve
+# at most 3,443. The wall-time budgets used before (2 s per cage, 30 s per solve) reached about
+# 15,000 and 220,000 positions on one idle core (about 7,500 positions per CPU second), fewer on
+# a busy machine. These counts keep that reach, 50 times what the problem files need.
+CAGE_POSITIONS = 20_000      # positions one cage verification may reach
+TOTAL_POSITIONS = 200_000    # positions all verifications of one solve may reach
 
 
 def _squares(mask: int) -> list[str]:
@@ -81,14 +92,13 @@ def proposals(pl: Placement, limit: int = 24) -> list[Placement]:
 class CageCloser:
     """Proves positions illegal by cages: known ones (cheap) and discovered ones (when stuck)."""
 
-    def __init__(self, library, discover: bool, *, nodes: int = 20_000, per_cage: float = 2.0,
-                 budget: float = 30.0) -> None:
+    def __init__(self, library, discover: bool, *, nodes: int = CAGE_POSITIONS,
+                 total: int = TOTAL_POSITIONS) -> None:
         self.library = library
         self.discover_on = discover
-        self.nodes = nodes
-        self.per_cage = per_cage
-        self.budget = budget
-        self.spent = 0.0
+        self.nodes = nodes          # positions per cage verification
+        self.total = total          # positions over all verifications of the solve
+        self.spent = 0              # positions reached so far
         self.discovered: list[dict[str, Any]] = []
         self.tried: dict[Placement, bool] = {}
 
@@ -108,8 +118,10 @@ class CageCloser:
         m = self.library.matches(pos)
         return None if m is None else self._leaf(m)
 
-    def discover(self, pos: Position) -> tuple[str, dict[str, Any]] | None:
-        """Verify cage candidates inside `pos`; the first proved one closes it."""
+    def discover(self, pos: Position, budget: Budget | None = None) -> tuple[str, dict[str, Any]] | None:
+        """Verify cage candidates inside `pos`; the first proved one closes it. Each verification
+        reaches at most `nodes` positions, all of them together `total` (then nothing more is
+        tried); `budget`'s deadline or Ctrl-C stopping one raises LimitHit (never "no cage")."""
         if not self.discover_on:
             return None
         from retrologic.cage import verify
@@ -119,12 +131,17 @@ class CageCloser:
         for sub in proposals(pos.placement):
             if sub in self.tried:
                 continue
-            if self.spent > self.budget:
+            if self.spent >= self.total:
                 return None
-            t0 = time.perf_counter()
+            inner = Budget() if budget is None else budget.share()
+            inner.nodes = None          # time and Ctrl-C only: the count is `nodes`
             start = Position(sub, None, 0, None, 0, True)
-            res = verify(start, None, (), self.library, nodes=self.nodes, timeout=self.per_cage)
-            self.spent += time.perf_counter() - t0
+            res = verify(start, None, (), self.library, nodes=self.nodes, budget=inner)
+            if res.verdict == "unknown":
+                why = inner.expired()
+                if why is not None:
+                    raise LimitHit(why)
+            self.spent += res.states
             self.tried[sub] = res.proved
             if res.proved and not res.lemmas:
                 name = f"discovered-{len(self.discovered) + 1}-{sub.board_fen().replace('/', '_')}"
@@ -152,9 +169,16 @@ def closers_for(lemmas: list[Path], discover: bool, use_library: bool = True) ->
     return closer, closer.discovered
 
 
-def reverify(node: dict[str, Any]) -> tuple[bool, str]:
-    """Re-verify the cage named by a proof leaf, from scratch (no library)."""
+def reverify(node: dict[str, Any], nodes: int | None = None) -> tuple[bool, str, int]:
+    """Re-verify the cage named by a proof leaf, from scratch (no library), in at most `nodes`
+    positions; (proved, why not, positions reached). The caller validates the leaf's fields."""
     from retrologic.cage import verify
+    from retrologic.errors import InputError
     start = Position(Placement.from_board_fen(node["cage"]), None, 0, None, _mask(node["frozen"]), True)
-    res = verify(start, _mask(node["zone"]), (), None, model=node["model"])
-    return res.proved, f"cage {node['cage']} does not verify again ({res.verdict})"
+    try:
+        res = verify(start, _mask(node["zone"]), (), None, model=node["model"], nodes=nodes)
+    except InputError as e:
+        return False, f"cage {node['cage']} cannot be verified: {e}", 0
+    if res.verdict == "unknown":
+        return False, f"cage {node['cage']} too large to verify again ({res.reason})", res.states
+    return res.proved, f"cage {node['cage']} does not verify again ({res.verdict})", res.states

@@ -16,6 +16,8 @@ import chess
 from retrologic.errors import InputError
 from retrologic.schema import parse_squares
 
+MAX_FEN = 256       # characters of a FEN or board string (a FEN needs at most about 90)
+
 PIECE_TYPES = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING)
 
 
@@ -179,10 +181,14 @@ class Position:
 
     @classmethod
     def from_fen(cls, fen: str, *, frozen: int = 0) -> "Position":
+        """A full position from a FEN; ValueError if it is malformed (or not a short string)."""
+        _check_length(fen, "FEN")
         return cls.from_board(chess.Board(fen), frozen=frozen)
 
     @classmethod
     def partial_from(cls, board_fen: str, *, frozen: int = 0) -> "Position":
+        """A partial position from a placement; ValueError if it is malformed."""
+        _check_length(board_fen, "board")
         return cls(Placement.from_board_fen(board_fen), None, 0, None, frozen, True)
 
     def to_board(self) -> chess.Board:
@@ -208,7 +214,16 @@ class Position:
         return replace(self, turn=turn)
 
 
+def _check_length(text: str, what: str) -> None:
+    """ValueError for a non-string or one too long to be a FEN/board (checked before parsing)."""
+    if not isinstance(text, str):
+        raise ValueError(f"a {what} must be a string")
+    if len(text) > MAX_FEN:
+        raise ValueError(f"too long for a {what} ({len(text):,} characters; at most {MAX_FEN})")
+
+
 def _check_fen(fen: str) -> chess.Board:
+    _check_length(fen, "FEN")
     try:
         return chess.Board(fen)
     except ValueError as e:
@@ -216,6 +231,7 @@ def _check_fen(fen: str) -> chess.Board:
 
 
 def _check_board(text: str) -> chess.BaseBoard:
+    _check_length(text, "board")
     if " " in text.strip():
         raise ValueError("a board field holds the placement only (no side to move); "
                          "use 'fen' for a full position")

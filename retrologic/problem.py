@@ -45,6 +45,21 @@ class SolveOptions:
     nodes: int | None = None            # node limit; hitting it gives verdict unknown
     progress: bool = False              # show progress on stderr for long searches
     certificate_dir: str | None = None  # where to write proofs / counterexamples as JSON
+    budget: Any = None                  # a limits.Budget made by the caller for this question
+                                        # (its clock already running); None: see shared_budget
+
+    def shared_budget(self) -> Any:
+        """The limits.Budget the question runs under: `budget` when the caller made one, else
+        a new one of `timeout`/`nodes` (its clock starts now; a timeout of 0: already spent)."""
+        return budget_of(self)
+
+
+def budget_of(options: Any) -> Any:
+    """The limits.Budget of any options object (SolveOptions, a copy of one, an argparse
+    namespace or None): its `budget`, else one made from its `timeout` and `nodes`."""
+    from retrologic.limits import budget_for
+    return budget_for(getattr(options, "timeout", None), getattr(options, "nodes", None),
+                      getattr(options, "budget", None))
 
 
 @dataclass

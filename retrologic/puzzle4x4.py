@@ -15,11 +15,11 @@ Side to move follows from the counts: White when both sides have lost equally ma
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from retrologic.errors import InputError
+from retrologic.errors import InputError, shown
+from retrologic.limits import Budget, LimitHit
 
 # --- board geometry and piece codes -------------------------------------------------------------
 
@@ -199,7 +199,7 @@ def parse(text: Any, *, field: str = "board", file: str | None = None) -> int:
                 raise bad(f"bad letter {ch!r} in rank {4 - r} (pieces KQRBN/kqrbn, digits 1-4 for "
                           "empty squares; there are no pawns)")
         if c != 4:
-            raise bad(f"rank {4 - r} ({rank!r}) covers {c} squares, not 4")
+            raise bad(f"rank {4 - r} ({shown(rank)}) covers {c} squares, not 4")
     for colour, bit in (("white", 0), ("black", BLACK)):
         for t, most in MAX_COUNT.items():
             n = sum(1 for s in range(16) if piece_at(key, s) == t | bit)
@@ -286,7 +286,7 @@ def parse_move(text: str) -> tuple[int, int]:
     if len(s) == 5 and s[0] in "kqrbn":
         s = s[1:]
     if len(s) != 4 or s[:2] not in SQUARE_NAMES or s[2:] not in SQUARE_NAMES:
-        raise ValueError(f"not a 4x4 move: {text!r} (expected e.g. 'c3b4')")
+        raise ValueError(f"not a 4x4 move: {shown(text)} (expected e.g. 'c3b4')")
     return SQUARE_NAMES.index(s[:2]), SQUARE_NAMES.index(s[2:])
 
 
@@ -299,8 +299,9 @@ def random_start(rng: random.Random) -> int:
 
 # --- forward solver ------------------------------------------------------------------------------
 
-class LimitReached(Exception):
-    """A node or time limit stopped the search; the answer is unknown."""
+# A node, time or memory limit, or Ctrl-C, stopped an engine; the answer is unknown. The shared
+# limits' exception (retrologic.limits), so the puzzle's engines and the Budget raise the same.
+LimitReached = LimitHit
 
 
 @dataclass
@@ -309,6 +310,8 @@ class Solver:
 
     Prunes soundly: a white king with no occupied neighbour square can never move again (vacated
     squares stay empty), so it cannot make the last capture. `failed` may be shared between calls.
+    Limits: `budget` (the question's shared Budget: time, nodes, Ctrl-C), else `nodes_limit`
+    over the solver's life and `timeout` per `solve` call; Ctrl-C stops it either way.
     """
 
     nodes_limit: int | None = None
@@ -316,7 +319,9 @@ class Solver:
     progress: Callable[[int], None] | None = None
     failed: set[int] = field(default_factory=set)
     nodes: int = 0
-    _deadline: float | None = None
+    budget: Budget | None = None
+    _budget: Budget | None = None
+    _charged: int = 0
     _next: int = 0
 
     def solve(self, key: int) -> list[tuple[int, int]] | None:
@@ -325,18 +330,29 @@ class Solver:
         if ksq < 0:
             return None
         line: list[tuple[int, int]] = []
-        self._deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        self._budget = self.budget if self.budget is not None else self._own_budget()
+        self._charged = self.nodes
         self._next = self.nodes + 1               # look at the limits on the first node
         if self._search(key, white, black, ksq, white.bit_count() == black.bit_count(), line):
             line.reverse()
             return line
         return None
 
+    def _own_budget(self) -> Budget:
+        """A budget of this solver's own `nodes_limit` (counted from its first node) and
+        `timeout` (from now; any figure, 0 included, as before the shared limits)."""
+        budget = Budget(None, None)
+        budget.nodes, budget.spent = self.nodes_limit, self.nodes
+        if self.timeout is not None:
+            budget.timeout, budget.deadline = self.timeout, budget.started + self.timeout
+        return budget
+
     def _step(self) -> int:
         """Nodes until the next look at the limits and the clock."""
-        if self.nodes_limit is None:
+        budget = self._budget
+        if budget is None or budget.nodes is None:
             return 4096
-        return max(1, min(4096, self.nodes_limit - self.nodes))
+        return max(1, min(4096, budget.nodes - budget.spent + 1))
 
     def _search(self, key: int, white: int, black: int, ksq: int, wtm: bool,
                 line: list[tuple[int, int]]) -> bool:
@@ -379,10 +395,9 @@ class Solver:
         return False
 
     def _check(self) -> None:
-        if self.nodes_limit is not None and self.nodes >= self.nodes_limit:
-            raise LimitReached(f"node limit {self.nodes_limit} reached")
-        if self._deadline is not None and time.monotonic() > self._deadline:
-            raise LimitReached(f"time limit {self.timeout:g} s reached")
+        """Charge the nodes since the last look; LimitReached at a limit or on Ctrl-C."""
+        delta, self._charged = self.nodes - self._charged, self.nodes
+        self._budget.check(delta, every=1)
         if self.progress is not None:
             self.progress(self.nodes)
         self._next = self.nodes + self._step()
@@ -418,11 +433,12 @@ def unsolvability_proof(key: int, failed: set[int]) -> list[int]:
 def certificate(key: int, line: list[tuple[int, int]] | None,
                 proof: list[int] | None = None) -> dict[str, Any]:
     """The JSON certificate of an answer: a winning line, or the closed set proving none exists."""
+    from retrologic.certificate import stamp
     if line is not None:
-        return {"type": "puzzle4x4-line", "board": to_string(key),
-                "moves": [SQUARE_NAMES[f] + SQUARE_NAMES[t] for f, t in line]}
-    return {"type": "puzzle4x4-unsolvable", "board": to_string(key),
-            "positions": [to_string(k) for k in (proof or [key])]}
+        return stamp({"type": "puzzle4x4-line", "board": to_string(key),
+                      "moves": [SQUARE_NAMES[f] + SQUARE_NAMES[t] for f, t in line]})
+    return stamp({"type": "puzzle4x4-unsolvable", "board": to_string(key),
+                  "positions": [to_string(k) for k in (proof or [key])]})
 
 
 # --- independent checkers (python-chess geometry, their own board parser) -----------------------
@@ -433,7 +449,7 @@ def _chess_board(text: str):
     import chess
     ranks = text.split("/")
     if len(ranks) != 4:
-        raise ValueError(f"not a 4x4 board: {text!r}")
+        raise ValueError(f"not a 4x4 board: {shown(text)}")
     board = chess.BaseBoard(None)
     for r, rank in enumerate(ranks):
         file = 0
@@ -442,11 +458,11 @@ def _chess_board(text: str):
                 file += int(ch)
                 continue
             if ch not in "KQRBNkqrbn" or file > 3:
-                raise ValueError(f"not a 4x4 board: {text!r}")
+                raise ValueError(f"not a 4x4 board: {shown(text)}")
             board.set_piece_at(chess.square(file, 3 - r), chess.Piece.from_symbol(ch))
             file += 1
         if file != 4:
-            raise ValueError(f"not a 4x4 board: {text!r}")
+            raise ValueError(f"not a 4x4 board: {shown(text)}")
     return board
 
 
@@ -478,15 +494,22 @@ def _isolated(board) -> bool:
 
 
 def _checker_board(text: Any, what: str):
+    """A puzzle position: the 4x4 board, one white king, at most K Q R R B B N N a side, and
+    unit counts that alternating captures can leave (White has as many as Black, or one more)."""
     import chess
     if not isinstance(text, str):
         return None, f"{what} is not a board string"
     try:
         board = _chess_board(text)
     except ValueError as e:
-        return None, str(e)
+        return None, str(e)[:100]
     if chess.popcount(board.pieces_mask(chess.KING, chess.WHITE)) != 1:
         return None, f"{what}: not exactly one white king"
+    for color in chess.COLORS:
+        for piece_type, most in ((chess.KING, 1), (chess.QUEEN, 1), (chess.ROOK, 2),
+                                 (chess.BISHOP, 2), (chess.KNIGHT, 2)):
+            if chess.popcount(board.pieces_mask(piece_type, color)) > most:
+                return None, f"{what}: more than {most} {chess.piece_name(piece_type)}(s) of a side"
     w, b = chess.popcount(board.occupied_co[chess.WHITE]), chess.popcount(board.occupied_co[chess.BLACK])
     if w - b not in (0, 1):
         return None, f"{what}: {w} white and {b} black units cannot alternate"
@@ -503,43 +526,69 @@ def _checker_play(board, move: tuple[int, int]):
     return after
 
 
+def _question_fault(cert: dict[str, Any], board) -> str | None:
+    """The problem's question (when stated) must ask about the certificate's board."""
+    q = cert.get("question")
+    if not isinstance(q, dict) or "board" not in q:
+        return None
+    stated, why = _checker_board(q["board"], "question.board")
+    if stated is None:
+        return f"the question's board is malformed: {why}"
+    if _checker_key(stated) != _checker_key(board):
+        return "the question's board is not the certificate's"
+    return None
+
+
 def check_certificate(cert: dict[str, Any]):
     """Check a 'puzzle4x4-line': every move is a capture by the side to move, geometrically
-    legal on the 4x4 board and not of the white king, and the white king is left alone."""
+    legal on the 4x4 board and not of the white king, and the white king is left alone. The
+    claim accepted: "the board is solvable, by this line"."""
     import chess
     from retrologic.certificate import Verdict
     kind = "puzzle4x4-line"
-    board, why = _checker_board(cert["board"], "board")
+    board, why = _checker_board(cert.get("board"), "board")
     if board is None:
         return Verdict(kind, False, why)
-    for n, text in enumerate(cert["moves"], 1):
-        if not isinstance(text, str) or len(text) != 4:
-            return Verdict(kind, False, f"move {n}: {text!r} is not like 'c3b4'")
-        try:
-            move = (chess.parse_square(text[:2]), chess.parse_square(text[2:]))
-        except ValueError:
-            return Verdict(kind, False, f"move {n}: {text!r} is not like 'c3b4'")
+    start = cert["board"]
+    why = _question_fault(cert, board)
+    if why:
+        return Verdict(kind, False, why)
+    moves = cert.get("moves")
+    if not isinstance(moves, list):
+        return Verdict(kind, False, "'moves' must be a list of moves like 'c3b4'")
+    for n, text in enumerate(moves, 1):
+        if not isinstance(text, str) or len(text) != 4 or text[:2] not in SQUARE_NAMES or \
+                text[2:] not in SQUARE_NAMES:
+            return Verdict(kind, False, f"move {n}: {str(text)[:20]!r} is not like 'c3b4'")
+        move = (chess.parse_square(text[:2]), chess.parse_square(text[2:]))
         if move not in _checker_moves(board):
             return Verdict(kind, False, f"move {n}: {text} is not a legal capture")
         board = _checker_play(board, move)
     if not _solved(board):
         return Verdict(kind, False, f"the line ends with {chess.popcount(board.occupied)} units, "
                                     "not the white king alone")
-    return Verdict(kind, True)
+    return Verdict(kind, True, f"{start} is solvable: {len(moves)} captures leave the white king alone")
 
 
 def check_unsolvable(cert: dict[str, Any]):
     """Check a 'puzzle4x4-unsolvable' proof: a set of positions holding the start, none solved,
     and every move from a member reaching a member or a position whose white king has no occupied
     neighbour square (it can never move again, since vacated squares stay empty, so it cannot
-    make the last capture). Every move removes a unit, so no member can ever be solved."""
+    make the last capture). Every move removes a unit, so no member can ever be solved. The
+    claim accepted: "the board is unsolvable"."""
     from retrologic.certificate import Verdict
     kind = "puzzle4x4-unsolvable"
-    start, why = _checker_board(cert["board"], "board")
+    start, why = _checker_board(cert.get("board"), "board")
     if start is None:
         return Verdict(kind, False, why)
+    why = _question_fault(cert, start)
+    if why:
+        return Verdict(kind, False, why)
+    positions = cert.get("positions")
+    if not isinstance(positions, list):
+        return Verdict(kind, False, "'positions' must be a list of board strings")
     members = {}
-    for n, text in enumerate(cert["positions"]):
+    for n, text in enumerate(positions):
         board, why = _checker_board(text, f"positions[{n}]")
         if board is None:
             return Verdict(kind, False, why)
@@ -553,4 +602,5 @@ def check_unsolvable(cert: dict[str, Any]):
             child = _checker_play(board, move)
             if _checker_key(child) not in members and not _isolated(child):
                 return Verdict(kind, False, f"a move leaves the set: {move} from {board.board_fen()}")
-    return Verdict(kind, True)
+    return Verdict(kind, True, f"{cert['board']} is unsolvable: a closed set of {len(members)} "
+                               "position(s), none solved")

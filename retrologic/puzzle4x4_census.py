@@ -1,10 +1,15 @@
 """Census of 4x4 capture puzzle starts: is every one solvable?
 
 Work is cut into shards: an index range of the symmetry-reduced set (puzzle4x4_index), or a
-seeded batch of random starts. Each finished shard is written as JSON in the output directory, so
-an interrupted census resumes where it stopped; the summary is read back from the shard files.
+seeded batch of random starts. Each finished shard is written as JSON in the output directory
+(atomically: a temporary file, then a rename), so an interrupted census resumes where it
+stopped; the summary is read back from the shard files (an unreadable one is run again).
 Shards run on all local cores (multiprocessing) or on a Dask cluster (optional dependency,
 imported only when asked for: `pip install "retrologic[cluster]"`).
+
+Limits: the time limit and Ctrl-C (retrologic.limits) stop the census between shards and, in
+this process, inside one; pool workers ignore SIGINT and are terminated by the parent, which
+keeps every shard finished before the stop.
 """
 
 from __future__ import annotations
@@ -12,26 +17,31 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
+from retrologic import files
 from retrologic import puzzle4x4 as p4
 from retrologic import puzzle4x4_index as idx
 from retrologic.errors import InputError
+from retrologic.limits import Budget, LimitHit
 
 MEMO_CAP = 300_000          # the failed-position memo shared along a shard is cleared past this
+POLL = 0.1                  # seconds between two looks at the limits while waiting for shards
+SHARD_BYTES = 64 * 1024 * 1024  # a shard file larger than this is not one of ours
 
 
-def _solve_all(items: Iterable[tuple[int, int]]) -> dict[str, Any]:
+def _solve_all(items: Iterable[tuple[int, int]], budget: Budget | None = None) -> dict[str, Any]:
     """Solve (index, key) starts, sharing the memo of unsolvable positions along the batch."""
     failed: set[int] = set()
     starts = solvable = nodes = 0
     unsolvable = []
     t0, c0 = time.perf_counter(), time.process_time()
     for i, key in items:
-        solver = p4.Solver(failed=failed)
+        solver = p4.Solver(failed=failed, budget=budget)
         if solver.solve(key) is None:
             unsolvable.append({"index": i, "board": p4.to_string(key)})
         else:
@@ -99,31 +109,34 @@ def _confirm(found: list[tuple[int, int]]) -> list[dict[str, Any]]:
     return out
 
 
-def index_shard(lo: int, hi: int, engine: str = "python") -> dict[str, Any]:
-    """Solve every representative start with lo <= index < hi."""
+def index_shard(lo: int, hi: int, engine: str = "python",
+                budget: Budget | None = None) -> dict[str, Any]:
+    """Solve every representative start with lo <= index < hi (LimitReached at `budget`'s
+    time limit or on Ctrl-C: the shard is then unfinished)."""
     kernel = _engine(engine)
     if kernel is None:
         return {"kind": "index", "lo": lo, "hi": hi, "engine": "python",
-                **_solve_all(idx.starts(lo, hi))}
+                **_solve_all(idx.starts(lo, hi), budget)}
     t0, c0 = time.perf_counter(), time.process_time()
-    res = kernel.census(lo, hi)
+    res = kernel.census(lo, hi) if budget is None else kernel.census(lo, hi, budget)
     bad = [(i, dict(idx.starts(i, i + 1))[i]) for i in res["unsolvable_indices"]]
     return {"kind": "index", "lo": lo, "hi": hi, "engine": "numba", "starts": res["starts"],
             "solvable": res["solvable"], "unsolvable": _confirm(bad), "nodes": res["nodes"],
             **_clock(t0, c0)}
 
 
-def sample_shard(seed: int, number: int, size: int, engine: str = "python") -> dict[str, Any]:
+def sample_shard(seed: int, number: int, size: int, engine: str = "python",
+                 budget: Budget | None = None) -> dict[str, Any]:
     """Solve `size` uniformly random starts (shard `number` of the sample seeded `seed`); the
     index is that of the start's orbit representative."""
     rng = random.Random(f"{seed}:{number}")
     keys = [p4.random_start(rng) for _ in range(size)]
     kernel = _engine(engine)
     if kernel is None:
-        res = _solve_all((-1, k) for k in keys)
+        res = _solve_all(((-1, k) for k in keys), budget)
     else:
         t0, c0 = time.perf_counter(), time.process_time()
-        ok, nodes = kernel.solve(keys)
+        ok, nodes = kernel.solve(keys) if budget is None else kernel.solve(keys, budget)
         res = {"starts": size, "solvable": int(ok.sum()),
                "unsolvable": _confirm([(-1, k) for k, good in zip(keys, ok.tolist()) if not good]),
                "nodes": int(nodes.sum()), **_clock(t0, c0)}
@@ -133,10 +146,10 @@ def sample_shard(seed: int, number: int, size: int, engine: str = "python") -> d
             "engine": "python" if kernel is None else "numba", **res}
 
 
-def _run_task(task: tuple) -> dict[str, Any]:
+def _run_task(task: tuple, budget: Budget | None = None) -> dict[str, Any]:
     if task[0] == "index":
-        return index_shard(task[1], task[2], task[3])
-    return sample_shard(task[1], task[2], task[3], task[4])
+        return index_shard(task[1], task[2], task[3], budget)
+    return sample_shard(task[1], task[2], task[3], task[4], budget)
 
 
 def _name(task: tuple) -> str:
@@ -171,22 +184,45 @@ def sample_tasks(count: int, seed: int, shard: int, engine: str = "auto") -> lis
             for n in range((count + shard - 1) // shard)]
 
 
-def _local(tasks: list[tuple], workers: int):
-    if workers <= 1:
+def _local(tasks: list[tuple], workers: int, budget: Budget) -> Iterator[tuple[tuple, dict]]:
+    """(task, result) of each shard as it finishes: here, or in a pool of `workers` processes.
+    LimitHit at the budget's time limit or on Ctrl-C, after the shards already finished. The
+    compiled kernel always runs in a pool, even of one: its compilation and its calls do not
+    look at Python's signals, so the parent must be free to terminate it."""
+    if workers <= 1 and all(t[-1] == "python" for t in tasks):
         for t in tasks:
-            yield t, _run_task(t)
+            budget.check_now()
+            yield t, _run_task(t, budget)
         return
     import multiprocessing
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        for t, res in pool.imap_unordered(_task_pair, tasks):
-            yield t, res
+    # the pool's exit terminates the workers, also when the consumer stops early (LimitHit)
+    with multiprocessing.get_context("spawn").Pool(max(workers, 1),
+                                                    initializer=_ignore_sigint) as pool:
+        results = pool.imap_unordered(_task_pair, tasks)
+        while True:
+            why = budget.expired()
+            try:   # after a stop, only the shards already finished are taken
+                item = results.next(timeout=0 if why else POLL)
+            except multiprocessing.TimeoutError:
+                if why:
+                    raise LimitHit(why) from None
+                continue
+            except StopIteration:
+                return
+            yield item
+
+
+def _ignore_sigint() -> None:
+    """Pool workers ignore Ctrl-C (a terminal sends it to the whole process group): the
+    parent decides, and terminates them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _task_pair(task: tuple) -> tuple[tuple, dict[str, Any]]:
     return task, _run_task(task)
 
 
-def _dask(tasks: list[tuple], address: str, workers: int):
+def _dask(tasks: list[tuple], address: str, workers: int, budget: Budget):
     """Run shards on a Dask cluster: `address` is a scheduler ('tcp://host:8786') or 'local'."""
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -206,8 +242,17 @@ def _dask(tasks: list[tuple], address: str, workers: int):
                              value=address) from None
     try:
         futures = {client.submit(_task_pair, t, pure=False): t for t in tasks}
-        for fut in as_completed(futures):
-            yield fut.result()
+        pending = as_completed(futures)
+        while not pending.is_empty():
+            if pending.has_ready():
+                for fut in pending.next_batch(block=False):
+                    yield fut.result()
+                continue
+            why = budget.expired()
+            if why:
+                client.cancel(list(futures))
+                raise LimitHit(why)
+            time.sleep(POLL)
     finally:
         client.close()
         if cluster is not None:
@@ -216,8 +261,11 @@ def _dask(tasks: list[tuple], address: str, workers: int):
 
 def run(tasks: list[tuple], out_dir: str | Path, *, workers: int | None = None,
         dask: str | None = None, timeout: float | None = None,
-        progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run the shards not yet in `out_dir` and return the summary of all of them."""
+        progress: Callable[[str], None] | None = None,
+        budget: Budget | None = None) -> dict[str, Any]:
+    """Run the shards not yet in `out_dir` and return the summary of all of them. At the time
+    limit of `budget` (default: one of `timeout` seconds) or on Ctrl-C the run stops, keeps
+    every finished shard and says why in the summary's "stopped"."""
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -226,25 +274,25 @@ def run(tasks: list[tuple], out_dir: str | Path, *, workers: int | None = None,
                          value=str(out)) from None
     workers = workers or os.cpu_count() or 1
     _check_engines({t[-1] for t in tasks})     # fail before any work is started
-    todo = [t for t in tasks if not (out / _name(t)).exists()]
+    budget = budget if budget is not None else Budget(timeout)
+    todo = [t for t in tasks if _read_shard(out / _name(t)) is None]
     t0 = time.monotonic()
     done_starts = 0
     stopped = ""
-    source = _dask(todo, dask, workers) if dask else _local(todo, workers)
+    source = _dask(todo, dask, workers, budget) if dask else _local(todo, workers, budget)
     try:
         for n, (task, res) in enumerate(source, 1):
-            tmp = out / (_name(task) + ".tmp")
-            tmp.write_text(json.dumps(res) + "\n")
-            tmp.replace(out / _name(task))
+            files.atomic_write_text(out / _name(task), json.dumps(res) + "\n")
             done_starts += res["starts"]
             elapsed = time.monotonic() - t0
             if progress:
                 progress(f"shard {n}/{len(todo)} ({len(tasks) - len(todo)} done before): "
                          f"{done_starts} starts in {elapsed:.1f} s, {done_starts / max(elapsed, 1e-9):.0f}/s"
                          + (f", {len(res['unsolvable'])} unsolvable" if res["unsolvable"] else ""))
-            if timeout is not None and elapsed > timeout:
-                stopped = f"time limit {timeout:g} s reached"
-                break
+    except LimitHit as e:
+        stopped = e.reason
+    except KeyboardInterrupt:   # the hard stop (limits.HARD_STOP_AFTER): keep what is finished
+        stopped = "interrupted"
     finally:
         if hasattr(source, "close"):
             source.close()
@@ -265,11 +313,10 @@ def summarise(tasks: list[tuple], out_dir: str | Path) -> dict[str, Any]:
     unsolvable: list[dict[str, Any]] = []
     missing = 0
     for t in tasks:
-        path = out / _name(t)
-        if not path.exists():
+        res = _read_shard(out / _name(t))
+        if res is None:
             missing += 1
             continue
-        res = json.loads(path.read_text())
         starts += res["starts"]
         solvable += res["solvable"]
         nodes += res["nodes"]
@@ -292,6 +339,20 @@ def summarise(tasks: list[tuple], out_dir: str | Path) -> dict[str, Any]:
         summary["sample"] = sum(t[3] for t in tasks)
         summary["seed"] = tasks[0][1] if tasks else None
     return summary
+
+
+def _read_shard(path: Path) -> dict[str, Any] | None:
+    """A shard file's result, or None when it is missing or not a finished shard (truncated,
+    foreign or damaged: it is then run again)."""
+    try:
+        res = json.loads(files.read_text(path, limit=SHARD_BYTES, what="census shard"))
+    except (InputError, ValueError, RecursionError):
+        return None
+    keys = {"starts": int, "solvable": int, "nodes": int, "seconds": (int, float),
+            "unsolvable": list}
+    if not isinstance(res, dict) or any(not isinstance(res.get(k), t) for k, t in keys.items()):
+        return None
+    return res
 
 
 def stderr_progress(text: str) -> None:

@@ -11,8 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from retrologic import puzzle4x4 as p4
+from retrologic.limits import Budget
 
 TABLE_BITS = 21                      # memo slots: 2^21 int64 keys (16 MiB); cleared when half full
+CENSUS_CHUNK = 1024                  # indices per kernel call (about 0.1 s): limits looked at between
+SOLVE_CHUNK = 128                    # random starts per kernel call (about 0.1 s)
 
 
 def available() -> bool:
@@ -264,13 +267,27 @@ class FastSolver:
         self.table = np.zeros(1 << table_bits, dtype=np.int64)
         self.used = np.zeros(1, dtype=np.int64)            # keys in the table
 
-    def solve(self, keys: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(solvable: bool[n], nodes: int64[n]) for the keys."""
+    def solve(self, keys: list[int], budget: Budget | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """(solvable: bool[n], nodes: int64[n]) for the keys; in chunks of SOLVE_CHUNK, between
+        which `budget`'s time limit and Ctrl-C are looked at (LimitReached). The memo carries
+        over from chunk to chunk, so the answers and node counts are those of one call."""
         arr = np.array(keys, dtype=np.uint64).view(np.int64)
-        return self._solve(arr, self.table, self.used, *self._tables)
+        if budget is None:
+            return self._solve(arr, self.table, self.used, *self._tables)
+        oks, nodes = [], []
+        for i in range(0, len(arr), SOLVE_CHUNK):
+            budget.check_now()
+            ok, n = self._solve(arr[i:i + SOLVE_CHUNK], self.table, self.used, *self._tables)
+            oks.append(ok)
+            nodes.append(n)
+        if not oks:
+            return self._solve(arr, self.table, self.used, *self._tables)
+        return np.concatenate(oks), np.concatenate(nodes)
 
-    def census(self, lo: int, hi: int) -> dict:
-        """Solve every representative start with lo <= index < hi (see puzzle4x4_index)."""
+    def census(self, lo: int, hi: int, budget: Budget | None = None) -> dict:
+        """Solve every representative start with lo <= index < hi (see puzzle4x4_index); with
+        a `budget`, in chunks of CENSUS_CHUNK indices, its limits looked at between them."""
         from retrologic import puzzle4x4_index as idx
         kept = solvable = nodes = 0
         unsolvable: list[int] = []
@@ -279,6 +296,9 @@ class FastSolver:
         while i < hi:
             block, rank = divmod(i, idx.BLOCK)
             count = min(hi, (block + 1) * idx.BLOCK) - i
+            if budget is not None:
+                budget.check_now()
+                count = min(count, CENSUS_CHUNK)
             arr = np.array(idx.unrank(rank), dtype=np.int64)
             k, s, n, bad = self._census(arr, idx.KING_SQUARES[block], block != 0, count, diag,
                                         self.table, self.used, *self._tables)

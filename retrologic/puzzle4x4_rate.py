@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from fractions import Fraction
 from typing import Any, Callable
 
 from retrologic import puzzle4x4 as p4
+from retrologic.limits import Budget
 
 
 def playout(key: int, rng: random.Random) -> list[int]:
@@ -31,11 +31,12 @@ def playout(key: int, rng: random.Random) -> list[int]:
 
 
 def exact_probability(key: int, memo: dict[int, Fraction] | None = None,
-                      limit: int | None = None) -> Fraction:
+                      limit: int | None = None, budget: Budget | None = None) -> Fraction:
     """The exact probability that uniformly random play solves the position (LimitReached when
-    more than `limit` positions would be visited)."""
+    more than `limit` positions would be visited, or at `budget`'s time limit or Ctrl-C)."""
     memo = {} if memo is None else memo
     failed: set[int] = set()
+    budget = budget if budget is not None else Budget()
 
     def p(k: int) -> Fraction:
         got = memo.get(k)
@@ -43,14 +44,16 @@ def exact_probability(key: int, memo: dict[int, Fraction] | None = None,
             return got
         if p4.is_solved(k):
             val = Fraction(1)
-        elif not p4.solvable(k, failed):
+        elif p4.Solver(failed=failed, budget=budget).solve(k) is None:
             val = Fraction(0)
         else:
             ms = p4.moves(k)
             val = sum((p(p4.play(k, m)) for m in ms), Fraction(0)) / len(ms)
         memo[k] = val
         if limit is not None and len(memo) > limit:
-            raise p4.LimitReached(f"more than {limit} positions for the exact probability")
+            raise p4.LimitReached(f"node limit {limit} (more than {limit} positions for the "
+                                  "exact probability)")
+        budget.check()
         return val
 
     return p(key)
@@ -72,23 +75,29 @@ def bits(p: float) -> float:
 
 
 def rate(key: int, *, playouts: int = 20000, seed: int = 0, exact: bool = False,
-         exact_limit: int | None = None) -> dict[str, Any]:
+         exact_limit: int | None = None, budget: Budget | None = None) -> dict[str, Any]:
     """The difficulty of a position: p, bits, the interval (estimates), first moves that keep it
-    solvable."""
+    solvable. `budget`: the question's time limit and Ctrl-C (LimitReached); the play-outs are
+    a count, so a rating never depends on the machine's speed."""
     pieces = sum(1 for s in range(16) if p4.piece_at(key, s))
     failed: set[int] = set()
+    budget = budget if budget is not None else Budget()
     first = p4.moves(key)
-    good = sum(1 for m in first if p4.solvable(p4.play(key, m), failed))
+    good = sum(1 for m in first
+               if p4.Solver(failed=failed, budget=budget).solve(p4.play(key, m)) is not None)
     out: dict[str, Any] = {"board": p4.to_string(key), "units": pieces,
                            "first_moves": len(first), "good_first_moves": good,
                            "solvable": p4.is_solved(key) or good > 0}
     if exact:
-        prob = exact_probability(key, limit=exact_limit)
+        prob = exact_probability(key, limit=exact_limit, budget=budget)
         out.update(method="exact", p=float(prob), p_fraction=f"{prob.numerator}/{prob.denominator}",
                    difficulty_bits=bits(float(prob)))
         return out
     rng = random.Random(seed)
-    wins = sum(1 for _ in range(playouts) if p4.is_solved(playout(key, rng)[-1]))
+    wins = 0
+    for _ in range(playouts):
+        budget.check()
+        wins += p4.is_solved(playout(key, rng)[-1])
     lo, hi = wilson(wins, playouts)
     p = wins / playouts
     if not out["solvable"]:
@@ -123,21 +132,35 @@ def survival(starts: list[int], rng: random.Random, plies: int = 15,
 
 def generate(difficulty: float, *, tolerance: float = 0.25, seed: int | None = None,
              playouts: int = 4000, attempts: int = 2000, timeout: float | None = None,
-             progress: Callable[[int], None] | None = None) -> tuple[int, dict[str, Any]] | None:
+             progress: Callable[[int], None] | None = None,
+             budget: Budget | None = None) -> tuple[int, dict[str, Any]] | None:
     """A random starting position whose difficulty is within `tolerance` bits of `difficulty`
-    (estimated from play-outs, then confirmed with 5x more); None after `attempts` tries."""
+    (estimated from play-outs, then confirmed with 5x more); None after `attempts` tries.
+    `budget` (default: one of `timeout` seconds): at its time limit or on Ctrl-C, LimitReached
+    when a budget was given, else None (as before the shared limits)."""
     rng = random.Random(seed)
-    t0 = time.monotonic()
-    for attempt in range(1, attempts + 1):
-        if timeout is not None and time.monotonic() - t0 > timeout:
+    own = budget is None
+    budget = Budget(timeout) if own else budget
+    try:
+        return _generate(difficulty, tolerance, rng, playouts, attempts, progress, budget)
+    except p4.LimitReached:
+        if own:
             return None
+        raise
+
+
+def _generate(difficulty: float, tolerance: float, rng: random.Random, playouts: int,
+              attempts: int, progress: Callable[[int], None] | None, budget: Budget
+              ) -> tuple[int, dict[str, Any]] | None:
+    for attempt in range(1, attempts + 1):
+        budget.check_now()
         if progress:
             progress(attempt)
         start = p4.random_start(rng)
-        quick = rate(start, playouts=playouts, seed=rng.randrange(2 ** 31))
+        quick = rate(start, playouts=playouts, seed=rng.randrange(2 ** 31), budget=budget)
         if abs(quick["difficulty_bits"] - difficulty) > 2 * tolerance:
             continue
-        full = rate(start, playouts=5 * playouts, seed=rng.randrange(2 ** 31))
+        full = rate(start, playouts=5 * playouts, seed=rng.randrange(2 ** 31), budget=budget)
         if abs(full["difficulty_bits"] - difficulty) <= tolerance:
             full["attempts"] = attempt
             return start, full

@@ -14,20 +14,28 @@ import numpy as np
 
 from retrologic import puzzle4x4 as p4
 from retrologic import retrograde as rg
+from retrologic.limits import Budget, LimitHit
+
+CHECK_EVERY = 1024  # positions between two looks at the budget
 
 
 def reachable(start: int, limit: int | None = None,
-              progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+              progress: Callable[[int, int], None] | None = None,
+              budget: Budget | None = None) -> np.ndarray:
     """The sorted keys (uint64) of every position reachable from `start`, itself included.
 
-    LimitReached when there are more than `limit` positions.
+    LimitReached when there are more than `limit` positions (the node limit), or at `budget`'s
+    time limit or Ctrl-C.
     """
+    budget = budget if budget is not None else Budget()
     seen = {start}
     layer = [start]
     depth = 0
     while layer:
         nxt = set()
-        for key in layer:
+        for n, key in enumerate(layer):
+            if n % CHECK_EVERY == 0:
+                budget.check_now()
             for m in p4.moves(key):
                 nxt.add(p4.play(key, m))
         nxt -= seen
@@ -36,7 +44,7 @@ def reachable(start: int, limit: int | None = None,
         if progress:
             progress(depth, len(seen))
         if limit is not None and len(seen) > limit:
-            raise p4.LimitReached(f"more than {limit} reachable positions")
+            raise p4.LimitReached(f"node limit {limit} (more than {limit} reachable positions)")
         layer = list(nxt)
     return np.array(sorted(seen), dtype=np.uint64)
 
@@ -45,10 +53,21 @@ class ReachableGame:
     """Every position reachable from a start, as a retrograde.Game (rule 'reach')."""
 
     def __init__(self, start: int, limit: int | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> None:
+                 progress: Callable[[int, int], None] | None = None,
+                 budget: Budget | None = None) -> None:
         self.start = start
-        self.keys = reachable(start, limit, progress)
+        self.budget = budget if budget is not None else Budget()
+        self.keys = reachable(start, limit, progress, self.budget)
         self.size = len(self.keys)
+
+    def _check(self, n: int) -> None:
+        """Every CHECK_EVERY positions: the budget's time limit or Ctrl-C stops the retrograde
+        cycles (rg.Stopped: the solution is then incomplete, with the reason)."""
+        if n % CHECK_EVERY == 0:
+            try:
+                self.budget.check_now()
+            except LimitHit as e:
+                raise rg.Stopped(e.reason) from None
 
     def index(self, keys: list[int]) -> np.ndarray:
         """Indices of keys in the table, -1 for keys outside it."""
@@ -60,6 +79,7 @@ class ReachableGame:
     def seeds(self) -> rg.Seeds:
         terminal = np.zeros(self.size, dtype=np.int8)
         for i, key in enumerate(self.keys.tolist()):
+            self._check(i)
             if p4.is_solved(key):
                 terminal[i] = rg.WIN
             elif not p4.moves(key):
@@ -70,6 +90,7 @@ class ReachableGame:
         rows: list[int] = []
         kids: list[int] = []
         for r, key in enumerate(self.keys[np.asarray(parents, dtype=np.int64)].tolist()):
+            self._check(r)
             for m in p4.moves(key):
                 rows.append(r)
                 kids.append(p4.play(key, m))
@@ -79,18 +100,23 @@ class ReachableGame:
         return np.array(rows, dtype=np.int64), child
 
     def predecessors(self, children: np.ndarray) -> np.ndarray:
-        parents = [q for key in self.keys[np.asarray(children, dtype=np.int64)].tolist()
-                   for q in p4.unmoves(key)]
+        parents = []
+        for n, key in enumerate(self.keys[np.asarray(children, dtype=np.int64)].tolist()):
+            self._check(n)
+            parents.extend(p4.unmoves(key))
         idx = self.index(parents)
         return idx[idx >= 0]
 
 
 def solve(start: int, limit: int | None = None, timeout: float | None = None,
-          progress: Callable[[int, int, int], None] | None = None
-          ) -> tuple[ReachableGame, rg.Solution]:
-    """Build the table of positions reachable from `start` and solve it by retrograde cycles."""
-    game = ReachableGame(start, limit)
-    return game, rg.solve(game, rule="reach", timeout=timeout, progress=progress)
+          progress: Callable[[int, int, int], None] | None = None,
+          budget: Budget | None = None) -> tuple[ReachableGame, rg.Solution]:
+    """Build the table of positions reachable from `start` and solve it by retrograde cycles.
+    `budget` (default: one of `timeout` seconds) covers both steps: LimitReached while building,
+    an incomplete solution with its reason while solving."""
+    budget = budget if budget is not None else Budget(timeout)
+    game = ReachableGame(start, limit, budget=budget)
+    return game, rg.solve(game, rule="reach", progress=progress)
 
 
 def winning_line(game: ReachableGame, solution: rg.Solution) -> list[tuple[int, int]] | None:

@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from retrologic.errors import shown
+
 VERDICTS = ("proved", "refuted", "unknown")
 
 
@@ -67,7 +69,7 @@ def compare_expect(result: Result, expect: dict[str, Any]) -> list[str]:
                 present = item in have_list
                 if present != (key == "includes"):
                     verb = "missing from" if key == "includes" else "present in"
-                    problems.append(f"{item!r} {verb} answer {have_list!r}")
+                    problems.append(f"{shown(item)} {verb} answer {shown(have_list, 200)}")
             continue
         if key not in result.facts:
             problems.append(f"expect.{key}: the result has no such fact "
@@ -79,7 +81,7 @@ def compare_expect(result: Result, expect: dict[str, Any]) -> list[str]:
         else:
             same = _normal(have) == _normal(want)
         if not same:
-            problems.append(f"expect.{key}: wanted {want!r}, got {have!r}")
+            problems.append(f"expect.{key}: wanted {shown(want, 200)}, got {shown(have, 200)}")
     return problems
 
 

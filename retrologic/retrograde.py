@@ -38,9 +38,11 @@ position is won (goal reachable) when some move reaches a won position; the rest
 The verification generates all moves of a batch of candidates at once (numpy has no early exit
 per row), so Leapfrog's cut-off at the first escape becomes one vectorised test per batch.
 
-Limits (`timeout`, `max_plies`, `nodes`) stop the cycles early: the result is then incomplete, every
-decided value is still exact and the undecided ones are unknown, not draws. A game may raise
-`Stopped(reason)` from any of its methods (e.g. a long `seeds()` past a deadline) to the same effect.
+Limits (`max_plies`, and the shared `retrologic.limits.Budget`: time, Ctrl-C, and a node limit
+counting the positions expanded, checked at every batch) stop the cycles early: the result is then
+incomplete, every decided value is still exact (a ply stopped half-way is dropped whole) and the
+undecided ones are unknown, not draws. A game may raise `Stopped(reason)` or `LimitHit` from any
+of its methods (e.g. a long `seeds()` past a deadline) to the same effect.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 import numpy as np
+
+from retrologic.limits import Budget, LimitHit, budget_for
 
 # outcome codes (int8), from the side to move's point of view
 NONE = 0      # terminal: play goes on; exit: no exit; Solution: undecided (unknown if incomplete)
@@ -119,21 +123,29 @@ def _chunks(idx: np.ndarray, size: int):
         yield idx[start:start + size]
 
 
-def _parents(game: Game, children: np.ndarray, chunk: int, size: int) -> np.ndarray:
+def _charge(budget: Budget, positions: int) -> None:
+    """Charge a batch of expanded positions: LimitHit at the node limit, the deadline or Ctrl-C
+    (the clock is read at every batch: a batch is thousands of positions)."""
+    budget.check(positions, every=1)
+
+
+def _parents(game: Game, children: np.ndarray, chunk: int, size: int, budget: Budget) -> np.ndarray:
     """Mask of the predecessors of a set of positions (batches of `chunk`; a mask, not a sort,
     removes duplicates)."""
     mask = np.zeros(size, dtype=bool)
     for part in _chunks(children, chunk):
+        _charge(budget, len(part))
         mask[np.asarray(game.predecessors(part), dtype=np.int64)] = True
     return mask
 
 
 def _all_children_won(game: Game, cand: np.ndarray, outcome: np.ndarray, dist: np.ndarray,
-                      ply: int, chunk: int) -> np.ndarray:
+                      ply: int, chunk: int, budget: Budget) -> np.ndarray:
     """Mask over `cand`: every in-table move reaches a position won in at most `ply` plies."""
     ok = np.ones(len(cand), dtype=bool)
     for start in range(0, len(cand), chunk):
         part = cand[start:start + chunk]
+        _charge(budget, len(part))
         row, child = game.successors(part)
         row = np.asarray(row, dtype=np.int64)
         child = np.asarray(child, dtype=np.int64)
@@ -144,24 +156,28 @@ def _all_children_won(game: Game, cand: np.ndarray, outcome: np.ndarray, dist: n
 
 def solve(game: Game, *, rule: str = "minimax", max_plies: int | None = None,
           timeout: float | None = None, nodes: int | None = None,
-          progress: Progress | None = None, chunk: int = 1 << 17) -> Solution:
+          progress: Progress | None = None, chunk: int = 1 << 17,
+          budget: Budget | None = None) -> Solution:
     """Solve a game by retrograde cycles; see the module docstring for the interface and rules.
 
-    `nodes` limits the positions expanded (un-moved frontier positions plus verified candidates).
+    Limits: `budget` (the question's shared one) or one of `timeout` seconds and `nodes`, the
+    positions expanded (un-moved frontier positions plus verified candidates).
     """
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, not {rule!r}")
+    budget = budget_for(timeout, nodes, budget)
     t0 = time.monotonic()
     n = int(game.size)
     try:
-        return _solve(game, rule, max_plies, timeout, nodes, progress, chunk, t0)
-    except Stopped as e:
+        return _solve(game, rule, max_plies, budget, progress, chunk, t0)
+    except (Stopped, LimitHit) as e:
         outcome = np.full(n, NONE, dtype=np.int8)
         return _finish(outcome, np.full(n, -1, dtype=np.int32), False, 0, str(e), t0, [])
 
 
-def _solve(game: Game, rule: str, max_plies: int | None, timeout: float | None,
-           nodes: int | None, progress: Progress | None, chunk: int, t0: float) -> Solution:
+def _solve(game: Game, rule: str, max_plies: int | None, budget: Budget,
+           progress: Progress | None, chunk: int, t0: float) -> Solution:
+    budget.check_now()
     seeds = game.seeds()
     n = int(game.size)
     legal = np.asarray(seeds.legal, dtype=bool)
@@ -190,31 +206,31 @@ def _solve(game: Game, rule: str, max_plies: int | None, timeout: float | None,
     n_won, n_lost = len(won_now), len(lost_now)
     if progress:
         progress(0, n_won, n_lost)
-    ply = expanded = 0
+    ply = 0
     while len(won_now) or len(lost_now) or ply < last_exit:
         if max_plies is not None and ply >= max_plies:
             return _finish(outcome, dist, False, ply, f"ply limit {max_plies} reached", t0, counts)
-        if timeout is not None and time.monotonic() - t0 > timeout:
-            return _finish(outcome, dist, False, ply, f"time limit {timeout:g} s reached", t0, counts)
-        if nodes is not None and expanded > nodes:
-            return _finish(outcome, dist, False, ply, f"node limit {nodes} reached", t0, counts)
         d = ply + 1
-        undecided = outcome == NONE
-        by_exit_win = undecided & (exit_out == WIN) & (exit_dist == d)
-        if rule == "minimax":
-            new_won = np.flatnonzero(undecided & (_parents(game, lost_now, chunk, n) | by_exit_win))
-            cand = undecided & (_parents(game, won_now, chunk, n) |
-                                ((exit_out == LOSS) & (exit_dist == d)))
-            cand[new_won] = False
-            # a better exit (draw, win, or a slower loss) saves the position from lost(d)
-            cand &= (exit_out == NONE) | ((exit_out == LOSS) & (exit_dist <= d))
-            cand = np.flatnonzero(cand)
-            new_lost = cand[_all_children_won(game, cand, outcome, dist, ply, chunk)]
-            expanded += len(cand)
-        else:
-            new_won = np.flatnonzero(undecided & (_parents(game, won_now, chunk, n) | by_exit_win))
-            new_lost = np.zeros(0, dtype=np.int64)
-        expanded += len(won_now) + len(lost_now)
+        try:
+            budget.check_now()
+            undecided = outcome == NONE
+            by_exit_win = undecided & (exit_out == WIN) & (exit_dist == d)
+            if rule == "minimax":
+                new_won = np.flatnonzero(undecided & (_parents(game, lost_now, chunk, n, budget)
+                                                      | by_exit_win))
+                cand = undecided & (_parents(game, won_now, chunk, n, budget) |
+                                    ((exit_out == LOSS) & (exit_dist == d)))
+                cand[new_won] = False
+                # a better exit (draw, win, or a slower loss) saves the position from lost(d)
+                cand &= (exit_out == NONE) | ((exit_out == LOSS) & (exit_dist <= d))
+                cand = np.flatnonzero(cand)
+                new_lost = cand[_all_children_won(game, cand, outcome, dist, ply, chunk, budget)]
+            else:
+                new_won = np.flatnonzero(undecided & (_parents(game, won_now, chunk, n, budget)
+                                                      | by_exit_win))
+                new_lost = np.zeros(0, dtype=np.int64)
+        except (Stopped, LimitHit) as e:       # the ply is dropped whole: decided values stay exact
+            return _finish(outcome, dist, False, ply, str(e), t0, counts)
         outcome[new_won], dist[new_won] = WIN, d
         outcome[new_lost], dist[new_lost] = LOSS, d
         won_now, lost_now, ply = new_won, new_lost, d

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import chess
 
-from retrologic.errors import InputError
+from retrologic.errors import InputError, shown
+
+MAX_TOML_BYTES = 1024 * 1024    # a problem file or library entry (the largest shipped: 1.4 KB);
+                                # tomllib takes about 2.5 s on a 1 MB file of one long array
 
 _MISSING = object()
 
@@ -52,9 +56,14 @@ def validate(table: Any, spec: Mapping[str, Field], *, file: str | None, where: 
         types = f.types if isinstance(f.types, tuple) else (f.types,)
         ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
         if not ok and float in types and isinstance(value, int) and not isinstance(value, bool):
-            value, ok = float(value), True
+            try:
+                value, ok = float(value), True
+            except OverflowError:
+                raise InputError("number too large", file=file, field=name, value=value) from None
         if not ok:
             raise InputError(f"must be {_type_name(f.types)}", file=file, field=name, value=value)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError("must be a finite number", file=file, field=name, value=value)
         if f.check is not None:
             try:
                 value = f.check(value)
@@ -78,7 +87,7 @@ def one_of(*choices: str) -> Callable[[Any], Any]:
 def parse_square(name: Any) -> chess.Square:
     """A square from its name ('e4'); ValueError with a clear message otherwise."""
     if not isinstance(name, str) or name.strip().lower() not in chess.SQUARE_NAMES:
-        raise ValueError(f"not a square name: {name!r} (expected a1..h8)")
+        raise ValueError(f"not a square name: {shown(name, 40)} (expected a1..h8)")
     return chess.parse_square(name.strip().lower())
 
 
@@ -90,33 +99,35 @@ def parse_squares(value: Any) -> list[chess.Square]:
         items = value
     else:
         raise ValueError("expected a list of square names")
+    if len(items) > 64:
+        raise ValueError(f"{len(items):,} squares: a board has 64")
     return [parse_square(s) for s in items]
 
 
 def parse_color(name: Any) -> chess.Color:
     """'white'/'black' (or 'w'/'b') to a python-chess colour."""
-    text = str(name).strip().lower()
+    text = name.strip().lower() if isinstance(name, str) else ""
     if text in ("white", "w"):
         return chess.WHITE
     if text in ("black", "b"):
         return chess.BLACK
-    raise ValueError(f"not a colour: {name!r} (expected 'white' or 'black')")
+    raise ValueError(f"not a colour: {shown(name, 40)} (expected 'white' or 'black')")
 
 
-def read_toml(path: Any) -> dict[str, Any]:
-    """Decode a TOML file; InputError naming the file for a missing, unreadable or malformed one."""
+def read_toml(path: Any, *, limit: int = MAX_TOML_BYTES) -> dict[str, Any]:
+    """Decode a TOML file; InputError naming the file for a missing, unreadable, oversized
+    (more than `limit` bytes: a device such as /dev/zero is not read to the end), binary,
+    non-UTF-8, malformed or too deeply nested one."""
     import tomllib
+
+    from retrologic.files import read_text
     file = str(path)
+    text = read_text(path, limit=limit, what="TOML file").removeprefix("\ufeff")  # a BOM
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError("no such file", file=file) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a TOML file", file=file) from None
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", file=file) from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"malformed TOML: {e}", file=file) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", file=file) from None
+    except RecursionError:
+        raise InputError("malformed TOML: arrays or tables nested too deeply", file=file) from None
+    except ValueError as e:         # e.g. an integer of more than 4,300 digits
+        raise InputError(f"malformed TOML: {e}", file=file) from None

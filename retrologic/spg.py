@@ -10,15 +10,16 @@ by python-chess before it is reported.
 from __future__ import annotations
 
 import io
+import math
 import re
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import chess
 import chess.pgn
 
+from retrologic import limits as _limits
 from retrologic.certificate import Verdict
 from retrologic.errors import InputError
 from retrologic.spg_analysis import Analysis
@@ -26,7 +27,7 @@ from retrologic.spg_search import Limits, Search, SearchResult
 from retrologic.spg_strategy import StrategyReport, analyse
 
 MAX_PLIES = 200
-_MOVES_RE = re.compile(r"^\s*(\d+)\.(0|5)\s*$")
+_MOVES_RE = re.compile(r"^\s*([0-9]{1,4})\.(0|5)\s*$")
 
 
 def parse_moves(value: Any, field: str = "moves") -> int:
@@ -34,6 +35,9 @@ def parse_moves(value: Any, field: str = "moves") -> int:
     if isinstance(value, bool):
         raise InputError("must be a number N.0 or N.5", field=field, value=value)
     if isinstance(value, (int, float)):
+        if abs(value) > 10 * MAX_PLIES or not math.isfinite(value):   # abs first: huge ints
+            raise InputError("must be N.0 or N.5 with N >= 0 (Popeye: N.5 ends with White's move)",
+                             field=field, value=value)
         doubled = value * 2
         if value < 0 or doubled != int(doubled):
             raise InputError("must be N.0 or N.5 with N >= 0 (Popeye: N.5 ends with White's move)",
@@ -94,9 +98,9 @@ class SpgAnswer:
     target: chess.Board
     plies: int
     games: list[list[chess.Move]]          # solutions found (all of them when complete)
-    count: int                             # number of solutions of the stipulated length
-    complete: bool                         # the stipulated length was searched exhaustively
-    reason: str | None = None              # the limit that was hit, when not complete
+    count: int                             # solutions of the stipulated length: exact when
+    complete: bool                         # complete (searched exhaustively), else found so far
+    reason: str | None = None              # the limit that was hit ("interrupted...": Ctrl-C)
     shorter: int | None = None             # plies of a shorter game found (same side to move)
     shorter_game: list[chess.Move] | None = None
     shorter_complete: bool = True          # every shorter length was searched exhaustively
@@ -123,19 +127,32 @@ def search_length(target: chess.Board, plies: int, limits: Limits,
                   start: chess.Board | None = None, analysis: Analysis | None = None
                   ) -> tuple[SearchResult, Analysis]:
     """All games of exactly `plies` plies from `start` (default: the initial array) to `target`."""
+    search, analysis = _search(target, plies, limits, start, analysis)
+    return search.run(), analysis
+
+
+def _search(target: chess.Board, plies: int, limits: Limits, start: chess.Board | None = None,
+            analysis: Analysis | None = None) -> tuple[Search, Analysis]:
+    """The search of one length, not yet run (a limit-stopped run can be run on)."""
     start = start if start is not None else chess.Board()
     analysis = analysis or Analysis(start, target)
-    result = Search(start, target, plies, analysis.prune, None, limits, analysis.candidate_moves).run()
-    return result, analysis
+    return Search(start, target, plies, analysis.prune, None, limits,
+                  analysis.candidate_moves), analysis
 
 
-MAX_GAMES = 1000  # games listed at most; the count is exact regardless
+MAX_GAMES = 1000  # games listed at most; the search's count is exact regardless
 
 
 ENGINES = ("auto", "search", "schedule")
 # "auto": the search first, for AUTO_SEARCH_SECONDS without a time limit, else that share of
 # the time left; measured over the problem files (docs/spg.md), 30 s of search then the schedule
-# model decides 11 of the 16 hardest problems in under a minute, 60 s only 8
+# model decides 11 of the 16 hardest problems in under a minute, 60 s only 8.
+# This wall-clock slice decides only WHICH engine answers, never the answer: both engines are
+# complete, and when the schedule model cannot decide a length for a reason of its own (a model
+# too large, the listing limit before two games), the stopped search is run on from where it
+# stopped with the rest of the user's budget. Only the user's own limits (time, nodes, Ctrl-C)
+# can leave a length undecided. (Whether a cooked length's count is exact can depend on it: the
+# search counts every game, the schedule model lists at most MAX_GAMES.)
 AUTO_SEARCH_SECONDS = 30.0
 AUTO_SEARCH_SHARE = 0.25
 
@@ -182,10 +199,16 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
     answer.searches.append(main.entry)
     if not check_shorter:
         answer.shorter_complete = False
-        return answer
+        return _interrupted(answer, limits)
     for length in range(plies - 2, -1, -2):
         if plain.prune(start, length):
             continue
+        why = limits.budget.expired()
+        if why is not None:  # out of time or Ctrl-C: the shorter lengths left are undecided
+            answer.shorter_complete = False
+            if answer.reason is None:
+                answer.reason = f"{why} (before {moves_text(length)})"
+            break
         sub_report, sub_analysis = _prepared(plain, target, length, start, limits, strategies)
         if sub_analysis.extra_frozen == main.analysis.extra_frozen:
             sub_analysis = main.analysis  # the same frozen units: keep the first one's caches
@@ -202,6 +225,15 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
             if answer.reason is None:
                 answer.reason = f"{sub.reason} (searching {moves_text(length)})"
             break
+    return _interrupted(answer, limits)
+
+
+def _interrupted(answer: SpgAnswer, limits: Limits) -> SpgAnswer:
+    """After Ctrl-C, an answer left undecided says so first: its reason starts with
+    "interrupted" (the CLI exits 130), the details of each engine following."""
+    if limits.interrupted() and answer.reason is not None and \
+            not answer.reason.startswith(_limits.INTERRUPTED):
+        answer.reason = f"{_limits.INTERRUPTED} ({answer.reason})"
     return answer
 
 
@@ -215,9 +247,12 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
     found: dict[tuple[str, ...], list[chess.Move]] = {}
     nodes, seconds, reasons = 0, 0.0, []
     entry: dict[str, Any] | None = None
+    search: Search | None = None
     if engine in ("search", "auto"):
         sub = limits if engine == "search" else _share(limits)
-        res, _ = search_length(target, plies, sub, start, analysis)
+        search, _ = _search(target, plies, sub, start, analysis)
+        res = search.run()
+        limits.absorb(sub)
         nodes, seconds = res.nodes, res.seconds
         games = [replay_checked(start, g, target) for g in res.games(max_games)]
         count = res.count() if res.complete else len(games)
@@ -229,11 +264,10 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
         found.update((_uci(g), g) for g in games)
     if engine in ("schedule", "auto") and not (enough and found):
         from retrologic.spg_schedule import list_games
-        left = limits.remaining()
-        deadline = None if left is None else time.monotonic() + max(left, 0.0)
         listing = None if max_games is None else max(max_games, enough or 0)
-        rep = list_games(analysis, plies, deadline, enough or listing,
-                         _schedule_progress if limits.progress else None)
+        rep = list_games(analysis, plies, limit=enough or listing,
+                         progress=_schedule_progress if limits.progress else None,
+                         budget=limits.budget)
         seconds += rep.seconds
         games = [replay_checked(start, g, target) for g in rep.games]
         if entry is None:
@@ -246,18 +280,34 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
         reasons.append(f"schedule model: {rep.reason}")
         for g in games:
             found.setdefault(_uci(g), g)
+        if search is not None and len(found) < (enough or 2) and not limits.budget.expired():
+            # the schedule model could not decide the length for a reason of its own (see
+            # AUTO_SEARCH_SECONDS): the search runs on with the rest of the user's budget
+            search.limits = limits
+            res = search.run()
+            nodes, seconds = res.nodes, seconds + res.seconds
+            games = [replay_checked(start, g, target) for g in res.games(max_games)]
+            entry.update(nodes=res.nodes, seconds=round(seconds, 3), complete=res.complete,
+                         resumed=True)
+            if res.complete:
+                count = res.count()
+                entry.update(engine="search", solutions=count)
+                return _Length(games, True, count, None, nodes, seconds, entry, analysis)
+            reasons[0] = f"search: {res.reason}"
+            for g in games:
+                found.setdefault(_uci(g), g)
     assert entry is not None
-    entry["engine"] = engine
+    entry.update(engine=engine, complete=False)
     games = list(found.values())
     return _Length(games, False, len(games), "; ".join(reasons), nodes, seconds, entry, analysis)
 
 
 def _share(limits: Limits) -> Limits:
-    """The search's limits in "auto": its share of the time left, or AUTO_SEARCH_SECONDS."""
-    left = limits.remaining()
-    budget = AUTO_SEARCH_SECONDS if left is None else max(left, 0.0) * AUTO_SEARCH_SHARE
-    return Limits(timeout=budget, nodes=limits.nodes, progress=limits.progress,
-                  positions=limits.positions)
+    """The search's limits in "auto": its share of the time left, or AUTO_SEARCH_SECONDS
+    (the user's node limit and Ctrl-C apply unchanged)."""
+    if limits.budget.deadline is None:
+        return limits.share(seconds=AUTO_SEARCH_SECONDS)
+    return limits.share(AUTO_SEARCH_SHARE)
 
 
 def _uci(game: list[chess.Move]) -> tuple[str, ...]:
@@ -276,9 +326,8 @@ def _prepared(plain: Analysis, target: chess.Board, plies: int, start: chess.Boa
     when the layer is off, finds nothing still, or runs out of time)."""
     if not strategies:
         return None, plain
-    left = limits.remaining()
-    return analyse(target, plies, start=start, enumerate_strategies=False,
-                   timeout=None if left is None else max(left, 0.01), base=plain)
+    return analyse(target, plies, start=start, enumerate_strategies=False, base=plain,
+                   budget=limits.budget)
 
 
 def _search_entry(plies: int, res: SearchResult | None, solutions: int | None,
@@ -340,33 +389,82 @@ def pgn_text(moves: list[chess.Move], target: chess.Board, title: str = "Proof g
 
 def certificate(moves: list[chess.Move], target: chess.Board, plies: int) -> dict[str, Any]:
     """The spg-game certificate of one solution: the game, replayable by python-chess."""
-    return {"type": "spg-game", "target": target.board_fen(), "plies": plies,
-            "moves": [m.uci() for m in moves], "san": san_text(moves)}
+    from retrologic.certificate import stamp
+    return stamp({"type": "spg-game", "target": target.board_fen(),
+                  "to_move": "white" if plies % 2 == 0 else "black", "plies": plies,
+                  "moves": [m.uci() for m in moves], "san": san_text(moves)})
 
 
 def check_certificate(cert: dict[str, Any]) -> Verdict:
     """Replay an spg-game certificate from the initial array with python-chess and compare the
-    final placement and the number of plies (which fixes the side to move)."""
+    final placement and the number of plies, which fixes the side to move (White after an even
+    number). The claim accepted: "this game of N plies reaches the target placement with X to
+    move" (one game: uniqueness and shortness are the solver's answer, not certified here).
+    Stated facts are compared too: `to_move`, `san`, and the problem's position (when given):
+    its board, side to move, castling rights (unless '-') and e.p. square (the last move must be
+    that double step)."""
     kind = "spg-game"
-    moves = cert["moves"]
-    plies = cert["plies"]
-    if not isinstance(moves, list) or not isinstance(plies, int) or isinstance(plies, bool):
+    moves, plies = cert.get("moves"), cert.get("plies")
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves) or \
+            not isinstance(plies, int) or isinstance(plies, bool):
         return Verdict(kind, False, "'moves' must be a list of UCI strings and 'plies' an integer")
     if len(moves) != plies:
         return Verdict(kind, False, f"the game has {len(moves)} plies, not {plies}")
+    if plies > MAX_PLIES:
+        return Verdict(kind, False, f"longer than {MAX_PLIES} plies")
+    side = "white" if plies % 2 == 0 else "black"
+    if cert.get("to_move", side) != side:
+        return Verdict(kind, False, f"after {plies} plies {side.capitalize()} is to move, "
+                                    f"not {str(cert.get('to_move'))[:20]}")
+    if not isinstance(cert.get("target"), str):
+        return Verdict(kind, False, "'target' must be a board placement")
     try:
         target = chess.BaseBoard(cert["target"])
     except ValueError as e:
-        return Verdict(kind, False, f"bad target placement: {e}")
+        return Verdict(kind, False, f"bad target placement: {str(e)[:80]}")
     board = chess.Board()
     for i, uci in enumerate(moves):
         try:
             move = chess.Move.from_uci(uci)
-        except (ValueError, TypeError):
-            return Verdict(kind, False, f"ply {i + 1}: not a UCI move: {uci!r}")
+        except ValueError:
+            return Verdict(kind, False, f"ply {i + 1}: not a UCI move: {uci[:20]!r}")
         if not board.is_legal(move):
             return Verdict(kind, False, f"ply {i + 1}: {uci} is illegal in {board.fen()}")
         board.push(move)
     if board.board_fen() != target.board_fen():
         return Verdict(kind, False, f"the game ends on {board.board_fen()}, not the target")
-    return Verdict(kind, True)
+    if "san" in cert and cert["san"] != san_text([chess.Move.from_uci(m) for m in moves]):
+        return Verdict(kind, False, "'san' is not the game's moves")
+    why = _stated_position_fault(cert.get("position"), board)
+    if why:
+        return Verdict(kind, False, why)
+    q = cert.get("question")
+    if isinstance(q, dict) and "moves" in q:
+        try:
+            asked = parse_moves(q["moves"])
+        except InputError:
+            return Verdict(kind, False, "the question's length is malformed")
+        if asked < plies or (asked - plies) % 2:     # the stipulated length, or a shorter cook
+            return Verdict(kind, False, f"the question asks for {moves_text(asked)}, the game has "
+                                        f"{plies} plies")
+    return Verdict(kind, True, f"a game of {plies} plies ({moves_text(plies)}) reaches "
+                               f"{target.board_fen()} with {side.capitalize()} to move")
+
+
+def _stated_position_fault(stated: Any, board: chess.Board) -> str | None:
+    """Why the problem's position (a FEN, possibly board-only) is not the game's final one."""
+    if not isinstance(stated, dict) or not isinstance(stated.get("fen"), str):
+        return None
+    parts = stated["fen"].split()
+    if not parts or parts[0] != board.board_fen():
+        return "the stated position is not the game's final placement"
+    if len(parts) > 1 and parts[1] != ("w" if board.turn else "b"):
+        return "the stated side to move is not the game's"
+    if len(parts) > 2 and parts[2] != "-":
+        final = board.fen().split()[2]
+        if parts[2] != final:
+            return f"the stated castling rights {parts[2][:8]!r} are not the game's ({final})"
+    if len(parts) > 3 and parts[3] != "-":
+        if parts[3] not in chess.SQUARE_NAMES or board.ep_square != chess.parse_square(parts[3]):
+            return f"the stated e.p. square {parts[3][:8]!r} is not the game's last double step"
+    return None

@@ -27,8 +27,9 @@ from typing import Any
 
 import chess
 
+from retrologic.limits import Budget, LimitHit
 from retrologic.spg_analysis import CASTLE, Analysis
-from retrologic.spg_strategy import StrategyModel, Unit, _owner, analyse
+from retrologic.spg_strategy import StrategyModel, Unit, _owner, analyse, limit_reason
 
 State = tuple[int, int]  # (square, piece type): a pawn that promotes changes type
 PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
@@ -132,7 +133,12 @@ class ScheduleReport:
 class ScheduleModel:
     """Units' squares ply by ply, added to a strategy model (see the module's docstring)."""
 
-    def __init__(self, strategy: StrategyModel, deadline: float | None = None) -> None:
+    def __init__(self, strategy: StrategyModel, deadline: float | None = None,
+                 budget: Budget | None = None) -> None:
+        """Build the model; `budget` (or a bare `deadline`) is looked at while building:
+        LimitHit when it is used up or Ctrl-C arrives."""
+        self.budget = budget if budget is not None else Budget(None, None, deadline)
+        deadline = self.budget.deadline
         self.strategy = strategy
         self.model = strategy.model
         a: Analysis = strategy.analysis
@@ -243,7 +249,8 @@ class ScheduleModel:
             elif status == "infeasible":
                 bound = -1
             else:
-                bound = self.plies
+                self.budget.check_now()  # the deadline or Ctrl-C: stop building
+                bound = self.plies       # (sound: the most moves any unit can make)
             s.model.ClearObjective()
             out[u] = max(bound, 0)
             s.model.Add(s.moves[u] <= out[u])
@@ -255,12 +262,14 @@ class ScheduleModel:
         s, m = self.strategy, self.model
         budgets = self._budgets(deadline)
         for u in self.units:
+            self.budget.check_now()
             reach = self._reach(u, budgets[u])
             pos: list[dict[State, Any]] = [{st: self._true for st in reach[0]}]
             alive = [self._true]
             capturable = u in s.captured
             self.moved[u], self.trans[u] = {}, {}
             for ply in range(1, self.plies + 1):
+                self.budget.check(every=8)
                 if self.mover(ply) != u.color:
                     pos.append(pos[-1])
                     if capturable:
@@ -312,6 +321,7 @@ class ScheduleModel:
                 if t is not None:
                     self.castlings[(r, ply)] = t
         for ply in range(1, self.plies + 1):
+            self.budget.check_now()
             self._ply(ply)
         self._castling()
         self._ties()
@@ -641,39 +651,53 @@ def play_out(start: chess.Board, moves: list[chess.Move]) -> tuple[int | None, c
 
 def schedule(target: chess.BaseBoard, plies: int, start: chess.Board | None = None,
              base: Analysis | None = None, timeout: float | None = None,
-             limit: int | None = None, progress: Any = None) -> ScheduleReport:
+             limit: int | None = None, progress: Any = None,
+             budget: Budget | None = None) -> ScheduleReport:
     """Every game of `plies` plies from `start` to `target`: the strategy layer first (no
-    strategy: no game; still units frozen), then `list_games`."""
+    strategy: no game; still units frozen), then `list_games`; `budget` (default: one of
+    `timeout` seconds) holds both."""
     t0 = time.monotonic()
-    deadline = None if timeout is None else t0 + timeout
+    budget = budget if budget is not None else Budget(timeout)
     start = start if start is not None else chess.Board()
-    strat, analysis = analyse(target, plies, start=start, timeout=timeout,
-                              enumerate_strategies=False, base=base)
+    strat, analysis = analyse(target, plies, start=start, enumerate_strategies=False, base=base,
+                              budget=budget)
     if strat.status == "infeasible":
         return ScheduleReport(plies, "complete", reason=strat.reason, still=strat.frozen,
                               solves=strat.solves, seconds=time.monotonic() - t0)
-    report = list_games(analysis, plies, deadline, limit, progress)
+    report = list_games(analysis, plies, limit=limit, progress=progress, budget=budget)
     report.still, report.solves = strat.frozen, report.solves + strat.solves
     report.seconds = time.monotonic() - t0
     return report
 
 
 def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
-               limit: int | None = None, progress: Any = None) -> ScheduleReport:
+               limit: int | None = None, progress: Any = None,
+               budget: Budget | None = None) -> ScheduleReport:
     """Every game of `plies` plies from `analysis.start` to `analysis.target`, listed by the
     schedule model and checked by python-chess (see the module's docstring): status
-    'complete' when the list is all of them, 'unknown' after `limit` games or at `deadline`
-    (a time.monotonic() value)."""
+    'complete' when the list is all of them, 'unknown' after `limit` games, at the deadline of
+    `budget` (or a bare `deadline`, a time.monotonic() value) or on Ctrl-C, with the games
+    listed so far. Only `budget`'s time and Ctrl-C apply (its node limit is the search's)."""
     t0 = time.monotonic()
+    if budget is None:
+        budget = Budget(None, None, deadline)
+    else:
+        budget = budget.share()
+        budget.nodes = None
+    deadline = budget.deadline
     start, target = analysis.start, analysis.target
     report = ScheduleReport(plies, "unknown")
-    if deadline is not None and time.monotonic() >= deadline:
-        report.reason = "time limit reached (schedule model not built)"
+    if budget.expired():
+        report.reason = f"{limit_reason(budget)} (schedule model not built)"
         return report
     try:
-        model = ScheduleModel(StrategyModel(analysis, plies), deadline)
+        model = ScheduleModel(StrategyModel(analysis, plies), budget=budget)
     except ModelTooLarge as e:
         report.reason = str(e)
+        report.seconds = time.monotonic() - t0
+        return report
+    except LimitHit as e:
+        report.reason = f"{e.reason} (building the schedule model)"
         report.seconds = time.monotonic() - t0
         return report
     report.variables = model.size()
@@ -685,7 +709,7 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
         solver, status = model.strategy.solve(deadline=deadline)
         report.solves += 1
         if status == "unknown":
-            report.reason = "time limit reached (schedule model)"
+            report.reason = limit_reason(budget)
             break
         if status == "infeasible":
             report.status = "complete"

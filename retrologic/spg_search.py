@@ -12,31 +12,65 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 import chess
+
+from retrologic.limits import Budget, LimitHit, interrupted
 
 Key = tuple
 END = ()  # children of a final, matching position: the empty path
 
 
-class LimitHit(Exception):
-    """A node or time limit stopped the search; the answer is unknown."""
+CHECK_EVERY = 256  # nodes between two looks at the limits (a node: about 0.1 ms)
+MAX_POSITIONS = 3_000_000  # memoised positions kept at most by default (about 1 GB)
 
 
 @dataclass
 class Limits:
-    """Resource limits of one search (None: unlimited) and progress reporting."""
+    """The limits of one proof-game question and its progress reporting.
+
+    Time, nodes and Ctrl-C are the shared `retrologic.limits.Budget` (`budget`, made from
+    `timeout`/`nodes` when not given), so every reason quotes the user's own figure; the node
+    count is the searches' nodes over the whole question. `positions` is the memory limit: the
+    memoised positions one search may keep (then unknown, "memory limit ...").
+    """
 
     timeout: float | None = None
     nodes: int | None = None
     progress: bool = False
-    positions: int = 3_000_000  # memoised positions kept at most (about 1 GB): then unknown
-    started: float = field(default_factory=time.monotonic)
+    positions: int = MAX_POSITIONS
+    budget: Budget | None = None
+
+    def __post_init__(self) -> None:
+        if self.budget is None:
+            self.budget = Budget(self.timeout, self.nodes)
+        else:
+            self.timeout, self.nodes = self.budget.timeout, self.budget.nodes
+
+    @property
+    def started(self) -> float:
+        return self.budget.started
 
     def remaining(self) -> float | None:
-        return None if self.timeout is None else self.timeout - (time.monotonic() - self.started)
+        """Seconds left before the deadline (None: no time limit)."""
+        return self.budget.left()
+
+    def share(self, fraction: float = 1.0, *, seconds: float | None = None) -> "Limits":
+        """Limits for an inner step: a share of the time left (see Budget.share), the same node
+        limit and count (so a reason quotes the user's figure); `absorb` takes the count back."""
+        child = self.budget.share(fraction, seconds=seconds)
+        child.nodes, child.spent = self.budget.nodes, self.budget.spent
+        return Limits(progress=self.progress, positions=self.positions, budget=child)
+
+    def absorb(self, child: "Limits") -> None:
+        """Take back the node count of a share made by `share`."""
+        self.budget.spent = max(self.budget.spent, child.budget.spent)
+
+    def interrupted(self) -> bool:
+        """Ctrl-C (or limits.request_stop) asked every engine to stop."""
+        return interrupted()
 
 
 def key_of(board: chess.Board, plies: int) -> Key:
@@ -118,42 +152,57 @@ class Search:
         self.nodes = 0
         self._target_key = (target.pawns, target.knights, target.bishops, target.rooks,
                             target.queens, target.kings, target.occupied_co[chess.WHITE])
-        self._next_check = self._check_after(0)
+        self._charged = 0                 # nodes charged to the budget so far
+        self._next_check = 1              # look at the limits on the first node
         self._last_report = time.monotonic()
 
     def run(self) -> SearchResult:
+        """Search (on from where a limit stopped an earlier run: every memoised position was
+        searched to the end, so a second run with more budget only redoes the path it was on)."""
         board = self.start.copy(stack=False)
         t0 = time.monotonic()
         complete, reason = True, None
+        self._next_check = self.nodes + 1
         root = key_of(board, self.plies)
         try:
             self._visit(board, self.plies)
         except LimitHit as e:
-            complete, reason = False, str(e)
+            complete, reason = False, e.reason
+        finally:
+            self._charge()
         graph = {k: v for k, v in self.graph.items() if v is not None}
         if self.limits.progress:
             print(f"spg: {self.nodes} nodes, {time.monotonic() - t0:.2f} s", file=sys.stderr)
         return SearchResult(root, graph, self.nodes, time.monotonic() - t0, complete, reason)
 
+    def _charge(self) -> None:
+        """Charge the nodes searched since the last look to the budget (no check)."""
+        self.limits.budget.spent += self.nodes - self._charged
+        self._charged = self.nodes
+
     def _check_after(self, nodes: int) -> int:
-        """The node count of the next limit check: every 4096 nodes, and just past a node limit."""
-        nxt = nodes + 4096
-        limit = self.limits.nodes
-        return nxt if limit is None or limit < nodes else min(nxt, limit + 1)
+        """The node count of the next limit check: every CHECK_EVERY nodes, and just past the
+        node limit (the budget's `spent` already holds every node up to `nodes`)."""
+        nxt = nodes + CHECK_EVERY
+        budget = self.limits.budget
+        if budget.nodes is not None:
+            nxt = min(nxt, nodes + max(budget.nodes - budget.spent, 0) + 1)
+        return nxt
 
     def _check_limits(self) -> None:
+        """Charge the nodes since the last look and raise LimitHit at a limit: nodes, time,
+        Ctrl-C (the shared budget), or memory (stored positions)."""
         lim = self.limits
-        if lim.nodes is not None and self.nodes > lim.nodes:
-            raise LimitHit(f"node limit {lim.nodes} reached")
+        delta, self._charged = self.nodes - self._charged, self.nodes
+        lim.budget.check(delta, every=1)
         if len(self.graph) > lim.positions:
-            raise LimitHit(f"memory limit reached ({lim.positions} positions stored)")
-        now = time.monotonic()
-        if lim.timeout is not None and now - lim.started > lim.timeout:
-            raise LimitHit(f"time limit {lim.timeout:g} s reached")
-        if lim.progress and now - self._last_report > 2.0:
-            self._last_report = now
-            print(f"spg: {self.nodes} nodes, {len(self.graph)} positions, "
-                  f"{now - lim.started:.1f} s", file=sys.stderr)
+            raise LimitHit(f"memory limit: {lim.positions:,} positions stored (about 1 GB)")
+        if lim.progress:
+            now = time.monotonic()
+            if now - self._last_report > 2.0:
+                self._last_report = now
+                print(f"spg: {self.nodes} nodes, {len(self.graph)} positions, "
+                      f"{lim.budget.elapsed():.1f} s", file=sys.stderr)
 
     def _is_target(self, board: chess.Board) -> bool:
         return (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
@@ -166,8 +215,8 @@ class Search:
             return self.graph[key] is not None
         self.nodes += 1
         if self.nodes >= self._next_check:
-            self._next_check = self._check_after(self.nodes)
             self._check_limits()
+            self._next_check = self._check_after(self.nodes)
         if plies == 0:
             live = self._is_target(board)
             self.graph[key] = END if live else None

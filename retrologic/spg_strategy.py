@@ -27,10 +27,30 @@ from typing import Any
 
 import chess
 
-from retrologic import trajectory
+from retrologic import limits, trajectory
+from retrologic.limits import Budget
 from retrologic.spg_analysis import CASTLE, INF, SWITCHES, Analysis
 
 ENUMERATION_LIMIT = 200  # strategies listed at most by default
+
+
+def run_solver(solver: Any, model: Any) -> Any:
+    """`solver.Solve(model)` with Ctrl-C wired to CP-SAT's stop_search (limits.on_interrupt)
+    and CP-SAT's own SIGINT handler off, so the signal reaches ours; None when a stop was
+    requested before the solve (the caller reads that as 'unknown')."""
+    solver.parameters.catch_sigint_signal = False
+    if limits.interrupted():
+        return None
+    with limits.on_interrupt(solver.stop_search):
+        return solver.Solve(model)
+
+
+def limit_reason(budget: Budget | None) -> str:
+    """Why a solve under `budget` came back undecided: Ctrl-C or the time limit, quoting the
+    user's figure."""
+    if limits.interrupted():
+        return limits.INTERRUPTED
+    return budget.time_reason() if budget is not None else "time limit"
 
 
 @dataclass(frozen=True)
@@ -359,7 +379,9 @@ class StrategyModel:
                 return None, "unknown"
             solver.parameters.max_time_in_seconds = left
         self.solves += 1
-        status = solver.Solve(self.model)
+        status = run_solver(solver, self.model)
+        if status is None:
+            return None, "unknown"
         if status in (cp.OPTIMAL, cp.FEASIBLE):
             return solver, "feasible"
         if status == cp.INFEASIBLE:
@@ -410,7 +432,9 @@ class StrategyModel:
     def _fewest_moves(self, color: chess.Color, dropped: list,
                       deadline: float | None = None) -> int | None:
         """The fewest moves `color`'s units (less its castlings) can make with the `dropped`
-        groups off (None: no solution even so, or none found within 5 s or the deadline)."""
+        groups off (None: no solution even so, or none found within 5 s or the deadline).
+        The 5 s are wall time on purpose: this only words the reason of an infeasible model,
+        never a verdict."""
         cp = self._cp
         clone = self.model.Clone()
         clone.ClearAssumptions()
@@ -427,7 +451,7 @@ class StrategyModel:
             return None
         solver.parameters.max_time_in_seconds = left
         self.solves += 1
-        status = solver.Solve(clone)
+        status = run_solver(solver, clone)
         return round(solver.ObjectiveValue()) if status == cp.OPTIMAL else None
 
     def strategy(self, solver) -> Strategy:
@@ -490,7 +514,8 @@ def still_units(model: StrategyModel, deadline: float | None) -> tuple[int, str]
 def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = None,
             limit: int | None = ENUMERATION_LIMIT, timeout: float | None = None,
             enumerate_strategies: bool = True, options: dict[str, bool] | None = None,
-            base: Analysis | None = None) -> tuple[StrategyReport, Analysis]:
+            base: Analysis | None = None, budget: Budget | None = None
+            ) -> tuple[StrategyReport, Analysis]:
     """The strategies of the games of `plies` plies from `start` (default: the initial array)
     to `target`, and an Analysis whose frozen units include those no strategy moves.
 
@@ -499,10 +524,12 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
     `limit` strategies are then listed (`complete` when that is all of them). A timeout makes
     the report 'unknown'. `base` (default: a new one with the bound `options`) is the analysis
     of `start` and `target` without the layer: it is returned, tables and caches kept, when the
-    layer proves no unit still or runs out of time.
+    layer proves no unit still or runs out of time. `budget` (default: one of `timeout`
+    seconds) is the question's shared limit: its deadline and Ctrl-C stop the solves.
     """
     t0 = time.monotonic()
-    deadline = None if timeout is None else t0 + timeout
+    budget = budget if budget is not None else Budget(timeout)
+    deadline = budget.deadline
     start = start if start is not None else chess.Board()
     plain = base if base is not None else Analysis(start, target, **(options or {}))
     analysis, extra, solves = plain, 0, 0
@@ -511,7 +538,7 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
         still, status = still_units(model, deadline)
         if status != "feasible":
             reason = model.explain(deadline) if status == "infeasible" else \
-                f"time limit {timeout:g} s reached"
+                limit_reason(budget)
             solves += model.solves
             report = StrategyReport(plies, status, reason=reason, solves=solves,
                                     seconds=time.monotonic() - t0)
@@ -528,7 +555,7 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
         while limit is None or len(report.strategies) < limit:
             solver, status = model.solve(deadline=deadline)
             if status == "unknown":
-                report.reason = f"time limit {timeout:g} s reached while listing strategies"
+                report.reason = f"{limit_reason(budget)} (while listing strategies)"
                 break
             if status == "infeasible":
                 report.complete = True

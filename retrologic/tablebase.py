@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
+import zipfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -21,6 +22,7 @@ import numpy as np
 from retrologic import retrograde as rg
 from retrologic import tablebase_index as ti
 from retrologic.errors import InputError
+from retrologic.limits import Budget, budget_for
 from retrologic.tablebase_moves import ChessTable
 
 FORMAT_VERSION = 1
@@ -28,6 +30,31 @@ FORMAT_VERSION = 1
 
 class Incomplete(Exception):
     """A table needed for an answer could not be finished within the limits."""
+
+
+def _member(z: zipfile.ZipFile, name: str, size: int, kinds: str,
+            dtype: type | None = None) -> np.ndarray:
+    """One array of a saved table, read from its .npy header and bytes without numpy's loader:
+    at most `size` items of a dtype of one of `kinds` (exactly `dtype` if given), never an
+    object array; ValueError/KeyError for anything else (a corrupted or forged file)."""
+    from numpy.lib import format as npf
+    info = z.getinfo(f"{name}.npy")
+    if info.file_size > size * 8 + 4096:
+        raise ValueError(f"{name}: {info.file_size:,} bytes, more than a table holds")
+    with z.open(info) as fh:
+        major, _minor = npf.read_magic(fh)
+        read_header = npf.read_array_header_1_0 if major == 1 else npf.read_array_header_2_0
+        shape, fortran, dt = read_header(fh)
+        if dt.hasobject or dt.kind not in kinds or (dtype is not None and dt != np.dtype(dtype)):
+            raise ValueError(f"{name}: unexpected type {dt}")
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        if len(shape) > 1 or count > size:
+            raise ValueError(f"{name}: unexpected shape {shape}")
+        data = fh.read(count * dt.itemsize + 1)
+    if len(data) != count * dt.itemsize:
+        raise ValueError(f"{name}: {len(data):,} bytes of data, not {count * dt.itemsize:,}")
+    arr = np.frombuffer(data, dtype=dt).copy()
+    return arr.reshape(shape) if shape else arr.reshape(())
 
 
 @dataclass
@@ -68,24 +95,51 @@ class Table:
         return out
 
     def save(self, directory: str | Path) -> Path:
+        """Write `<directory>/<SIGNATURE>.npz` atomically (a temporary file renamed when
+        complete), so an interrupted build never leaves a truncated table behind."""
+        from retrologic.files import atomic_open
         path = Path(directory) / f"{self.signature}.npz"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, outcome=self.outcome, dist=self.dist,
-                            signature=np.array(self.signature), version=np.array(FORMAT_VERSION),
-                            seconds=np.array(self.seconds))
+        try:
+            with atomic_open(path) as fh:
+                np.savez_compressed(fh, outcome=self.outcome, dist=self.dist,
+                                    signature=np.array(self.signature),
+                                    version=np.array(FORMAT_VERSION), seconds=np.array(self.seconds))
+        except OSError as e:
+            raise InputError(f"cannot write the table: {e.strerror or e}", file=str(path)) from None
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> "Table":
+    def load(cls, path: str | Path, signature: str | None = None) -> "Table":
+        """A saved table (of `signature`, if given); InputError (exit 3) naming the file if it
+        is missing, truncated, corrupted, of another format or not the table it should be.
+        Nothing is unpickled and no array larger than the largest table is allocated."""
+        file = str(path)
         try:
-            with np.load(path) as data:
-                sig, version = str(data["signature"]), int(data["version"])
-                outcome, dist = data["outcome"], data["dist"]
-                seconds = float(data["seconds"])
-        except (OSError, KeyError, ValueError) as e:
-            raise InputError(f"not a retrologic table: {e}", file=str(path)) from None
-        if version != FORMAT_VERSION or len(outcome) != ti.layout(sig).size:
-            raise InputError("table of another format version or size; rebuild it", file=str(path))
+            with zipfile.ZipFile(path) as z:
+                sig = str(_member(z, "signature", 1, "U"))
+                version = int(_member(z, "version", 1, "iu"))
+                seconds = float(_member(z, "seconds", 1, "f"))
+                size = ti.layout(sig).size
+                outcome = _member(z, "outcome", size, "i", np.int8)
+                dist = _member(z, "dist", size, "i", np.int16)
+        except FileNotFoundError:
+            raise InputError("no such table file", file=file) from None
+        except IsADirectoryError:
+            raise InputError("is a directory, not a table file", file=file) from None
+        except Exception as e:  # noqa: BLE001 - whatever a damaged file raises: corrupted
+            detail = e.message if isinstance(e, InputError) else f"{type(e).__name__}: {e}"
+            raise InputError(f"corrupted table file, rebuild it (delete the file): {detail}",
+                             file=file) from None
+        if version != FORMAT_VERSION:
+            raise InputError(f"table of format version {version}, not {FORMAT_VERSION}; rebuild it "
+                             "(delete the file)", file=file)
+        if signature is not None and sig != signature:
+            raise InputError(f"holds table {sig}, not {signature}; rebuild it (delete the file)",
+                             file=file)
+        if (outcome.shape != (size,) or dist.shape != (size,) or outcome.min(initial=0) < rg.NONE
+                or outcome.max(initial=0) > rg.INVALID or dist.min(initial=0) < -1):
+            raise InputError("corrupted table file (values out of range), rebuild it (delete the "
+                             "file)", file=file)
         return cls(sig, outcome, dist, seconds=seconds)
 
 
@@ -130,14 +184,13 @@ class Library:
 
     def __init__(self, directory: str | Path | None = None, *, save: bool = True,
                  progress: bool | ProgressFn = False, timeout: float | None = None,
-                 nodes: int | None = None):
+                 nodes: int | None = None, budget: Budget | None = None):
         self.directory = Path(directory) if directory else None
         self.save = save
         self.tables: dict[str, Table] = {}
         self.progress: ProgressFn | None = (StderrProgress() if progress is True else progress or None)
-        self.timeout = timeout
+        self.budget = budget_for(timeout, None, budget)   # time and Ctrl-C over every build
         self.nodes = nodes                  # per table: positions expanded by the engine
-        self.deadline = None if timeout is None else time.monotonic() + timeout
 
     def table(self, signature: str) -> Table:
         """The table of a signature (oriented: stronger side White), loading or building it."""
@@ -149,7 +202,7 @@ class Library:
         if sig in self.tables:
             return self.tables[sig]
         if self.directory and (self.directory / f"{sig}.npz").exists():
-            table = Table.load(self.directory / f"{sig}.npz")
+            table = Table.load(self.directory / f"{sig}.npz", sig)
         else:
             table = self.build(sig)
         if table.complete:
@@ -168,20 +221,17 @@ class Library:
         note = self.progress
         if note:
             game.on_chunk = lambda done, total: note(f"{signature}: setup {100 * done // total}%", False)
-        remaining = None if self.deadline is None else self.deadline - time.monotonic()
-        if remaining is not None and remaining <= 0:
+        spent = self.budget.expired()
+        if spent is not None:
             return Table(signature, np.zeros(0, np.int8), np.zeros(0, np.int16), complete=False,
-                         reason="time limit reached before the build started")
+                         reason=f"{spent}, reached before the build started")
         progress = None
         if note:
             def progress(ply: int, won: int, lost: int) -> None:
                 note(f"{signature}: ply {ply:3d}  won {won:>10,}  lost {lost:>10,}  "
                      f"{time.monotonic() - t0:6.1f} s", False)
-        if self.deadline is not None:
-            game.deadline = self.deadline
-        sol = rg.solve(game, timeout=remaining, nodes=self.nodes, progress=progress)
-        if not sol.complete and self.timeout is not None and "time" in sol.reason:
-            sol.reason = f"time limit {self.timeout:g} s reached"
+        game.budget = self.budget
+        sol = rg.solve(game, budget=self.budget.share(nodes=self.nodes), progress=progress)
         if note:
             word = "solved" if sol.complete else f"stopped ({sol.reason})"
             note(f"{signature}: {word} in {time.monotonic() - t0:.1f} s, {sol.plies} plies", True)
@@ -307,7 +357,9 @@ def squares_of(board: chess.BaseBoard | chess.Board) -> tuple[str, bool, list[in
 
 def parse_fen(fen: str, field: str = "fen") -> chess.Board:
     """A python-chess board from a FEN (a board part alone means White to move)."""
-    text = str(fen).strip()
+    if not isinstance(fen, str) or len(fen) > 256:
+        raise InputError("not a FEN (a string of at most 256 characters)", field=field, value=fen)
+    text = fen.strip()
     if len(text.split()) == 1:
         text += " w - - 0 1"
     try:

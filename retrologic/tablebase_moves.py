@@ -8,7 +8,6 @@ numpy over whole batches of positions.
 
 from __future__ import annotations
 
-import time
 from typing import Callable
 
 import chess
@@ -16,6 +15,7 @@ import numpy as np
 
 from retrologic import retrograde as rg
 from retrologic import tablebase_index as ti
+from retrologic.limits import Budget
 
 BIT = np.array([1 << s for s in range(64)], dtype=np.uint64)
 BETWEEN = np.array([[chess.between(a, b) for b in range(64)] for a in range(64)], dtype=np.uint64)
@@ -118,7 +118,7 @@ class ChessTable:
         self.chunk = chunk
         self.legal: np.ndarray | None = None
         self.on_chunk: Callable[[int, int], None] | None = None   # setup progress (done, total)
-        self.deadline: float | None = None                        # time.monotonic() limit for seeds
+        self.budget: Budget | None = None        # time and Ctrl-C while setting up (seeds)
 
     # -- the retrograde interface ---------------------------------------------------------------
     def seeds(self) -> rg.Seeds:
@@ -162,8 +162,8 @@ class ChessTable:
     def _tick(self, done: int, total: int) -> None:
         if self.on_chunk:
             self.on_chunk(done, total)
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise rg.Stopped("time limit reached while setting up")
+        if self.budget is not None:
+            self.budget.check_now()             # LimitHit: rg.solve returns an incomplete table
 
     def successors(self, parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         side, sq = ti.decode(self.lay, parents)

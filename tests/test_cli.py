@@ -104,5 +104,5 @@ def test_retract_command_json():
 def test_help_lists_commands_and_exit_statuses():
     res = run("--help")
     assert res.returncode == 0
-    for word in ("solve", "check", "cage", "deduce", "lastmove", "spg", "exit status"):
+    for word in ("solve", "check", "cage", "deduce", "lastmove", "spg", "exit status", "130"):
         assert word in res.stdout

@@ -58,7 +58,7 @@ def solve(problem, options) -> Result:
     from retrologic.cage_library import DEFAULT_DIR
     from retrologic.cage_rules import restrictions_from
     from retrologic.position import Position
-    from retrologic.problem import resolve_path
+    from retrologic.problem import budget_of, resolve_path
     q = problem.question
     try:
         rules, never = restrictions_from(problem.constraints, problem.position)
@@ -73,20 +73,21 @@ def solve(problem, options) -> Result:
         start = cage.start_position(problem.position, frozen)
         start = Position(start.placement, None, start.castling, None, start.frozen | never, True)
         result = cage.verify(start, None if q["zone"] == "auto" else q["zone"], rules, library,
-                             model=q["model"], nodes=options.nodes, timeout=options.timeout,
+                             model=q["model"], budget=budget_of(options),
                              progress=options.progress)
     except InputError as e:
         raise e.located(problem.path, "question") from None
     out = result.to_result()
     if options.certificate_dir and result.verdict != "unknown":
-        out.details["certificate"] = str(_write(result, options.certificate_dir, Path(problem.path).stem))
+        from retrologic.certificate import destination
+        out.details["certificate"] = str(_write(result, destination(options.certificate_dir, problem)))
     return out
 
 
-def _write(result, directory: str, stem: str) -> Path:
-    from retrologic.certificate import write
+def _write(result, dest) -> Path:
+    """Write the proof or counterexample to a retrologic.certificate.Destination."""
     what = "proof" if result.proved else "counterexample"
-    return write(result.certificate(), Path(directory) / f"{stem}.cage-{what}.json")
+    return dest.write(result.certificate(), f"cage-{what}")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -103,36 +104,49 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="known cages to use (repeatable; with --learn the first is written to)")
     p.add_argument("--learn", action="store_true",
                    help="add the cage to the library when verified (default encodings/cages)")
-    p.add_argument("--name", help="name of the learned cage (default: from the board)")
+    p.add_argument("--name", help="name of the learned cage (default: from the board, with a "
+                   "hash of it that tells apart boards differing only in letter case)")
     p.add_argument("--source", default="", help="where the learned cage comes from")
     add_limit_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     from retrologic import cage
-    from retrologic.cage_library import DEFAULT_DIR, slug
+    from retrologic.cage_library import DEFAULT_DIR, MAX_NAME, check_text, default_name
+    from retrologic.problem import budget_of
     model = "plain" if args.plain else "lines"
     lib_paths = [Path(p) for p in args.library]
+    if args.learn:
+        if lib_paths and not lib_paths[0].is_dir():
+            raise InputError("--learn writes to a directory: give one as the first --library",
+                             field="--library", value=args.library[0])
+        if args.name is not None:
+            check_text(args.name, "--name", limit=MAX_NAME)
+        check_text(args.source, "--source")
     if args.learn and not lib_paths and DEFAULT_DIR.is_dir():
         lib_paths = [DEFAULT_DIR]
     library = _library(lib_paths)
     options = options_from(args)
     zone = args.zone
     if args.learn:
-        name = args.name or "cage-" + slug(args.board)
+        name = args.name or default_name(args.board)
         directory = lib_paths[0] if lib_paths and lib_paths[0].is_dir() else DEFAULT_DIR
         result, path = cage.learn(args.board, name=name, zone=zone, restrictions=args.restrict,
                                   frozen=args.frozen, model=model, source=args.source,
-                                  library=library, directory=str(directory), nodes=options.nodes,
-                                  timeout=options.timeout)
+                                  library=library, directory=str(directory),
+                                  budget=budget_of(options))
     else:
         result = cage.verify(args.board, zone, args.restrict, library, model=model,
-                             frozen=args.frozen, nodes=options.nodes, timeout=options.timeout,
+                             frozen=args.frozen, budget=budget_of(options),
                              progress=options.progress)
         path = None
     out = result.to_result()
     if options.certificate_dir and result.verdict != "unknown":
-        out.details["certificate"] = str(_write(result, options.certificate_dir, "cage-" + slug(args.board)))
+        from retrologic.certificate import as_destination
+        question = {"kind": "cage", "zone": zone or "auto", "frozen": args.frozen or [],
+                    "model": model, "restrict": args.restrict}
+        out.details["certificate"] = str(_write(result, as_destination(
+            options.certificate_dir, question=question, position={"board": args.board})))
         out.lines.append(f"certificate: {out.details['certificate']}")
     status = emit(out, args)
     if args.learn:

@@ -45,7 +45,7 @@ QUESTION = {
 EXPECT = {"illegal", "claims", "proved", "refuted", "core"}
 
 LIBRARY = encodings("constraints")
-_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")   # a library entry's name (a file stem)
 
 LIBRARY_FIELDS = {
     "format": Field(str, required=True),
@@ -116,8 +116,9 @@ def solve(problem, options) -> Result:
     for key, target in (("assume", assumptions), ("claim", claims)):
         for i, text in enumerate(q[key]):
             target.append(_constraint(text, f"{key}{i + 1}", f"question.{key}[{i}]", problem.path))
+    from retrologic.certificate import with_destination
     return answer(problem.position, assumptions, claims, engine=q["engine"], explain=q["explain"],
-                  options=options, file=problem.path)
+                  options=with_destination(options, problem), file=problem.path)
 
 
 def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool = True,
@@ -125,9 +126,10 @@ def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool 
     """Run the deduction and shape it as a Result."""
     from retrologic.captures import deduce, render_deduction
     from retrologic.history_witness import render
+    from retrologic.problem import budget_of
     try:
         d = deduce(position, assumptions, claims, engine=engine, explain=explain,
-                   timeout=getattr(options, "timeout", None), conflicts=getattr(options, "nodes", None),
+                   budget=budget_of(options),      # --nodes: SAT conflicts over the query
                    certificate_dir=getattr(options, "certificate_dir", None),
                    progress=bool(getattr(options, "progress", False)))
     except InputError as e:
@@ -138,6 +140,8 @@ def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool 
     lines = render_deduction(d)
     if d.consistent is None or "unknown" in statuses.values():
         verdict, reason = "unknown", d.reason or next(c.reason for c in d.claims if c.status == "unknown")
+    elif d.uncertified:
+        verdict, reason = "unknown", d.uncertified      # a certificate asked for, stopped by a limit
     elif d.consistent is False:
         verdict, reason = "proved", None
     elif not claims:

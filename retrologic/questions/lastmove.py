@@ -19,16 +19,35 @@ HELP = "what were the last move(s)? with a proof for every rejected candidate"
 POSITION = "full"
 
 
+# Upper bounds of the search's sizes, checked before anything runs. The candidates are every
+# sequence of `plies` retractions, about 20-30 times more per ply: measured 14,127 / 295,498
+# candidates at 3 / 4 plies for a middlegame diagram, 718,690 at 4 plies for Brandis; beyond 8
+# plies no diagram could be enumerated. `depth` and `support` are plies of a depth-first search
+# (one level of recursion per ply), bounded by the node limit well before 64.
+MAX_PLIES = 8
+MAX_DEPTH = 64
+
+
 def _positive(v: int) -> int:
     if v < 1:
         raise ValueError("must be at least 1")
     return v
 
 
+def _at_most(limit: int):
+    """A Field check: a whole number from 1 to `limit`."""
+    def check(v: int) -> int:
+        if not 1 <= v <= limit:
+            raise ValueError(f"must be from 1 to {limit}")
+        return v
+    return check
+
+
 QUESTION = {
-    "plies": Field(int, default=1, check=_positive, doc="number of last single moves"),
-    "depth": Field(int, default=6, check=_positive, doc="plies of refutation search per candidate"),
-    "support": Field(int, default=6, check=_positive, doc="plies of a supporting line"),
+    "plies": Field(int, default=1, check=_at_most(MAX_PLIES), doc="number of last single moves"),
+    "depth": Field(int, default=6, check=_at_most(MAX_DEPTH),
+                   doc="plies of refutation search per candidate"),
+    "support": Field(int, default=6, check=_at_most(MAX_DEPTH), doc="plies of a supporting line"),
     "nodes": Field(int, default=200_000, check=_positive, doc="node limit"),
     "discover": Field(bool, default=True, doc="discover cages automatically"),
     "library": Field(bool, default=True, doc="use the verified cages of encodings/cages"),
@@ -39,11 +58,13 @@ EXPECT = {"impossible", "possible", "unknown", "illegal_for", "discovered"}
 def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
            nodes: int = 200_000, timeout: float | None = None, lemmas: list[Path] = (),
            discover: bool = True, use_library: bool = True,
-           certificate_dir: str | None = None) -> Result:
-    """Solve and render a last-move problem."""
+           certificate_dir: str | None = None, budget=None) -> Result:
+    """Solve and render a last-move problem (limits: `budget`, the question's shared one, else
+    `timeout`; `nodes` is the node limit when the budget has none)."""
     from retrologic.lastmove_cages import closers_for
     closer, discovered = closers_for(lemmas, discover, use_library)
-    limits = lastmove.Limits(depth=depth, support=support, nodes=nodes, timeout=timeout)
+    limits = lastmove.Limits(depth=depth, support=support, nodes=nodes, timeout=timeout,
+                             budget=budget)
     res = lastmove.solve(pos, plies, limits, [closer])
     lines = []
     for c in res.candidates:
@@ -72,10 +93,13 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
         "discovered_cages": discovered, "nodes": res.nodes, "seconds": round(res.seconds, 3),
     }
     if certificate_dir:
-        from retrologic.certificate import write
+        from retrologic.certificate import as_destination
         cert = lastmove.certificate(pos, plies, res)
-        name = pos.placement.board_fen().replace("/", "_")
-        details["certificate"] = str(write(cert, Path(certificate_dir) / f"lastmove-{name}.json"))
+        stated = {"fen": pos.fen(), **({"to_move": "?"} if pos.turn is None else {}),
+                  **({"frozen": cert["frozen"]} if cert["frozen"] else {})}
+        dest = as_destination(certificate_dir, question={"kind": KIND, "plies": plies},
+                              position=stated)
+        details["certificate"] = str(dest.write(cert, "lastmove-proof"))
     return Result(KIND, res.verdict, res.answer, reason=res.reason, facts=facts, details=details,
                   lines=lines, unordered=frozenset(facts) | {"answer"})
 
@@ -96,20 +120,23 @@ def _summary(proof: dict | None) -> str:
 
 
 def solve(problem, options) -> Result:
-    from retrologic.problem import resolve_path
+    from retrologic.certificate import destination
+    from retrologic.problem import budget_of, resolve_path
     q = problem.question
     lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
     return answer(problem.position, plies=q["plies"], depth=q["depth"], support=q["support"],
-                  nodes=options.nodes or q["nodes"], timeout=options.timeout, lemmas=lemmas,
+                  nodes=options.nodes or q["nodes"], budget=budget_of(options), lemmas=lemmas,
                   discover=q["discover"], use_library=q["library"],
-                  certificate_dir=options.certificate_dir)
+                  certificate_dir=destination(options.certificate_dir, problem))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("fen", metavar="FEN", help="the diagram (its side to move says who moved last)")
-    p.add_argument("--plies", type=int, default=1, help="number of last single moves")
+    p.add_argument("--plies", type=int, default=1,
+                   help=f"number of last single moves (1 to {MAX_PLIES})")
     p.add_argument("--to-move", choices=["white", "black", "?"], help="override the side to move")
-    p.add_argument("--depth", type=int, default=6, help="plies of refutation search")
+    p.add_argument("--depth", type=int, default=6,
+                   help=f"plies of refutation search (1 to {MAX_DEPTH})")
     p.add_argument("--lemma", action="append", default=[], metavar="CAGE.toml",
                    help="a verified cage to use (repeatable)")
     p.add_argument("--no-discover", action="store_true", help="do not discover cages")
@@ -123,13 +150,15 @@ def run(args: argparse.Namespace) -> int:
         pos = parse(fen=args.fen, to_move=args.to_move)
     except ValueError as e:
         raise InputError(str(e), field="FEN", value=args.fen) from None
-    if args.plies < 1:
-        raise InputError("must be at least 1", field="--plies", value=args.plies)
+    for option, value, limit in (("--plies", args.plies, MAX_PLIES), ("--depth", args.depth, MAX_DEPTH)):
+        if not 1 <= value <= limit:
+            raise InputError(f"must be from 1 to {limit}", field=option, value=value)
     for lemma in args.lemma:
         if not Path(lemma).exists():
             raise InputError("no such file", field="--lemma", value=lemma)
+    from retrologic.problem import budget_of
     result = answer(pos, plies=args.plies, depth=args.depth, nodes=args.nodes or 200_000,
-                    timeout=args.timeout, lemmas=[Path(x) for x in args.lemma],
+                    budget=budget_of(args), lemmas=[Path(x) for x in args.lemma],
                     discover=not args.no_discover, use_library=not args.no_library,
                     certificate_dir=args.certificate_dir)
     status = emit(result, args)

@@ -20,20 +20,22 @@ QUESTION: dict = {}
 EXPECT = {"rule", "rules"}
 
 
-def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None) -> list[legality.Reason]:
+def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None,
+                  budget=None) -> list[legality.Reason]:
     """Illegality from lemmas: deduce problems about this very position supply proved claims,
     which become retraction restrictions; cage entries (verified again before use) that stand
-    in the position under those restrictions prove it illegal."""
-    import tomllib
-
+    in the position under those restrictions prove it illegal. The deductions run under
+    `budget` (LimitHit when it is spent)."""
     from retrologic import problem as problem_mod
+    from retrologic.limits import LimitHit, budget_for
+    budget = budget_for(budget=budget)
     from retrologic.cage_library import load_library
     from retrologic.cage_rules import restrictions_from
+    from retrologic.schema import read_toml
     from retrologic.questions.deduce import cage_restrictions
     exprs, cage_files, facts = [], [], []
     for path in lemmas:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        data = read_toml(path)
         if "question" not in data:
             cage_files.append(path)
             continue
@@ -44,7 +46,10 @@ def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None) ->
         if sub.position is None or sub.position.placement != pos.placement:
             raise InputError("the deduction lemma is about another position", file=file,
                              field="lemmas", value=str(path))
-        res = problem_mod.solve(sub)
+        res = problem_mod.solve(sub, problem_mod.SolveOptions(budget=budget))
+        budget.check_now()
+        if budget.nodes is not None and budget.spent >= budget.nodes and res.verdict == "unknown":
+            raise LimitHit(budget.node_reason())
         if res.verdict == "proved":
             proved = cage_restrictions(res)
             exprs += proved
@@ -62,11 +67,17 @@ def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None) ->
                                     f"{', colours swapped' if match.swapped else ''}){under}")]
 
 
-def answer(pos: Position, lemmas: list[Path] = (), file: str | None = None) -> Result:
-    """Illegal (proved, with the rules) or unknown (no static proof found)."""
+def answer(pos: Position, lemmas: list[Path] = (), file: str | None = None, budget=None) -> Result:
+    """Illegal (proved, with the rules) or unknown (no static proof found, or the deductions of
+    the lemmas stopped by a limit of `budget`)."""
+    from retrologic.limits import LimitHit
     found = legality.reasons(pos)
     if not found and lemmas:
-        found = chain_reasons(pos, list(lemmas), file)
+        try:
+            found = chain_reasons(pos, list(lemmas), file, budget)
+        except LimitHit as e:
+            return Result(KIND, "unknown", "no static illegality found", reason=e.reason,
+                          facts={"rule": None, "rules": []})
     if found:
         rules = sorted({r.rule for r in found})
         return Result(KIND, "proved", "illegal", facts={"rule": found[0].rule, "rules": rules},
@@ -80,8 +91,9 @@ def answer(pos: Position, lemmas: list[Path] = (), file: str | None = None) -> R
 
 def solve(problem, options) -> Result:
     from retrologic.problem import resolve_path
+    from retrologic.problem import budget_of
     lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
-    return answer(problem.position, lemmas, problem.path)
+    return answer(problem.position, lemmas, problem.path, budget_of(options))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -11,7 +11,9 @@ from typing import Any
 
 from retrologic import puzzle4x4 as p4
 from retrologic.cli import add_limit_arguments, emit, options_from
+from retrologic import limits
 from retrologic.errors import EXIT_OK, InputError
+from retrologic.limits import Budget
 from retrologic.result import Result
 from retrologic.schema import Field
 
@@ -32,11 +34,32 @@ def _board(value: str) -> str:
     return value
 
 
+MAX_PLAYOUTS = 10_000_000     # about an hour of play-outs: past that, a typo, not a rating
+MAX_ATTEMPTS = 1_000_000
+
+
+def _count(most: int):
+    """A Field check / argument check: a whole number from 1 to `most`."""
+    def check(value: Any) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
+            raise ValueError(f"must be a whole number from 1 to {most:,}")
+        return value
+    return check
+
+
+def _checked(value: int, field: str, most: int) -> int:
+    try:
+        return _count(most)(value)
+    except ValueError as e:
+        raise InputError(str(e), field=field, value=value) from None
+
+
 QUESTION = {
     "board": Field(str, required=True, check=_board, doc="the board string, e.g. 'Bq1K/NR2/1R1Q/rknb'"),
     "task": Field(str, default="solve", check=_task,
                   doc="solve (forward search), retrograde (the retrograde engine) or rate"),
-    "playouts": Field(int, default=20000, doc="rate: number of random play-outs"),
+    "playouts": Field(int, default=20000, check=_count(MAX_PLAYOUTS),
+                      doc="rate: number of random play-outs"),
     "seed": Field(int, default=0, doc="rate: seed of the play-outs"),
     "exact": Field(bool, default=False, doc="rate: exact probability over the reachable positions"),
 }
@@ -49,9 +72,22 @@ def _header(key: int) -> dict[str, Any]:
     return {"units": units, "to_move": "white" if p4.white_to_move(key) else "black"}
 
 
+def _budget(options, nodes: bool = True) -> Budget:
+    """The question's shared limits (the CLI's Budget when it made one, else --timeout and,
+    with `nodes`, --nodes; the clock starts here)."""
+    budget = getattr(options, "budget", None)
+    if budget is None:
+        budget = Budget(getattr(options, "timeout", None),
+                        getattr(options, "nodes", None) if nodes else None)
+    elif not nodes:
+        budget = budget.share()
+        budget.nodes = None
+    return budget
+
+
 def solve_board(key: int, options) -> Result:
     """Forward search: a winning line (checked by the independent checker) or a closed-set proof."""
-    solver = p4.Solver(nodes_limit=options.nodes, timeout=options.timeout,
+    solver = p4.Solver(budget=_budget(options),
                        progress=_node_progress if options.progress else None)
     facts = _header(key)
     try:
@@ -89,9 +125,10 @@ def solve_board(key: int, options) -> Result:
 
 def _write_certificate(cert: dict[str, Any], key: int, options) -> None:
     if options.certificate_dir:
-        from retrologic.certificate import write
-        name = p4.to_string(key).replace("/", "-")
-        path = write(cert, Path(options.certificate_dir) / f"puzzle4x4-{name}.json")
+        from retrologic.certificate import as_destination
+        dest = as_destination(options.certificate_dir,
+                              question={"kind": KIND, "board": p4.to_string(key)}, position=None)
+        path = dest.write(cert, cert["type"])
         print(f"certificate: {path}", file=sys.stderr)
 
 
@@ -104,15 +141,16 @@ def retrograde_board(key: int, options) -> Result:
     from retrologic import puzzle4x4_retro as retro
     from retrologic import retrograde as rg
     facts = _header(key)
+    budget = _budget(options)
     try:
-        game, sol = retro.solve(key, limit=options.nodes, timeout=options.timeout)
+        game, sol = retro.solve(key, limit=options.nodes, budget=budget)
+        if not sol.complete:
+            return Result(KIND, "unknown", reason=sol.reason, facts={**facts, "solvable": None})
+        forward = p4.Solver(budget=budget).solve(key) is not None
     except p4.LimitReached as e:
         return Result(KIND, "unknown", reason=str(e), facts={**facts, "solvable": None})
-    if not sol.complete:
-        return Result(KIND, "unknown", reason=sol.reason, facts={**facts, "solvable": None})
     i = int(game.index([key])[0])
     won = bool(sol.outcome[i] == rg.WIN)
-    forward = p4.solve(key) is not None
     line = retro.winning_line(game, sol)
     n_won = int((sol.outcome == rg.WIN).sum())
     facts.update(solvable=won, positions=game.size, won_positions=n_won, agrees=forward == won)
@@ -143,7 +181,8 @@ def rate_board(key: int, playouts: int, seed: int, exact: bool, options=None) ->
     from retrologic import puzzle4x4_rate as rate
     try:
         r = rate.rate(key, playouts=playouts, seed=seed, exact=exact,
-                      exact_limit=getattr(options, "nodes", None))
+                      exact_limit=getattr(options, "nodes", None),
+                      budget=_budget(options, nodes=False))
     except p4.LimitReached as e:
         return Result(KIND, "unknown", reason=str(e), facts=_header(key))
     finite = r["difficulty_bits"] != float("inf")
@@ -165,6 +204,8 @@ def rate_board(key: int, playouts: int, seed: int, exact: bool, options=None) ->
 
 
 def solve(problem, options) -> Result:
+    from retrologic.certificate import with_destination
+    options = with_destination(options, problem)
     q = problem.question
     key = p4.parse(q["board"], field="question.board", file=problem.path)
     if q["task"] == "solve":
@@ -227,8 +268,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "solve":
         result = retrograde_board(key, options) if args.retrograde else solve_board(key, options)
     else:
-        if args.playouts < 1:
-            raise InputError("must be positive", field="playouts", value=args.playouts)
+        _checked(args.playouts, "playouts", MAX_PLAYOUTS)
         result = rate_board(key, args.playouts, args.seed, args.exact, options)
     if options.progress:
         print(file=sys.stderr)
@@ -237,18 +277,29 @@ def run(args: argparse.Namespace) -> int:
 
 def _generate(args: argparse.Namespace) -> int:
     from retrologic import puzzle4x4_rate as rate
-    if args.tolerance <= 0:
-        raise InputError("must be positive", field="tolerance", value=args.tolerance)
+    if not args.tolerance > 0 or args.tolerance > 64:
+        raise InputError("must be more than 0 and at most 64 (bits)", field="tolerance",
+                         value=args.tolerance)
+    if not 0 <= args.difficulty <= 64:
+        raise InputError("must be from 0 to 64 (bits)", field="difficulty", value=args.difficulty)
+    _checked(args.playouts, "playouts", MAX_PLAYOUTS)
+    _checked(args.attempts, "attempts", MAX_ATTEMPTS)
     progress = (lambda n: print(f"\r\x1b[Kattempt {n}", end="", file=sys.stderr, flush=True)) \
         if args.progress else None
-    got = rate.generate(args.difficulty, tolerance=args.tolerance, seed=args.seed,
-                        playouts=args.playouts, attempts=args.attempts, timeout=args.timeout,
-                        progress=progress)
+    try:
+        got = rate.generate(args.difficulty, tolerance=args.tolerance, seed=args.seed,
+                            playouts=args.playouts, attempts=args.attempts, progress=progress,
+                            budget=Budget(args.timeout))
+    except p4.LimitReached as e:
+        if args.progress:
+            print(file=sys.stderr)
+        return emit(Result(KIND, "unknown", reason=f"{e.reason}: no start of {args.difficulty} "
+                           f"bits (+-{args.tolerance}) found before it"), args)
     if args.progress:
         print(file=sys.stderr)
     if got is None:
         result = Result(KIND, "unknown", reason=f"no start within {args.tolerance} bits of "
-                        f"{args.difficulty} in {args.attempts} attempts or the time limit")
+                        f"{args.difficulty} in {args.attempts} attempts")
         return emit(result, args)
     key, r = got
     result = Result(KIND, "proved", p4.to_string(key),
@@ -274,13 +325,15 @@ def _census(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise InputError("must be positive", field="workers", value=args.workers)
     summary = census.run(tasks, args.out, workers=args.workers, dask=args.dask,
-                         timeout=args.timeout,
-                         progress=census.stderr_progress if args.progress else None)
+                         progress=census.stderr_progress if args.progress else None,
+                         budget=Budget(args.timeout))
     if args.progress:
         print(file=sys.stderr)
-    (Path(args.out) / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    from retrologic.files import atomic_write_text
+    atomic_write_text(Path(args.out) / "summary.json", json.dumps(summary, indent=1) + "\n")
+    stopped = summary.get("stopped")
     if args.json:
-        print(json.dumps(summary, indent=1))
+        print(json.dumps(summary, indent=1), flush=True)
     else:
         print(f"census: {summary['starts']} starts, {summary['solvable']} solvable, "
               f"{summary['unsolvable_count']} unsolvable"
@@ -291,4 +344,9 @@ def _census(args: argparse.Namespace) -> int:
         print(f"  {summary['starts_per_cpu_second']} starts per CPU second; the whole set "
               f"({summary['whole_set']}) would take {summary['whole_set_cpu_days']} CPU days")
         print(f"  summary: {Path(args.out) / 'summary.json'}")
+        if stopped:
+            print(f"  stopped: {stopped}; the finished shards are kept (rerun to resume)",
+                  flush=True)
+    if stopped and stopped.startswith(limits.INTERRUPTED) or limits.interrupted():
+        return 130   # Ctrl-C: what was finished is printed and kept
     return EXIT_OK if summary["complete"] else 4

@@ -7,13 +7,13 @@ that reaches the diagram, and proves the verdict: unique, cooked, no solution, s
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 import chess
 
 from retrologic import spg
 from retrologic.errors import InputError
+from retrologic.limits import Budget
 from retrologic.result import Result
 from retrologic.schema import Field, one_of
 from retrologic.spg_search import Limits
@@ -49,11 +49,23 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     elif status == "shorter":
         reason = f"a shorter game ({spg.moves_text(answer.shorter)}) reaches the diagram"
     elif status == "cooked":
-        reason = f"{answer.count} games of {length} reach the diagram"
-    facts: dict[str, Any] = {"status": status, "count": answer.count, "plies": answer.plies,
-                             "shorter": answer.shorter if answer.shorter is not None else False}
-    lines = [f"{status}: {answer.count} game(s) of {length} ({answer.plies} plies)"
-             + ("" if answer.complete else " found before the limit")]
+        reason = f"{'' if answer.complete else 'at least '}{answer.count} games of {length} " \
+                 "reach the diagram"
+    # a limit never overstates: the count is exact only when the length was decided, and
+    # "no shorter game" only when every shorter length was
+    shorter = answer.shorter if answer.shorter is not None else \
+        (False if answer.shorter_complete else None)
+    facts: dict[str, Any] = {"status": status, "count": answer.count if answer.complete else None,
+                             "plies": answer.plies, "shorter": shorter}
+    if answer.complete:
+        head = f"{status}: {answer.count} game(s) of {length} ({answer.plies} plies)"
+    elif answer.count:
+        head = f"{status}: at least {answer.count} game(s) of {length} ({answer.plies} plies), " \
+               "found before the limit"
+        facts["count_at_least"] = answer.count
+    else:
+        head = f"{status}: no game of {length} ({answer.plies} plies) found before the limit"
+    lines = [head]
     if answer.shorter is not None:
         lines.append(f"shorter game of {spg.moves_text(answer.shorter)}: "
                      f"{spg.san_text(answer.shorter_game)}")
@@ -82,15 +94,16 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     if answer.shorter_game is not None:
         details["shorter_game"] = spg.san_text(answer.shorter_game)
     if certificate_dir:
-        from retrologic.certificate import write
+        from retrologic.certificate import as_destination
+        dest = as_destination(certificate_dir, question={"kind": KIND, "moves": length},
+                              position={"fen": answer.target.board_fen()})
         paths = []
         for i, g in enumerate(answer.games):
-            paths.append(str(write(spg.certificate(g, answer.target, answer.plies),
-                                   Path(certificate_dir) / f"spg-game-{i + 1}.json")))
+            paths.append(str(dest.write(spg.certificate(g, answer.target, answer.plies),
+                                        f"spg-game-{i + 1}")))
         if answer.shorter_game is not None:
-            paths.append(str(write(spg.certificate(answer.shorter_game, answer.target,
-                                                   answer.shorter),
-                                   Path(certificate_dir) / "spg-game-shorter.json")))
+            paths.append(str(dest.write(spg.certificate(answer.shorter_game, answer.target,
+                                                        answer.shorter), "spg-game-shorter")))
         details["certificates"] = paths
         lines.append(f"certificates: {', '.join(paths) or 'none (no game found)'}")
     return Result(KIND, VERDICT[status], answer=sans, reason=reason, facts=facts,
@@ -136,9 +149,10 @@ def schedule_lines(answer: spg.SpgAnswer) -> list[str]:
 
 
 def listed_strategies(target: chess.Board, plies: int, limit: int,
-                      timeout: float | None) -> tuple[list[str], dict[str, Any]]:
+                      timeout: float | None, budget: Budget | None = None
+                      ) -> tuple[list[str], dict[str, Any]]:
     """Up to `limit` strategies of the stipulated length, as lines and as a details entry."""
-    report, _ = analyse(target, plies, limit=limit, timeout=timeout)
+    report, _ = analyse(target, plies, limit=limit, timeout=timeout, budget=budget)
     head = f"strategies of {spg.moves_text(plies)}: {len(report.strategies)}" + \
         (" (all of them)" if report.complete else f" listed (limit {limit} or time)")
     if report.status == "infeasible":
@@ -148,7 +162,16 @@ def listed_strategies(target: chess.Board, plies: int, limit: int,
 
 
 def _limits(options: Any) -> Limits:
-    return Limits(timeout=options.timeout, nodes=options.nodes, progress=options.progress)
+    """The question's limits: the CLI's shared Budget when it made one, else one made from
+    --timeout/--nodes (the clock starts here)."""
+    budget = getattr(options, "budget", None)
+    if budget is None:
+        try:
+            budget = Budget(options.timeout, options.nodes)
+        except ValueError as e:   # the CLI checks both already; a caller of solve may not
+            name = "timeout" if "time" in str(e) else "nodes"
+            raise InputError(str(e), field=name, value=getattr(options, name)) from None
+    return Limits(progress=options.progress, budget=budget)
 
 
 def solve(problem: Any, options: Any) -> Result:
@@ -167,7 +190,9 @@ def solve(problem: Any, options: Any) -> Result:
         raise e.located(problem.path) from None
     answer = spg.solve(target, plies, _limits(options),
                        engine=problem.question["engine"])
-    return answer_result(answer, show=None, certificate_dir=options.certificate_dir)
+    from retrologic.certificate import destination
+    return answer_result(answer, show=None,
+                         certificate_dir=destination(options.certificate_dir, problem))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -184,7 +209,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="search without the CP-SAT strategy layer (for comparison)")
     parser.add_argument("--engine", choices=spg.ENGINES, default="auto",
                         help="auto: the search for a quarter of the time limit (30 s without "
-                             "one), then the CP-SAT schedule model; or either one alone")
+                             "one), then the CP-SAT schedule model (the search runs on if the "
+                             "model cannot decide); or either one alone")
     add_limit_arguments(parser)
 
 
@@ -194,10 +220,11 @@ def run(args: argparse.Namespace) -> int:
     plies = spg.parse_moves(args.moves, field="--moves")
     target = spg.parse_target(args.fen, plies, field="FEN")
     options = options_from(args)
+    limits = _limits(options)
     listing = None
     if args.list_strategies:
-        listing = listed_strategies(target, plies, args.list_strategies, options.timeout)
-    answer = spg.solve(target, plies, _limits(options), strategies=not args.no_strategies,
+        listing = listed_strategies(target, plies, args.list_strategies, None, limits.budget)
+    answer = spg.solve(target, plies, limits, strategies=not args.no_strategies,
                        engine=args.engine)
     result = answer_result(answer, show=None if args.all else SHOWN,
                            certificate_dir=options.certificate_dir)

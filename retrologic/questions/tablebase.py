@@ -11,7 +11,7 @@ import argparse
 import json
 from typing import Any
 
-from retrologic.errors import EXIT_INPUT, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, InputError
+from retrologic.errors import EXIT_MISMATCH, EXIT_OK, InputError
 from retrologic.result import Result
 from retrologic.schema import Field
 
@@ -73,9 +73,10 @@ def solve(problem, options) -> Result:
 
 
 def _library(directory: str | None, options):
+    from retrologic.problem import budget_of
     from retrologic.tablebase import Library
     return Library(directory, progress=bool(getattr(options, "progress", False)),
-                   timeout=getattr(options, "timeout", None), nodes=getattr(options, "nodes", None))
+                   budget=budget_of(options), nodes=getattr(options, "nodes", None))
 
 
 def build(lib, signature: str, verify: int = 0) -> Result:
@@ -190,7 +191,8 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "build":
         if args.plot and len(args.tables) > 1:
             raise InputError("--plot takes one table at a time", field="--plot", value=args.plot)
-        lib = Library(args.out, progress=args.progress, timeout=args.timeout, nodes=args.nodes)
+        from retrologic.problem import budget_of
+        lib = Library(args.out, progress=args.progress, budget=budget_of(args), nodes=args.nodes)
         status = EXIT_OK
         for sig in args.tables:
             if args.verify < 0:

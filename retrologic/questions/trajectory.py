@@ -10,7 +10,7 @@ from typing import Any
 import chess
 
 from retrologic import trajectory as T
-from retrologic.errors import InputError
+from retrologic.errors import InputError, shown
 from retrologic.result import Result
 from retrologic.schema import Field, parse_color, parse_square, parse_squares
 
@@ -23,27 +23,36 @@ PIECE_NAMES = {"k": chess.KING, "king": chess.KING, "q": chess.QUEEN, "queen": c
                "n": chess.KNIGHT, "knight": chess.KNIGHT, "s": chess.KNIGHT,
                "p": chess.PAWN, "pawn": chess.PAWN}
 DEFAULT_LIMIT = 200
+# Upper bounds of the numbers a question may give (checked before anything runs): the map work
+# grows with length x degree (measured: a king's degree-8 bundle of length 64 takes 3 s, degree
+# 16 takes 10 s, length 10^8 took 47 s), and a list of more than MAX_LIMIT routes is unreadable.
+MAX_LENGTH = 64
+MAX_DEGREE = 8
+MAX_LIMIT = 100_000
 
 
 def parse_piece(text: Any) -> int:
     """A piece type from 'K', 'king', 'N', 'knight' … (case-insensitive)."""
-    key = str(text).strip().lower()
+    key = text.strip().lower() if isinstance(text, str) else ""
     if key not in PIECE_NAMES:
-        raise ValueError(f"not a piece: {text!r} (expected K, Q, R, B, N or P)")
+        raise ValueError(f"not a piece: {shown(text, 40)} (expected K, Q, R, B, N or P)")
     return PIECE_NAMES[key]
 
 
 def _promotion(text: Any) -> int:
     piece = parse_piece(text)
     if piece not in T.PROMOTION_PIECES:
-        raise ValueError(f"a pawn promotes to Q, R, B or N, not {text!r}")
+        raise ValueError(f"a pawn promotes to Q, R, B or N, not {shown(text, 40)}")
     return piece
 
 
-def _at_least(n: int):
+def _at_least(n: int, most: int | None = None):
+    """A Field check: a whole number of at least `n` (and at most `most`)."""
     def check(v: int) -> int:
         if v < n:
             raise ValueError(f"must be at least {n}")
+        if most is not None and v > most:
+            raise ValueError(f"must be at most {most:,}")
         return v
     return check
 
@@ -53,16 +62,17 @@ QUESTION = {
     "color": Field(str, check=parse_color, doc="white or black (from the position if omitted)"),
     "from": Field(str, required=True, check=parse_square, doc="start square"),
     "to": Field(str, check=parse_square, doc="target square (without it: the distance map only)"),
-    "length": Field(int, check=_at_least(0), doc="trajectory length (default: the shortest)"),
-    "degree": Field(int, check=_at_least(1), doc="admissible degree (default 2 when length > "
-                                                 "shortest, else 1)"),
+    "length": Field(int, check=_at_least(0, MAX_LENGTH),
+                    doc=f"trajectory length (default: the shortest; at most {MAX_LENGTH})"),
+    "degree": Field(int, check=_at_least(1, MAX_DEGREE), doc="admissible degree (default 2 when "
+                    f"length > shortest, else 1; at most {MAX_DEGREE})"),
     "block": Field((list, str), default=[], check=parse_squares,
                    doc="unmovable obstacles: squares neither entered nor crossed"),
     "no_entry": Field((list, str), default=[], check=parse_squares, doc="squares not entered"),
     "no_cross": Field((list, str), default=[], check=parse_squares, doc="squares not crossed"),
     "captures": Field(int, check=_at_least(0), doc="pawns: exactly this many captures"),
     "promote": Field(str, check=_promotion, doc="pawns: continue as this promoted piece"),
-    "limit": Field(int, default=DEFAULT_LIMIT, check=_at_least(0),
+    "limit": Field(int, default=DEFAULT_LIMIT, check=_at_least(0, MAX_LIMIT),
                    doc="list the trajectories only when there are at most this many"),
     "board": Field(str, doc="a placement (or FEN) whose units are obstacles; the unit on "
                             "'from' is the one that moves"),

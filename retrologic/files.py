@@ -1,0 +1,167 @@
+"""Reading and writing files safely: size-capped reads that name the file on any fault, and
+atomic writes (a temporary file in the same directory, then a rename), so an interrupted run
+never leaves a truncated table, library entry, census shard or certificate behind."""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+from retrologic.errors import InputError
+
+MAX_TEXT_BYTES = 16 * 1024 * 1024       # problem files, certificates, library entries
+MAX_DIR_FILES = 10_000                  # entries of a directory read as a library
+
+
+def read_bytes(path: str | Path, *, limit: int = MAX_TEXT_BYTES, what: str = "file") -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; InputError (exit 3) otherwise.
+
+    Reads at most limit + 1 bytes, so a device such as /dev/zero or a huge file is refused
+    without being read into memory."""
+    file = str(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise InputError("no such file", file=file) from None
+    except IsADirectoryError:
+        raise InputError(f"is a directory, not a {what}", file=file) from None
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror or e}", file=file) from None
+    except ValueError:              # a NUL byte in the name (from a problem file's field)
+        raise InputError("not a file name (it holds a NUL character)", file=file) from None
+    if len(data) > limit:
+        raise InputError(f"too large for a {what} (more than {limit:,} bytes)", file=file)
+    return data
+
+
+def read_text(path: str | Path, *, limit: int = MAX_TEXT_BYTES, what: str = "file") -> str:
+    """The UTF-8 text of a file of at most `limit` bytes; InputError for binary or other
+    encodings (a NUL byte counts as binary)."""
+    data = read_bytes(path, limit=limit, what=what)
+    if b"\x00" in data:
+        raise InputError(f"binary data, not a {what} (UTF-8 text)", file=str(path))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text (byte {e.start})", file=str(path)) from None
+
+
+def _make_parent(path: Path) -> None:
+    """Create the directory `path` goes in; NotADirectoryError if a file stands in the way."""
+    for parent in (path.parent, *path.parent.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(parent))
+            break
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    """A temporary file next to `path`, with the permissions a plain open() would give it
+    (mkstemp makes it private, 0600, which a rename would carry over to the final file)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    try:
+        os.fchmod(fd, 0o666 & ~mask)
+    except OSError:
+        pass
+    return fd, tmp
+
+
+def list_dir(directory: str | Path, pattern: str = "*", *, limit: int = MAX_DIR_FILES,
+             what: str = "directory") -> list[Path]:
+    """The files of `directory` matching `pattern`, sorted; InputError if there are more than
+    `limit` (a library directory is not a place to point at /usr or a million files)."""
+    out: list[Path] = []
+    try:
+        for p in Path(directory).glob(pattern):
+            out.append(p)
+            if len(out) > limit:
+                raise InputError(f"more than {limit:,} files in a {what}", file=str(directory))
+    except OSError as e:
+        raise InputError(f"cannot list: {e.strerror or e}", file=str(directory)) from None
+    return sorted(out)
+
+
+@contextmanager
+def atomic_open(path: str | Path) -> Iterator[BinaryIO]:
+    """A binary file to write that appears at `path` only when the block ends without error
+    (temporary file in the same directory, fsync, rename); creates the directory. On an error
+    or an interrupt the temporary file is removed and `path` is left as it was."""
+    path = Path(path)
+    _make_parent(path)
+    fd, tmp = _temporary(path)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write `data` to `path` atomically (temporary file, fsync, rename); creates the directory."""
+    path = Path(path)
+    with atomic_open(path) as fh:
+        fh.write(data)
+    return path
+
+
+def create_exclusive_bytes(path: str | Path, data: bytes) -> Path:
+    """Write `data` to a new file `path`, atomically, and only if no file stands there
+    (FileExistsError otherwise, even when another process races us): the temporary file is
+    hard-linked to the final name, which fails if the name is taken, instead of renamed."""
+    path = Path(path)
+    _make_parent(path)
+    fd, tmp = _temporary(path)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise
+        except OSError:             # no hard links here (some network or FAT file systems)
+            if path.exists():
+                raise FileExistsError(str(path)) from None
+            os.replace(tmp, path)
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return path
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """Write UTF-8 `text` to `path` atomically."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def exclusive_path(path: str | Path) -> Path:
+    """`path` if no file stands there, else the first free `stem-2.ext`, `stem-3.ext`, ...: a
+    certificate or library entry is never overwritten silently."""
+    path = Path(path)
+    if not path.exists():
+        return path
+    stem, suffix = path.name.split(".", 1) if "." in path.name else (path.name, "")
+    n = 2
+    while True:
+        candidate = path.with_name(f"{stem}-{n}" + (f".{suffix}" if suffix else ""))
+        if not candidate.exists():
+            return candidate
+        n += 1

@@ -1,0 +1,279 @@
+"""One limit mechanism for every engine: a time budget, a node budget and Ctrl-C.
+
+A `Budget` is made once per question from the user's `--timeout`/`--nodes` and handed down;
+engines call `budget.check()` in their loops (cheap: a clock read every few calls) and catch
+`LimitHit`, whose reason quotes the user's own figure ("time limit 5 s"), never a share of it.
+Inner engines take `budget.share(fraction)`: a child with an earlier deadline but the same
+interrupt and the same reason text, so a limit hit anywhere reads the same to the user.
+
+Ctrl-C: `install_interrupt()` (called by the CLI) makes the first SIGINT a *soft* stop: a flag
+that every `check()` sees, plus the callbacks engines register with `on_interrupt` (a CP-SAT
+solver's `stop_search`, a SAT solver's `interrupt`), fired from a watcher thread, so they run
+even while the main thread sits inside a C++ solver. An engine then returns *unknown* with the
+reason "interrupted", the CLI prints what was finished and exits 130. If the process has not
+finished `HARD_STOP_AFTER` seconds later, a second SIGINT is sent, and a second SIGINT (the
+user's or that one) raises KeyboardInterrupt in the main thread.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+HARD_STOP_AFTER = 1.5       # seconds between the soft stop and the KeyboardInterrupt
+MAX_TIMEOUT = 1e9           # seconds; larger figures are usage errors (about 31 years)
+INTERRUPTED = "interrupted"
+
+_interrupt = threading.Event()
+_callbacks: dict[int, Callable[[], None]] = {}
+_callbacks_lock = threading.Lock()
+_next_id = 0
+
+
+class LimitHit(Exception):
+    """A time, node or memory limit, or Ctrl-C, stopped an engine: its answer is unknown."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _figure(seconds: float) -> str:
+    return f"{seconds:g}"
+
+
+def check_timeout(value: float | None) -> float | None:
+    """A user's time limit, or ValueError: positive, finite and at most MAX_TIMEOUT seconds."""
+    if value is None:
+        return None
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+        raise ValueError("a time limit is a number of seconds")
+    if value <= 0 or value > MAX_TIMEOUT:
+        raise ValueError(f"a time limit is more than 0 and at most {MAX_TIMEOUT:g} seconds")
+    return float(value)
+
+
+def check_nodes(value: int | None) -> int | None:
+    """A user's node limit, or ValueError: a positive whole number."""
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError("a node limit is a positive whole number")
+    return value
+
+
+@dataclass
+class Budget:
+    """Time and node limits of one question (None: unlimited), shared by the engines it runs.
+
+    `timeout` is the user's figure, quoted in every reason; `deadline` the time.monotonic()
+    value this budget (or a share of it) ends at. `nodes` counts what the engine calls a node
+    (positions, conflicts, states); `spent` is what was charged so far.
+    """
+
+    timeout: float | None = None
+    nodes: int | None = None
+    deadline: float | None = None
+    started: float = field(default_factory=time.monotonic)
+    spent: int = 0
+    _calls: int = 0
+    nodes_figure: int | None = None     # the user's node figure, when `nodes` is what is left of it
+
+    def __post_init__(self) -> None:
+        self.timeout = check_timeout(self.timeout)
+        self.nodes = check_nodes(self.nodes)
+        if self.deadline is None and self.timeout is not None:
+            self.deadline = self.started + self.timeout
+
+    # -- reading -----------------------------------------------------------------------------
+    def left(self) -> float | None:
+        """Seconds left before the deadline (never negative), None without one."""
+        if self.deadline is None:
+            return None
+        return max(self.deadline - time.monotonic(), 0.0)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def time_reason(self) -> str:
+        return f"time limit {_figure(self.timeout)} s" if self.timeout is not None else "time limit"
+
+    def node_reason(self) -> str:
+        return f"node limit {self.nodes_figure or self.nodes}"
+
+    def expired(self) -> str | None:
+        """The reason this budget is used up (interrupt, time), or None; reads the clock."""
+        if _interrupt.is_set():
+            return INTERRUPTED
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return self.time_reason()
+        return None
+
+    # -- charging ----------------------------------------------------------------------------
+    def check(self, nodes: int = 0, *, every: int = 64) -> None:
+        """Charge `nodes` and raise LimitHit when a limit is reached; the clock is read once
+        every `every` calls (the interrupt flag at every call)."""
+        self.spent += nodes
+        if self.nodes is not None and self.spent > self.nodes:
+            raise LimitHit(self.node_reason())
+        if _interrupt.is_set():
+            raise LimitHit(INTERRUPTED)
+        self._calls += 1
+        if self._calls >= every:
+            self._calls = 0
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                raise LimitHit(self.time_reason())
+
+    def stopped(self, solver: str) -> LimitHit:
+        """The LimitHit for a solver call that came back without an answer: Ctrl-C, the node
+        count, or the deadline; a RuntimeError (a bug) when none of them explains it."""
+        if _interrupt.is_set():
+            return LimitHit(INTERRUPTED)
+        if self.nodes is not None and self.spent >= self.nodes:
+            return LimitHit(self.node_reason())
+        if self.deadline is not None:
+            return LimitHit(self.time_reason())
+        raise RuntimeError(f"{solver} stopped without an answer and no limit was hit")
+
+    def check_now(self) -> None:
+        """Raise LimitHit if interrupted or past the deadline (reads the clock)."""
+        why = self.expired()
+        if why is not None:
+            raise LimitHit(why)
+
+    # -- sharing -----------------------------------------------------------------------------
+    def share(self, fraction: float = 1.0, *, seconds: float | None = None,
+              nodes: int | None = None) -> "Budget":
+        """A child budget for an inner step: ending at `fraction` of the time left (or after
+        `seconds`, whichever is first), with its own node count, quoting the parent's figure."""
+        deadline = self.deadline
+        now = time.monotonic()
+        if deadline is not None and fraction < 1.0:
+            deadline = now + max(deadline - now, 0.0) * fraction
+        if seconds is not None:
+            deadline = now + seconds if deadline is None else min(deadline, now + seconds)
+        child = Budget(None, None, deadline, now)
+        child.timeout = self.timeout
+        if nodes is not None:
+            child.nodes = nodes
+        elif self.nodes is not None:
+            child.nodes = max(self.nodes - self.spent, 0)                     # 0: none left
+            child.nodes_figure = self.nodes_figure or self.nodes
+        return child
+
+
+def budget_for(timeout: float | None = None, nodes: int | None = None,
+               budget: Budget | None = None) -> Budget:
+    """The budget an engine runs under: `budget` when the caller made one, else one from the
+    Python caller's `timeout`/`nodes`. Unlike Budget(), a time limit of 0 (or less) is a budget
+    already spent, not an error: API callers and tests use it for "no time at all" (the CLI
+    still rejects it with check_timeout)."""
+    if budget is not None:
+        return budget
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout <= 0:
+        spent = Budget(None, nodes)
+        spent.timeout, spent.deadline = float(timeout), spent.started
+        return spent
+    return Budget(timeout, nodes)
+
+
+# -- Ctrl-C ------------------------------------------------------------------------------------
+
+def interrupted() -> bool:
+    """True once Ctrl-C (SIGINT) has asked every engine to stop."""
+    return _interrupt.is_set()
+
+
+def request_stop() -> None:
+    """Ask every engine to stop as Ctrl-C does (for tests and embedding programs)."""
+    _interrupt.set()
+    with _callbacks_lock:
+        callbacks = list(_callbacks.values())
+    for cb in callbacks:
+        try:
+            cb()
+        except Exception:  # noqa: BLE001 - a stop callback must never break the stop itself
+            pass
+
+
+def reset() -> None:
+    """Clear a stop request (for tests and long-lived embedding programs)."""
+    _interrupt.clear()
+
+
+@contextmanager
+def on_interrupt(callback: Callable[[], None]) -> Iterator[None]:
+    """Run `callback` (from another thread) if Ctrl-C arrives while the block runs; if a stop
+    was already requested, run it at once."""
+    global _next_id
+    with _callbacks_lock:
+        key = _next_id
+        _next_id += 1
+        _callbacks[key] = callback
+    if _interrupt.is_set():
+        try:
+            callback()
+        except Exception:  # noqa: BLE001
+            pass
+    try:
+        yield
+    finally:
+        with _callbacks_lock:
+            _callbacks.pop(key, None)
+
+
+_installed = False
+_wakeup: tuple[int, int] | None = None   # the wakeup pipe, kept open for the process's life
+_signals = 0
+_timer_lock = threading.Lock()
+_timer: threading.Timer | None = None
+
+
+def _soft_stop() -> None:
+    """The first Ctrl-C: ask every engine to stop, and arm the hard stop."""
+    global _timer
+    request_stop()
+    with _timer_lock:
+        if _timer is None:
+            _timer = threading.Timer(HARD_STOP_AFTER, os.kill, (os.getpid(), signal.SIGINT))
+            _timer.daemon = True
+            _timer.start()
+
+
+def install_interrupt() -> None:
+    """Make SIGINT a soft stop (see the module docstring). Main thread only; idempotent."""
+    global _installed
+    if _installed or threading.current_thread() is not threading.main_thread():
+        return
+    _installed = True
+    global _wakeup
+    reader, writer = _wakeup = os.pipe()          # raw fds: nothing to close at exit
+    os.set_blocking(writer, False)
+
+    def handler(signum, frame) -> None:      # runs in the main thread, between bytecodes
+        global _signals
+        _signals += 1
+        if _signals > 1:                     # a second Ctrl-C, or the hard stop's timer
+            raise KeyboardInterrupt
+        _soft_stop()
+
+    def watch() -> None:                      # wakes while the main thread is inside C code
+        while True:
+            try:
+                data = os.read(reader, 64)
+            except OSError:
+                return
+            if not data:
+                return
+            if signal.SIGINT in data:
+                _soft_stop()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
+    threading.Thread(target=watch, name="retrologic-interrupt", daemon=True).start()

@@ -1,0 +1,267 @@
+"""Limits of the proof-game engines and of the 4x4 puzzle (issue #17, item 3): a time limit is
+honoured within max(1 s, 10 %) and quoted with the user's own figure, a node limit is named,
+Ctrl-C (limits.request_stop, or a real SIGINT to the command) stops every engine quickly with
+*unknown* "interrupted" (exit 130), a limit never overstates what was found, and a census
+stopped by Ctrl-C keeps its finished shards and resumes to the same totals."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import chess
+import pytest
+
+from retrologic import limits
+from retrologic import puzzle4x4 as p4
+from retrologic import puzzle4x4_census as census
+from retrologic import puzzle4x4_index as idx
+from retrologic import spg, spg_schedule
+from retrologic.questions.spg import answer_result
+from retrologic.spg_search import Limits
+from retrologic.spg_strategy import analyse, run_solver
+
+ROOT = Path(__file__).resolve().parent.parent
+BELL = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"  # 17.0, 34 plies
+FOUR_KNIGHT_TRIPS = chess.STARTING_BOARD_FEN  # after 2.0: 16 games, and the empty game
+
+
+@pytest.fixture(autouse=True)
+def _fresh_stop_flag():
+    """Every test starts and ends without a pending stop request."""
+    limits.reset()
+    yield
+    limits.reset()
+
+
+def _stop_after(seconds: float) -> list[float]:
+    """Call limits.request_stop() from a thread after `seconds`; the list gets its time."""
+    when: list[float] = []
+
+    def fire() -> None:
+        when.append(time.monotonic())
+        limits.request_stop()
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    return when
+
+
+def _figures(text: str) -> set[str]:
+    return set(re.findall(r"time limit ([0-9.e+-]+) s", text))
+
+
+# -- time and node limits -----------------------------------------------------------------------
+
+def test_bell_time_limit_is_honoured_and_quoted(capsys) -> None:
+    """The reproducer: a share of the limit was quoted as the user's ("time limit 1.8339 s")
+    and the limit overrun by 6.7 s. Every engine (strategy layer, search, schedule model, the
+    shorter lengths) now stops by the user's deadline and quotes the user's figure."""
+    from retrologic.cli import main
+    status = main(["solve", str(ROOT / "problems/spg/bell-2000.toml"), "--timeout", "1.5"])
+    out = capsys.readouterr().out
+    assert status == 4, out                      # unknown: a limit was hit
+    assert "spg: unknown" in out and _figures(out) == {"1.5"}, out
+    # nothing is claimed that was not searched: no count, no "no shorter game"
+    assert "searched exhaustively" not in out
+    t0 = time.monotonic()
+    answer = spg.solve(spg.parse_target(BELL, 34), 34, Limits(timeout=2.5), engine="schedule")
+    assert time.monotonic() - t0 <= 2.5 + 1.0   # max(1 s, 10 %)
+    assert answer.status == "unknown" and _figures(answer.reason) == {"2.5"}, answer.reason
+
+
+def test_bell_limit_facts_do_not_overstate() -> None:
+    t0 = time.monotonic()
+    answer = spg.solve(spg.parse_target(BELL, 34), 34, Limits(timeout=1.5))
+    assert time.monotonic() - t0 <= 1.5 + 1.0   # max(1 s, 10 %)
+    result = answer_result(answer)
+    assert result.verdict == "unknown" and _figures(result.reason) == {"1.5"}
+    assert result.facts["count"] is None and result.facts["shorter"] is None
+
+
+def test_node_limit_is_named_and_counted_over_the_question() -> None:
+    target = spg.parse_target("r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", 8)
+    answer = spg.solve(target, 8, Limits(nodes=50), engine="search")
+    assert answer.status == "unknown" and answer.reason.startswith("search: node limit 50")
+    # the limit is the question's: the search stops at its 51st node, the shorter lengths get
+    # none left (one node each to notice)
+    assert answer.searches[0]["nodes"] == 51
+    assert all(s["nodes"] <= 1 for s in answer.searches[1:])
+    from retrologic.cli import main
+    assert main(["spg", "r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", "--moves", "4.0",
+                 "--engine", "search", "--nodes", "50"]) == 4
+
+
+def test_node_counts_do_not_change_without_a_limit() -> None:
+    """The shared budget only counts: a search that hits no limit visits the same nodes, and
+    a node limit of exactly that many nodes still decides the question."""
+    target = spg.parse_target("rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R", 5)
+    free = spg.solve(target, 5, engine="search")
+    roomy = spg.solve(target, 5, Limits(nodes=10 ** 9, timeout=600), engine="search")
+    assert free.status == roomy.status == "cooked" and free.count == roomy.count == 56
+    assert [s["nodes"] for s in free.searches] == [s["nodes"] for s in roomy.searches]
+    exact = spg.solve(target, 5, Limits(nodes=free.nodes), engine="search")
+    assert exact.status == "cooked" and exact.complete and exact.reason is None
+    short = spg.solve(target, 5, Limits(nodes=free.searches[0]["nodes"] - 1), engine="search")
+    assert short.status == "unknown" and "node limit" in short.reason
+
+
+def test_auto_slice_decides_only_which_engine_answers(monkeypatch) -> None:
+    """With the schedule model unable to decide (a model too large) and the search's slice
+    used up at once, the search runs on with the rest of the budget: the verdict is the same."""
+    monkeypatch.setattr(spg_schedule, "MAX_STEPS", 10)
+    monkeypatch.setattr(spg, "AUTO_SEARCH_SECONDS", 1e-6)
+    target = spg.parse_target("r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", 8)
+    answer = spg.solve(target, 8)
+    assert answer.status == "unique" and answer.count == 1
+    assert answer.searches[0]["engine"] == "search" and answer.searches[0]["resumed"]
+
+
+def test_a_listing_limit_says_at_least() -> None:
+    """The schedule model stopped after 3 of the 16 games: cooked (two games are proof
+    enough), but the count is "at least 3", never an exact 3."""
+    answer = spg.solve(spg.parse_target(FOUR_KNIGHT_TRIPS, 4), 4, engine="schedule",
+                       max_games=3)
+    assert answer.status == "cooked" and not answer.complete and answer.count == 3
+    result = answer_result(answer)
+    assert result.facts["count"] is None and result.facts["count_at_least"] == 3
+    assert result.reason.startswith("at least 3 games") and "at least 3" in result.lines[0]
+    for game in answer.games:  # each listed game is real (python-chess)
+        spg.replay_checked(chess.Board(), game, answer.target)
+
+
+# -- Ctrl-C inside the process --------------------------------------------------------------------
+
+def test_cpsat_solve_stops_on_request() -> None:
+    """run_solver wires Ctrl-C to CP-SAT's stop_search: a long solve ends within a second."""
+    from ortools.sat.python import cp_model
+    model = cp_model.CpModel()
+    pigeons, holes = 14, 13
+    x = [[model.NewBoolVar("") for _ in range(holes)] for _ in range(pigeons)]
+    for row in x:
+        model.AddBoolOr(row)
+    for h in range(holes):
+        for p in range(pigeons):
+            for q in range(p + 1, pigeons):
+                model.AddBoolOr([x[p][h].Not(), x[q][h].Not()])
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.linearization_level = 0
+    solver.parameters.symmetry_level = 0
+    solver.parameters.max_time_in_seconds = 60
+    when = _stop_after(0.5)
+    status = run_solver(solver, model)
+    assert when and time.monotonic() - when[0] < 1.0
+    assert status == cp_model.UNKNOWN and not solver.parameters.catch_sigint_signal
+    assert run_solver(cp_model.CpSolver(), model) is None  # asked to stop: no solve at all
+
+
+@pytest.mark.parametrize("engine", ["search", "schedule", "auto"])
+def test_request_stop_stops_each_engine(engine: str) -> None:
+    when = _stop_after(1.0)
+    answer = spg.solve(spg.parse_target(BELL, 34), 34, engine=engine)
+    assert when and time.monotonic() - when[0] < 1.5
+    assert answer.status == "unknown" and answer.reason.startswith("interrupted")
+    assert answer_result(answer).facts["shorter"] is None
+
+
+def test_request_stop_stops_the_strategy_layer_and_the_puzzle() -> None:
+    limits.request_stop()
+    report, _ = analyse(spg.parse_target(BELL, 34), 34)
+    assert report.status == "unknown" and report.reason == "interrupted"
+    with pytest.raises(p4.LimitReached, match="interrupted"):
+        p4.Solver().solve(p4.parse("Nbrn/kqQB/nNRR/rbBK"))
+
+
+# -- SIGINT to the command --------------------------------------------------------------------
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds a process has used (Linux /proc; elsewhere the wall time is used instead),
+    so that "past its start-up" does not depend on the machine's load."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _interrupt(cmd: list[str], ready, cwd: Path, wait: float = 120) -> tuple[int, float, str]:
+    """Run `cmd`, send it SIGINT once `ready()` holds, and return (exit status, seconds from the
+    signal to the exit, stdout)."""
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.monotonic() + wait
+        while not ready(proc) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, "finished before the interrupt: " + proc.stdout.read()
+        os.kill(proc.pid, signal.SIGINT)
+        sent = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, time.monotonic() - sent, out + err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_sigint_stops_the_schedule_model(tmp_path: Path) -> None:
+    started = time.monotonic()
+
+    def busy(proc) -> bool:  # past the imports and the strategy layer: building or solving
+        cpu = _cpu_seconds(proc.pid)
+        return cpu > 4.0 if cpu == cpu else time.monotonic() - started > 6.0
+
+    status, seconds, out = _interrupt(
+        [sys.executable, "-m", "retrologic.cli", "spg", BELL, "--moves", "17.0", "--engine",
+         "schedule"], busy, tmp_path)
+    assert status == 130 and seconds < 2.0, (status, seconds, out)
+    assert "spg: unknown (interrupted" in out
+
+
+def test_sigint_stops_the_census_and_resume_gives_the_same_totals(tmp_path: Path) -> None:
+    lo = idx.BLOCK
+    run_dir, whole = tmp_path / "interrupted", tmp_path / "whole"
+    cmd = [sys.executable, "-m", "retrologic.cli", "puzzle4x4", "census", "--range",
+           f"{lo}:{lo + 12000}", "--shard-size", "250", "--workers", "2", "--engine", "python",
+           "--out", str(run_dir)]
+    status, seconds, out = _interrupt(
+        cmd, lambda proc: len(list(run_dir.glob("index-*.json"))) >= 2, tmp_path)
+    assert status == 130 and seconds < 2.0, (status, seconds, out)
+    assert "stopped: interrupted" in out
+    tasks = census.index_tasks(lo, lo + 12000, 250, "python")
+    kept = [t for t in tasks if (run_dir / census._name(t)).exists()]
+    assert 2 <= len(kept) < len(tasks)
+    assert not list(run_dir.glob("*.tmp"))
+    # each finished shard is whole: the same as the shard computed afresh
+    for t in kept[:2]:
+        shard = json.loads((run_dir / census._name(t)).read_text())
+        again = census.index_shard(t[1], t[2], "python")
+        assert {k: shard[k] for k in ("starts", "solvable", "unsolvable", "nodes")} == \
+            {k: again[k] for k in ("starts", "solvable", "unsolvable", "nodes")}
+    # a damaged shard is run again, not read as a result
+    (run_dir / census._name(kept[0])).write_text('{"starts": 3')
+    # resume with the small part, compared with an uninterrupted run of the same shards
+    part = tasks[:len(kept) + 2]
+    resumed = census.run(part, run_dir, workers=1)
+    fresh = census.run(part, whole, workers=1)
+    keys = ("starts", "solvable", "unsolvable_count", "unsolvable", "nodes", "complete")
+    assert {k: resumed[k] for k in keys} == {k: fresh[k] for k in keys}
+    assert resumed["complete"] and resumed["starts"] == sum(1 for _ in idx.starts(lo, part[-1][2]))
+
+
+def test_census_time_limit_is_honoured(tmp_path: Path) -> None:
+    tasks = census.index_tasks(idx.BLOCK, idx.BLOCK + 100_000, 50_000, "python")
+    t0 = time.monotonic()
+    summary = census.run(tasks, tmp_path, workers=1, timeout=1.0)
+    assert time.monotonic() - t0 < 2.0
+    assert summary["stopped"] == "time limit 1 s" and not summary["complete"]
+    assert not list(tmp_path.glob("index-*.json"))  # no shard finished, none half-written
