@@ -203,8 +203,15 @@ def request_stop() -> None:
 
 
 def reset() -> None:
-    """Clear a stop request (for tests and long-lived embedding programs)."""
+    """Clear a stop request (for tests and long-lived embedding programs): the next Ctrl-C is
+    a soft stop again, and a hard stop still armed from an earlier one is disarmed."""
+    global _timer, _signals
     _interrupt.clear()
+    with _timer_lock:
+        if _timer is not None:
+            _timer.cancel()
+        _timer = None
+    _signals = 0
 
 
 @contextmanager
