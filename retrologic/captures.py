@@ -16,6 +16,7 @@ from typing import Any
 
 import chess
 
+from retrologic.certificate import Rejected, verdict_of
 from retrologic.constraints import Expr, parse_expr
 from retrologic.errors import InputError
 from retrologic.history_cnf import SatBackend, budget_scope, dimacs, drup_proof, to_cnf
@@ -364,14 +365,10 @@ def _conclusion(claim_name: str | None) -> str:
 _REBUILT: dict[tuple, tuple[list[list[int]], int, str]] = {}   # the last few rebuilt CNFs
 
 
-class _Bad(ValueError):
-    """A malformed or false part of a deduce-drup certificate (the message is the reason)."""
-
-
 def _named(item: Any, what: str) -> tuple[str, str]:
     if not isinstance(item, dict) or set(item) != {"name", "expr"} or \
             not isinstance(item["name"], str) or not isinstance(item["expr"], str):
-        raise _Bad(f"{what}: expected {{'name': str, 'expr': str}}")
+        raise Rejected(f"{what}: expected {{'name': str, 'expr': str}}")
     return item["name"], item["expr"]
 
 
@@ -386,45 +383,40 @@ def check_certificate(cert: dict[str, Any]):
     no such history exists (the position is illegal under those assumptions). It relies on the
     history model's encoding (retrologic.history_model, history_cnf), rebuilt here from those
     fields rather than read from the certificate; assumptions outside the core are not used."""
-    from retrologic.certificate import Verdict
-    T = "deduce-drup"
-    try:
-        return Verdict(T, True, _check_drup(cert))
-    except _Bad as e:
-        return Verdict(T, False, str(e))
+    return verdict_of("deduce-drup", _check_drup, cert)
 
 
 def _check_drup(cert: dict[str, Any]) -> str:
     from retrologic.drup import check, parse_proof
     fen = cert.get("fen")
     if not isinstance(fen, str):
-        raise _Bad("'fen' must be a FEN string")
+        raise Rejected("'fen' must be a FEN string")
     try:
         pos = Position.from_fen(fen)
     except ValueError as e:
-        raise _Bad(f"bad fen: {str(e)[:80]}") from None
+        raise Rejected(f"bad fen: {str(e)[:80]}") from None
     from retrologic.certificate import frozen_mask
     try:
         frozen = frozen_mask(cert.get("frozen", []), pos.placement.occupied)
     except ValueError as e:
-        raise _Bad(str(e)) from None
+        raise Rejected(str(e)) from None
     pos = Position(pos.placement, pos.turn, pos.castling, pos.ep_square, frozen, False)
     raw = cert.get("assumptions")
     if not isinstance(raw, list):
-        raise _Bad("'assumptions' must be a list")
+        raise Rejected("'assumptions' must be a list")
     assumed = [_named(a, f"assumptions[{i}]") for i, a in enumerate(raw)]
     claimed = None if cert.get("claim") is None else _named(cert["claim"], "claim")
     core = cert.get("core")
     if not isinstance(core, list) or not all(isinstance(n, str) for n in core) or \
             len(set(core)) != len(core):
-        raise _Bad("'core' must be a list of distinct fact names")
+        raise Rejected("'core' must be a list of distinct fact names")
     conclusion = _conclusion(claimed[0] if claimed else None)
     if cert.get("conclusion", conclusion) != conclusion:
-        raise _Bad(f"the conclusion does not match the claim (expected {conclusion!r})")
+        raise Rejected(f"the conclusion does not match the claim (expected {conclusion!r})")
     cnf, proof_lines = cert.get("cnf"), cert.get("proof")
     if not isinstance(cnf, str) or not isinstance(proof_lines, list) or \
             not all(isinstance(x, str) for x in proof_lines):
-        raise _Bad("'cnf' must be a DIMACS string and 'proof' a list of DRUP lines")
+        raise Rejected("'cnf' must be a DIMACS string and 'proof' a list of DRUP lines")
     key = (pos, tuple(assumed), claimed, tuple(core))
     if key not in _REBUILT:
         try:
@@ -432,10 +424,10 @@ def _check_drup(cert: dict[str, Any]) -> str:
             claims = [] if claimed is None else [Constraint.parse(*claimed)]
             query = Query(pos, assumptions, claims)
         except InputError as e:
-            raise _Bad(f"cannot rebuild the model: {e}") from None
+            raise Rejected(f"cannot rebuild the model: {e}") from None
         unknown = [n for n in core if n not in query.model.groups]
         if unknown:
-            raise _Bad(f"core names facts the model does not have: {unknown[:3]}")
+            raise Rejected(f"core names facts the model does not have: {unknown[:3]}")
         sels = [query.model.groups[n] for n in core]
         clauses, nv = _cert_cnf(query, sels, claims[0] if claims else None)
         if len(_REBUILT) >= 4:
@@ -443,18 +435,18 @@ def _check_drup(cert: dict[str, Any]) -> str:
         _REBUILT[key] = (clauses, nv, dimacs(clauses, nv))
     clauses, nv, text = _REBUILT[key]
     if cnf != text:
-        raise _Bad("the CNF is not the encoding of this position, core and claim")
+        raise Rejected("the CNF is not the encoding of this position, core and claim")
     _stated_position(cert, pos)
     try:
         proof = parse_proof(proof_lines)
     except ValueError as e:
-        raise _Bad(f"bad proof: {str(e)[:80]}") from None
+        raise Rejected(f"bad proof: {str(e)[:80]}") from None
     for step, (_, lits) in enumerate(proof, 1):
         if any(abs(lit) > nv for lit in lits):
-            raise _Bad(f"proof step {step}: a literal beyond the CNF's {nv} variables")
+            raise Rejected(f"proof step {step}: a literal beyond the CNF's {nv} variables")
     res = check(clauses, proof, nv)
     if not res.ok:
-        raise _Bad(res.reason)
+        raise Rejected(res.reason)
     names = [chess.square_name(sq) for sq in chess.scan_forward(frozen)]
     where = f"{pos.fen()}" + (f" frozen {','.join(names)}" if names else "")
     if assumed:
@@ -473,10 +465,10 @@ def _stated_position(cert: dict[str, Any], pos: Position) -> None:
     try:
         other = parse(fen=stated.get("fen"), board=stated.get("board"), frozen=stated.get("frozen"))
     except (ValueError, TypeError) as e:
-        raise _Bad(f"the stated position is malformed: {str(e)[:80]}") from None
+        raise Rejected(f"the stated position is malformed: {str(e)[:80]}") from None
     if (other.placement, other.turn, other.castling, other.ep_square, other.frozen) != \
             (pos.placement, pos.turn, pos.castling, pos.ep_square, pos.frozen):
-        raise _Bad(f"the stated position {other.fen()} is not the certificate's {pos.fen()}")
+        raise Rejected(f"the stated position {other.fen()} is not the certificate's {pos.fen()}")
 
 
 def explain_core(names: list[str], docs: dict[str, str]) -> list[str]:

@@ -58,6 +58,18 @@ class Verdict:
     reason: str = ""
 
 
+class Rejected(ValueError):
+    """A malformed or false part of a certificate; the message is the reason it is rejected."""
+
+
+def verdict_of(kind: str, body: Callable[[dict[str, Any]], str], cert: dict[str, Any]) -> Verdict:
+    """Run a checker body that returns the claim it accepted or raises Rejected."""
+    try:
+        return Verdict(kind, True, body(cert))
+    except Rejected as e:
+        return Verdict(kind, False, str(e))
+
+
 def short(text: Any, limit: int = MAX_REASON) -> str:
     """`text` on one line of printable characters (others escaped, so a hostile certificate
     cannot put terminal controls or lone surrogates in a reason), cut to `limit` characters."""

@@ -19,6 +19,7 @@ from typing import Any
 import chess
 
 from retrologic import legality
+from retrologic.certificate import Rejected, verdict_of
 from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Position
 from retrologic.retract import Retraction, apply, in_check, retractions
@@ -351,10 +352,6 @@ REVERIFY_TOTAL = 100_000     # and all the cage leaves of one certificate togeth
 STATUSES = ("impossible", "possible", "unknown")
 
 
-class _Bad(ValueError):
-    """A malformed or false part of a last-move certificate (the message is the reason)."""
-
-
 def _is_game_array(pos: Position) -> bool:
     """The initial array with White to move (or open): it needs no last move, so no proof may
     call it impossible."""
@@ -368,32 +365,32 @@ def _replay(child: Position, r: Retraction, parent: Position) -> None:
     board = chess.Board(child.fen())
     move = r.move()
     if not board.is_legal(move):
-        raise _Bad(f"{move.uci()} is not legal in {child.fen()} (python-chess)")
+        raise Rejected(f"{move.uci()} is not legal in {child.fen()} (python-chess)")
     board.push(move)
     if board.board_fen() != parent.placement.board_fen() or \
             (parent.turn is not None and board.turn != parent.turn):
-        raise _Bad(f"{move.uci()} from {child.fen()} does not give {parent.fen()} (python-chess)")
+        raise Rejected(f"{move.uci()} from {child.fen()} does not give {parent.fen()} (python-chess)")
 
 
 def _diagram(cert: dict[str, Any]) -> Position:
     fen, to_move = cert.get("fen"), cert.get("to_move")
     if not isinstance(fen, str):
-        raise _Bad("'fen' must be a FEN string")
+        raise Rejected("'fen' must be a FEN string")
     try:
         diagram = Position.from_fen(fen)
     except ValueError as e:
-        raise _Bad(f"bad fen: {str(e)[:80]}") from None
+        raise Rejected(f"bad fen: {str(e)[:80]}") from None
     if to_move is None:
         diagram = diagram.with_turn(None)
     elif to_move not in ("white", "black"):
-        raise _Bad("'to_move' must be 'white', 'black' or null (either side moved last)")
+        raise Rejected("'to_move' must be 'white', 'black' or null (either side moved last)")
     elif (to_move == "white") != diagram.turn:
-        raise _Bad(f"'to_move' {to_move} contradicts the FEN's side to move")
+        raise Rejected(f"'to_move' {to_move} contradicts the FEN's side to move")
     from retrologic.certificate import frozen_mask
     try:
         frozen = frozen_mask(cert.get("frozen", []), diagram.placement.occupied)
     except ValueError as e:
-        raise _Bad(str(e)) from None
+        raise Rejected(str(e)) from None
     from dataclasses import replace
     return replace(diagram, frozen=frozen)
 
@@ -407,13 +404,13 @@ def _metadata(cert: dict[str, Any], diagram: Position, plies: int) -> None:
             stated = parse(fen=pos.get("fen"), board=pos.get("board"), frozen=pos.get("frozen"),
                            to_move=pos.get("to_move"))
         except (ValueError, TypeError) as e:
-            raise _Bad(f"the stated position is malformed: {str(e)[:80]}") from None
+            raise Rejected(f"the stated position is malformed: {str(e)[:80]}") from None
         if (stated.placement, stated.turn, stated.castling, stated.ep_square, stated.frozen) != \
                 (diagram.placement, diagram.turn, diagram.castling, diagram.ep_square, diagram.frozen):
-            raise _Bad(f"the stated position {stated.fen()} is not the certificate's {diagram.fen()}")
+            raise Rejected(f"the stated position {stated.fen()} is not the certificate's {diagram.fen()}")
     q = cert.get("question")
     if isinstance(q, dict) and "plies" in q and q["plies"] != plies:
-        raise _Bad(f"the question asks for {q['plies']!r} plies, the certificate has {plies}")
+        raise Rejected(f"the question asks for {q['plies']!r} plies, the certificate has {plies}")
 
 
 def check_proof(cert: dict[str, Any]):
@@ -430,35 +427,30 @@ def check_proof(cert: dict[str, Any]):
     castling right), and the cage is verified again from scratch. The diagram's castling
     rights, e.p. square, side to move and frozen units are those of the certificate's `fen`,
     `to_move` and `frozen`, which the verdict repeats."""
-    from retrologic.certificate import Verdict
-    t = "lastmove-proof"
-    try:
-        return Verdict(t, True, _check(cert))
-    except _Bad as e:
-        return Verdict(t, False, str(e))
+    return verdict_of("lastmove-proof", _check, cert)
 
 
 def _check(cert: dict[str, Any]) -> str:
     diagram = _diagram(cert)
     plies = cert.get("plies")
     if isinstance(plies, bool) or not isinstance(plies, int) or not 1 <= plies <= MAX_CHECK_PLIES:
-        raise _Bad(f"'plies' must be an integer from 1 to {MAX_CHECK_PLIES}")
+        raise Rejected(f"'plies' must be an integer from 1 to {MAX_CHECK_PLIES}")
     _metadata(cert, diagram, plies)
     entries = cert.get("candidates")
     if not isinstance(entries, list):
-        raise _Bad("'candidates' must be a list")
+        raise Rejected("'candidates' must be a list")
     have: dict[tuple, dict[str, Any]] = {}
     for n, e in enumerate(entries):
         if not isinstance(e, dict) or not isinstance(e.get("notation"), str) or \
                 not isinstance(e.get("uci"), list) or not all(isinstance(u, str) for u in e["uci"]) \
                 or e.get("status") not in STATUSES:
-            raise _Bad(f"candidates[{n}]: needs 'notation', 'uci' (strings) and a status "
+            raise Rejected(f"candidates[{n}]: needs 'notation', 'uci' (strings) and a status "
                        f"({', '.join(STATUSES)})")
         if e["status"] == "impossible" and not isinstance(e.get("proof"), dict):
-            raise _Bad(f"candidate {e['notation'][:40]}: impossible without a proof")
+            raise Rejected(f"candidate {e['notation'][:40]}: impossible without a proof")
         key = (e["notation"], tuple(e["uci"]))
         if key in have:
-            raise _Bad(f"candidate {e['notation'][:40]} is listed twice")
+            raise Rejected(f"candidate {e['notation'][:40]} is listed twice")
         have[key] = e
     sides = [chess.WHITE, chess.BLACK] if diagram.turn is None else [not diagram.turn]
     generated: dict[tuple, Candidate] = {}
@@ -468,26 +460,26 @@ def _check(cert: dict[str, Any]) -> str:
     if set(generated) != set(have):
         missing = sorted(n for n, _ in set(generated) - set(have))
         extra = sorted(n for n, _ in set(have) - set(generated))
-        raise _Bad(f"candidate list differs: missing {missing[:4]}, extra {extra[:4]}")
+        raise Rejected(f"candidate list differs: missing {missing[:4]}, extra {extra[:4]}")
     cages = _Cages()
     for key, c in generated.items():
         e = have[key]
         if e.get("uncaptures", [r.uncapture for r in c.line]) != [r.uncapture for r in c.line] or \
                 e.get("en_passant", [r.en_passant for r in c.line]) != [r.en_passant for r in c.line]:
-            raise _Bad(f"candidate {c.notation}: uncaptures or e.p. flags differ from its moves")
+            raise Rejected(f"candidate {c.notation}: uncaptures or e.p. flags differ from its moves")
         above = diagram
         for r, pos in zip(c.line, c.positions):
             try:
                 _replay(pos, r, above)
-            except _Bad as why:
-                raise _Bad(f"candidate {c.notation}: {why}") from None
+            except Rejected as why:
+                raise Rejected(f"candidate {c.notation}: {why}") from None
             above = pos
         if e["status"] != "impossible":
             continue
         try:
             _check_tree(c.positions[-1], e["proof"], cages)
-        except _Bad as why:
-            raise _Bad(f"{c.notation}: {why}") from None
+        except Rejected as why:
+            raise Rejected(f"{c.notation}: {why}") from None
     left = [c.notation for key, c in generated.items() if have[key]["status"] != "impossible"]
     side = "either side" if diagram.turn is None else chess.COLOR_NAMES[not diagram.turn]
     frozen = ",".join(chess.square_name(s) for s in chess.scan_forward(diagram.frozen))
@@ -500,7 +492,7 @@ def _check(cert: dict[str, Any]) -> str:
 
 
 def _candidates_capped(pos: Position, plies: int, cap: int) -> list[Candidate]:
-    """candidates(pos, plies), the same walk, but raising _Bad as soon as there are more than
+    """candidates(pos, plies), the same walk, but raising Rejected as soon as there are more than
     `cap` (the certificate's list is then incomplete; a long walk is never finished)."""
     out: list[Candidate] = []
 
@@ -516,7 +508,7 @@ def _candidates_capped(pos: Position, plies: int, cap: int) -> list[Candidate]:
                 q = apply(p, r)
                 walk(q, line + [r], names + [r.notation(checked[r.color])], seen + [q])
         if len(out) > cap:
-            raise _Bad("the candidate list is incomplete (more candidates than listed)")
+            raise Rejected("the candidate list is incomplete (more candidates than listed)")
 
     walk(pos, [], [], [])
     return out
@@ -531,45 +523,45 @@ class _Cages:
 
 
 def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
-    """Check that `node` proves `pos` impossible (raises _Bad with the reason otherwise)."""
+    """Check that `node` proves `pos` impossible (raises Rejected with the reason otherwise)."""
     cages = _Cages() if cages is None else cages
     if not isinstance(node, dict):
-        raise _Bad("a proof node must be an object")
+        raise Rejected("a proof node must be an object")
     if node.get("fen") != pos.fen():
-        raise _Bad(f"proof node {str(node.get('fen'))[:80]} is not the position {pos.fen()}")
+        raise Rejected(f"proof node {str(node.get('fen'))[:80]} is not the position {pos.fen()}")
     if _is_game_array(pos):
-        raise _Bad("the initial array needs no last move: it is not impossible")
+        raise Rejected("the initial array needs no last move: it is not impossible")
     rule = node.get("rule")
     if rule is not None:
         if not isinstance(rule, str):
-            raise _Bad("a rule must be a string")
+            raise Rejected("a rule must be a string")
         if rule == "retro-stalemate":
             if retractions(pos):
-                raise _Bad(f"retractions exist where retro-stalemate is claimed ({pos.fen()})")
+                raise Rejected(f"retractions exist where retro-stalemate is claimed ({pos.fen()})")
             return
         if rule == "cage":
             _check_cage_leaf(pos, node, cages)
             return
         found = {r.rule for r in legality.state_and_count_reasons(pos) + legality.cage_rule_reasons(pos)}
         if rule not in found:
-            raise _Bad(f"rule {rule[:40]} does not hold in {pos.fen()}")
+            raise Rejected(f"rule {rule[:40]} does not hold in {pos.fen()}")
         return
     kids = node.get("retractions")
     if not isinstance(kids, list):
-        raise _Bad("a node with neither rule nor retractions")
+        raise Rejected("a node with neither rule nor retractions")
     by_key: dict[tuple, dict[str, Any]] = {}
     for k in kids:
         if not isinstance(k, dict) or not isinstance(k.get("uci"), str) or \
                 not isinstance(k.get("retraction"), str) or "proof" not in k:
-            raise _Bad("a retraction of a proof node needs 'retraction', 'uci' and 'proof'")
+            raise Rejected("a retraction of a proof node needs 'retraction', 'uci' and 'proof'")
         key = (k["uci"], k.get("uncapture"), k["retraction"])
         if key in by_key:
-            raise _Bad(f"retraction {k['retraction'][:40]} listed twice")
+            raise Rejected(f"retraction {k['retraction'][:40]} listed twice")
         by_key[key] = k
     rs = retractions(pos)
     want = {(r.move().uci(), r.uncapture, r.notation()): r for r in rs}
     if set(want) != set(by_key):
-        raise _Bad(f"retractions of {pos.fen()} differ from the proof's")
+        raise Rejected(f"retractions of {pos.fen()} differ from the proof's")
     for key, r in want.items():
         child = apply(pos, r)
         _replay(child, r, pos)
@@ -583,40 +575,40 @@ def _check_cage_leaf(pos: Position, node: dict[str, Any], cages: _Cages) -> None
     from retrologic.position import Placement
     board, zone, frozen, model = (node.get(k) for k in ("cage", "zone", "frozen", "model"))
     if not isinstance(board, str) or model not in ("lines", "plain"):
-        raise _Bad("a cage leaf needs 'cage' (a board) and 'model' (lines or plain)")
+        raise Rejected("a cage leaf needs 'cage' (a board) and 'model' (lines or plain)")
     for what, names in (("zone", zone), ("frozen", frozen)):
         if not isinstance(names, list) or not all(n in chess.SQUARE_NAMES for n in names):
-            raise _Bad(f"a cage leaf's {what} must be a list of square names")
+            raise Rejected(f"a cage leaf's {what} must be a list of square names")
     try:
         cage = Placement.from_board(chess.BaseBoard(board))
     except ValueError:
-        raise _Bad(f"bad cage board {board[:80]!r}") from None
+        raise Rejected(f"bad cage board {board[:80]!r}") from None
     if not cage.occupied:
-        raise _Bad("an empty cage")
+        raise Rejected("an empty cage")
     for sq in chess.scan_forward(cage.occupied):
         if cage.piece_at(sq) != pos.placement.piece_at(sq):
-            raise _Bad(f"cage {board} is not part of {pos.fen()}")
+            raise Rejected(f"cage {board} is not part of {pos.fen()}")
     zmask = fmask = 0
     for n in zone:
         zmask |= chess.BB_SQUARES[chess.parse_square(n)]
     for n in frozen:
         fmask |= chess.BB_SQUARES[chess.parse_square(n)]
     if cage.occupied & ~zmask:
-        raise _Bad(f"cage {board}: its zone does not hold its units")
+        raise Rejected(f"cage {board}: its zone does not hold its units")
     if fmask & ~cage.occupied:
-        raise _Bad(f"cage {board}: a frozen square holds no unit of the cage")
+        raise Rejected(f"cage {board}: a frozen square holds no unit of the cage")
     if fmask & ~pos.immobile:
         names = ",".join(chess.square_name(s) for s in chess.scan_forward(fmask & ~pos.immobile))
-        raise _Bad(f"cage {board} assumes frozen units ({names}) that are not frozen in {pos.fen()}")
+        raise Rejected(f"cage {board} assumes frozen units ({names}) that are not frozen in {pos.fen()}")
     key = (cage, zmask, fmask, model)
     if key not in cages.done:
         from retrologic.lastmove_cages import reverify
         if cages.left <= 0:
-            raise _Bad(f"more than {REVERIFY_TOTAL} positions of cages to verify again")
+            raise Rejected(f"more than {REVERIFY_TOTAL} positions of cages to verify again")
         ok, why, states = reverify({"cage": board, "zone": zone, "frozen": frozen, "model": model},
                                    nodes=min(REVERIFY_NODES, cages.left))
         cages.done[key] = (ok, why)
         cages.left -= max(states, 1)
     ok, why = cages.done[key]
     if not ok:
-        raise _Bad(why)
+        raise Rejected(why)

@@ -56,10 +56,15 @@ class SolveOptions:
 
 def budget_of(options: Any) -> Any:
     """The limits.Budget of any options object (SolveOptions, a copy of one, an argparse
-    namespace or None): its `budget`, else one made from its `timeout` and `nodes`."""
+    namespace or None): its `budget`, else one made from its `timeout` and `nodes`; a figure
+    the CLI would refuse (nan, too large, a fractional node count) is an InputError naming it."""
     from retrologic.limits import budget_for
-    return budget_for(getattr(options, "timeout", None), getattr(options, "nodes", None),
-                      getattr(options, "budget", None))
+    timeout, nodes = getattr(options, "timeout", None), getattr(options, "nodes", None)
+    try:
+        return budget_for(timeout, nodes, getattr(options, "budget", None))
+    except ValueError as e:
+        name = "timeout" if "time" in str(e) else "nodes"
+        raise InputError(str(e), field=name, value=timeout if name == "timeout" else nodes) from None
 
 
 @dataclass

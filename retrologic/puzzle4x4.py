@@ -539,6 +539,16 @@ def _question_fault(cert: dict[str, Any], board) -> str | None:
     return None
 
 
+def _certified_board(cert: dict[str, Any]):
+    """The certificate's board and, when a question is stated, the check that it asks about
+    that board: (board, None), or (None, the reason to reject)."""
+    board, why = _checker_board(cert.get("board"), "board")
+    if board is None:
+        return None, why
+    why = _question_fault(cert, board)
+    return (None, why) if why else (board, None)
+
+
 def check_certificate(cert: dict[str, Any]):
     """Check a 'puzzle4x4-line': every move is a capture by the side to move, geometrically
     legal on the 4x4 board and not of the white king, and the white king is left alone. The
@@ -546,13 +556,10 @@ def check_certificate(cert: dict[str, Any]):
     import chess
     from retrologic.certificate import Verdict
     kind = "puzzle4x4-line"
-    board, why = _checker_board(cert.get("board"), "board")
+    board, why = _certified_board(cert)
     if board is None:
         return Verdict(kind, False, why)
     start = cert["board"]
-    why = _question_fault(cert, board)
-    if why:
-        return Verdict(kind, False, why)
     moves = cert.get("moves")
     if not isinstance(moves, list):
         return Verdict(kind, False, "'moves' must be a list of moves like 'c3b4'")
@@ -578,11 +585,8 @@ def check_unsolvable(cert: dict[str, Any]):
     claim accepted: "the board is unsolvable"."""
     from retrologic.certificate import Verdict
     kind = "puzzle4x4-unsolvable"
-    start, why = _checker_board(cert.get("board"), "board")
+    start, why = _certified_board(cert)
     if start is None:
-        return Verdict(kind, False, why)
-    why = _question_fault(cert, start)
-    if why:
         return Verdict(kind, False, why)
     positions = cert.get("positions")
     if not isinstance(positions, list):

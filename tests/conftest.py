@@ -1,4 +1,5 @@
-"""Shared fixtures: a corpus of positions from random legal games (python-chess is the oracle)."""
+"""Shared fixtures: a corpus of positions from random legal games (python-chess is the oracle),
+and a clean Ctrl-C state around every test."""
 
 from __future__ import annotations
 
@@ -33,6 +34,16 @@ def random_game(seed: int, max_plies: int = 160) -> list[tuple[chess.Board, ches
         out.append((board.copy(stack=False), move))
         board.push(move)
     return out
+
+
+@pytest.fixture(autouse=True)
+def fresh_stop_flag():
+    """Every test starts and ends without a pending stop request (limits.request_stop or a
+    Ctrl-C in one test must not stop the engines of the next one in the same process)."""
+    from retrologic import limits
+    limits.reset()
+    yield
+    limits.reset()
 
 
 @pytest.fixture(scope="session")

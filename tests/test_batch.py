@@ -43,13 +43,6 @@ def records(stdout: str) -> list[dict]:
     return [json.loads(line) for line in lines]
 
 
-@pytest.fixture(autouse=True)
-def _no_stop_request():
-    limits.reset()
-    yield
-    limits.reset()
-
-
 # -- isolation ------------------------------------------------------------------------------------
 
 def _boom_on(monkeypatch, name: str) -> None:

@@ -27,14 +27,6 @@ THREE_QUEENS = "2bqkbnr/2pppppp/2n5/3r4/Q6Q/8/2PPPPPP/RNBQKBNR w KQk - 0 1"
 SLACK = 1.0            # max(1 s, 10 %) of the limits used here
 
 
-@pytest.fixture(autouse=True)
-def fresh_stop_flag():
-    """Every test starts and ends without a pending stop request."""
-    limits.reset()
-    yield
-    limits.reset()
-
-
 def many_claims(n: int) -> list[str]:
     """`n` true and false claims about THREE_QUEENS: a deduction of a few seconds."""
     out = []

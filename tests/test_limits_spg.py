@@ -33,14 +33,6 @@ BELL = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"  # 17.0, 34 
 FOUR_KNIGHT_TRIPS = chess.STARTING_BOARD_FEN  # after 2.0: 16 games, and the empty game
 
 
-@pytest.fixture(autouse=True)
-def _fresh_stop_flag():
-    """Every test starts and ends without a pending stop request."""
-    limits.reset()
-    yield
-    limits.reset()
-
-
 def _stop_after(seconds: float) -> list[float]:
     """Call limits.request_stop() from a thread after `seconds`; the list gets its time."""
     when: list[float] = []

@@ -75,13 +75,11 @@ def _header(key: int) -> dict[str, Any]:
 def _budget(options, nodes: bool = True) -> Budget:
     """The question's shared limits (the CLI's Budget when it made one, else --timeout and,
     with `nodes`, --nodes; the clock starts here)."""
-    budget = getattr(options, "budget", None)
-    if budget is None:
-        budget = Budget(getattr(options, "timeout", None),
-                        getattr(options, "nodes", None) if nodes else None)
-    elif not nodes:
+    from retrologic.problem import budget_of
+    budget = budget_of(options)
+    if not nodes:
         budget = budget.share()
-        budget.nodes = None
+        budget.nodes = budget.nodes_figure = None
     return budget
 
 

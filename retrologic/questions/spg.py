@@ -164,14 +164,8 @@ def listed_strategies(target: chess.Board, plies: int, limit: int,
 def _limits(options: Any) -> Limits:
     """The question's limits: the CLI's shared Budget when it made one, else one made from
     --timeout/--nodes (the clock starts here)."""
-    budget = getattr(options, "budget", None)
-    if budget is None:
-        try:
-            budget = Budget(options.timeout, options.nodes)
-        except ValueError as e:   # the CLI checks both already; a caller of solve may not
-            name = "timeout" if "time" in str(e) else "nodes"
-            raise InputError(str(e), field=name, value=getattr(options, name)) from None
-    return Limits(progress=options.progress, budget=budget)
+    from retrologic.problem import budget_of
+    return Limits(progress=options.progress, budget=budget_of(options))
 
 
 def solve(problem: Any, options: Any) -> Result:
