@@ -141,7 +141,8 @@ def bench_static(games: int) -> None:
     import chess
 
     from conftest import random_game
-    from retrologic import legality, static_rules
+    from retrologic.legality import rules as legality
+    from retrologic.legality import static_cages as static_rules
     from retrologic.position import Position
     from test_static_rules import closed_game
     for label, make in (("random games", random_game), ("closed games", closed_game)):

@@ -532,9 +532,9 @@ class Model:
 
     def _cages(self) -> None:
         """Retractor's frozen units are their own originals; an original sealed on its home
-        square and not there was captured there (retrologic.static_rules)."""
+        square and not there was captured there (retrologic.legality.static_cages)."""
         from retrologic.position import castling_frozen
-        from retrologic.static_rules import frozen_units, sealed_homes
+        from retrologic.legality.static_cages import frozen_units, sealed_homes
         pl = self.position.placement
         frozen = frozen_units(self.position)
         plain = (pl.pawns & (chess.BB_RANK_2 | chess.BB_RANK_7)) | self.position.frozen \
@@ -558,7 +558,7 @@ class Model:
 
     def _blocked_paths(self) -> None:
         """Squares held all game by frozen units are closed to every pawn's path."""
-        from retrologic.static_rules import frozen_units
+        from retrologic.legality.static_cages import frozen_units
         frozen = frozen_units(self.position)
         if not frozen:
             return

@@ -154,7 +154,7 @@ def _ev_never_moved(h: History, call: Call) -> bool | None:
     f = h.fate_on(sq)
     if f is None or f.unit.home != sq or f.promoted_to is not None:
         return False
-    from retrologic.static_rules import frozen_units
+    from retrologic.legality.static_cages import frozen_units
     if frozen_units(h.position) & chess.BB_SQUARES[sq]:
         return True
     return None

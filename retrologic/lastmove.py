@@ -2,7 +2,7 @@
 
 For each candidate sequence of N retractions, the position it leads to is
   * impossible — an AND-proof: every retraction from it leads to an impossible position, down to
-    leaves closed by a static rule (retrologic.legality), a verified cage, or no retraction at all;
+    leaves closed by a static rule (retrologic.legality.rules), a verified cage, or no retraction at all;
   * possible — a further line of retractions without contradiction was found (support, not a
     proof of legality: the problem stipulates that the diagram is legal);
   * unknown — neither within the limits.
@@ -18,7 +18,7 @@ from typing import Any
 
 import chess
 
-from retrologic import legality
+from retrologic.legality import rules as legality
 from retrologic.certificate import Rejected, verdict_of
 from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Position
@@ -422,7 +422,7 @@ def check_proof(cert: dict[str, Any]):
     engine's retraction generator (retrologic.retract, tested against python-chess and brute
     force), so completeness rests on it; every candidate step and every proof-tree edge is
     re-derived by python-chess (the forward move is legal and gives back the position above);
-    static rules are re-derived by retrologic.legality; a cage leaf's units must stand in the
+    static rules are re-derived by retrologic.legality.rules; a cage leaf's units must stand in the
     position, its frozen units must be immobile there (frozen in the diagram or pinned by a
     castling right), and the cage is verified again from scratch. The diagram's castling
     rights, e.p. square, side to move and frozen units are those of the certificate's `fen`,

@@ -10,7 +10,8 @@ import chess
 import pytest
 
 from conftest import random_game
-from retrologic import legality, static_rules
+from retrologic.legality import rules as legality
+from retrologic.legality import static_cages as static_rules
 from retrologic.position import Position
 
 
@@ -118,7 +119,7 @@ def test_frozen_units_fixpoint():
 
 
 def test_legality_reports_the_rule():
-    """The `legal` question (retrologic.legality) reports these rules by name."""
+    """The `legal` question (retrologic.legality.rules) reports these rules by name."""
     reasons = legality.reasons(Position.from_fen("4k3/8/8/8/8/8/P1P5/1B2K3 w - - 0 1"))
     assert "bishop-cage" in {r.rule for r in reasons}
 

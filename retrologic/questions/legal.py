@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from retrologic import legality
+from retrologic.legality import rules as legality
 from retrologic.cli import emit
 from retrologic.errors import InputError
 from retrologic.position import Position, parse

@@ -7,20 +7,12 @@ Only sound rules live here: a rule fires only on positions that are illegal in e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import chess
 
+from retrologic.legality import static_cages
+from retrologic.legality.reason import Reason
 from retrologic.position import Position
 from retrologic.retract import LIGHT, attackers, retractions, retractors
-
-
-@dataclass(frozen=True)
-class Reason:
-    """Why a position is illegal: a stable rule name and a sentence for people."""
-
-    rule: str
-    message: str
 
 
 def _side(color: chess.Color) -> str:
@@ -143,9 +135,8 @@ def state_and_count_reasons(pos: Position) -> list[Reason]:
 
 
 def cage_rule_reasons(pos: Position) -> list[Reason]:
-    """Retractor 2's static cages (retrologic.static_rules; full positions only)."""
-    from retrologic import static_rules
-    return static_rules.reasons(pos)
+    """Retractor 2's static cages (retrologic.legality.static_cages; full positions only)."""
+    return static_cages.reasons(pos)
 
 
 def reasons(pos: Position) -> list[Reason]:

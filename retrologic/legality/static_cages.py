@@ -31,6 +31,7 @@ from itertools import product
 
 import chess
 
+from retrologic.legality.reason import Reason
 from retrologic.position import HOME, Position, castling_frozen, home_mask
 from retrologic.retract import unit_attacks
 
@@ -38,8 +39,7 @@ LIGHT = chess.BB_LIGHT_SQUARES
 _ORIGINALS = {chess.QUEEN: 1, chess.ROOK: 2, chess.BISHOP: 2, chess.KNIGHT: 2}
 
 
-def _reason(rule: str, message: str):
-    from retrologic.legality import Reason
+def _reason(rule: str, message: str) -> Reason:
     return Reason(rule, message)
 
 
