@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from retrologic import problem  # noqa: E402
-from retrologic.cage import start_position  # noqa: E402
-from retrologic.cage_rules import prune_rule, restrictions_from, zone_mask  # noqa: E402
+from retrologic.cages.search import start_position  # noqa: E402
+from retrologic.cages.rules import prune_rule, restrictions_from, zone_mask  # noqa: E402
 from retrologic.position import Position, all_home  # noqa: E402
 from retrologic.retract import apply, retractions  # noqa: E402
 

@@ -33,8 +33,8 @@ MAX_CLAIM = 300
 CHECKERS: dict[str, str] = {
     "retraction-line": "retrologic.certificate:check_retraction_line",
     "lastmove-proof": "retrologic.lastmove:check_proof",
-    "cage-proof": "retrologic.cage_check:check_proof",
-    "cage-counterexample": "retrologic.cage_check:check_counterexample",
+    "cage-proof": "retrologic.cages.checker:check_proof",
+    "cage-counterexample": "retrologic.cages.checker:check_counterexample",
     "deduce-drup": "retrologic.captures:check_certificate",
     "spg-game": "retrologic.spg:check_certificate",
     "puzzle4x4-line": "retrologic.puzzle4x4:check_certificate",

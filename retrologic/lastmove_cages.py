@@ -124,8 +124,8 @@ class CageCloser:
         tried); `budget`'s deadline or Ctrl-C stopping one raises LimitHit (never "no cage")."""
         if not self.discover_on:
             return None
-        from retrologic.cage import verify
-        from retrologic.cage_library import CageEntry, Library
+        from retrologic.cages.search import verify
+        from retrologic.cages.library import CageEntry, Library
         if self.library is None:
             self.library = Library()
         for sub in proposals(pos.placement):
@@ -160,7 +160,7 @@ class CageCloser:
 def closers_for(lemmas: list[Path], discover: bool, use_library: bool = True) -> tuple[CageCloser, list]:
     """The cage closer for a solve: lemma files (+ the library in encodings/cages) and
     discovery; returns it and the list that collects discovered cages."""
-    from retrologic.cage_library import DEFAULT_DIR, load_library
+    from retrologic.cages.library import DEFAULT_DIR, load_library
     paths: list[Path] = list(lemmas)
     if use_library and Path(DEFAULT_DIR).is_dir():
         paths.insert(0, Path(DEFAULT_DIR))
@@ -172,7 +172,7 @@ def closers_for(lemmas: list[Path], discover: bool, use_library: bool = True) ->
 def reverify(node: dict[str, Any], nodes: int | None = None) -> tuple[bool, str, int]:
     """Re-verify the cage named by a proof leaf, from scratch (no library), in at most `nodes`
     positions; (proved, why not, positions reached). The caller validates the leaf's fields."""
-    from retrologic.cage import verify
+    from retrologic.cages.search import verify
     from retrologic.errors import InputError
     start = Position(Placement.from_board_fen(node["cage"]), None, 0, None, _mask(node["frozen"]), True)
     try:

@@ -152,7 +152,7 @@ def mutate(cert: dict[str, Any], rng: random.Random) -> tuple[dict[str, Any], st
 # --- claims and oracles -------------------------------------------------------------------------
 
 def _restrictions(items: list[dict[str, Any]]) -> list:
-    from retrologic.cage_rules import NoPawnCaptures
+    from retrologic.cages.rules import NoPawnCaptures
     out = []
     for r in items:
         pc = r["pawn_captures"]
@@ -188,8 +188,8 @@ def cage_claim(cert: dict[str, Any]) -> tuple:
 def cage_oracle(cert: dict[str, Any]) -> bool:
     """Verify the stated cage again with the engine: a proof must be proved (with the library
     when the proof used known cages), a counterexample refuted."""
-    from retrologic.cage import verify
-    from retrologic.cage_library import DEFAULT_DIR, load_library
+    from retrologic.cages.search import verify
+    from retrologic.cages.library import DEFAULT_DIR, load_library
     library = load_library(DEFAULT_DIR) if cert.get("lemmas") else None
     res = verify(_cage_start(cert), cert["zone"], _restrictions(cert["restrictions"]), library,
                  model=cert["model"], nodes=50_000)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from retrologic import constraints
-from retrologic.cage_library import (DEFAULT_DIR, MAX_USES_DEPTH, CageEntry, Library, default_name,
+from retrologic.cages.library import (DEFAULT_DIR, MAX_USES_DEPTH, CageEntry, Library, default_name,
                                      load_library, toml_string, write_entry)
 from retrologic.cli import main
 from retrologic.errors import MAX_LINE, InputError, shown

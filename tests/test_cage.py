@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from retrologic import cage, certificate, problem
-from retrologic.cage import verify
-from retrologic.cage_check import check_counterexample, check_proof
+from retrologic import certificate, problem
+from retrologic.cages import search as cage
+from retrologic.cages.search import verify
+from retrologic.cages.checker import check_counterexample, check_proof
 from retrologic.cli import main
 from retrologic.errors import InputError
 
@@ -234,7 +235,7 @@ def test_corrupted_proofs_are_rejected():
 
 
 def test_corrupted_lemma_proofs_are_rejected():
-    from retrologic.cage_library import load_library
+    from retrologic.cages.library import load_library
     lib = load_library(ROOT / "encodings" / "cages" / "hwa-fig3-perpetual-bishop.toml")
     cert = verify("8/5ppb/6p1/8/8/8/8/8", library=lib).certificate()
     assert cert["lemmas"] and check_proof(cert).ok

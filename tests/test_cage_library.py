@@ -6,10 +6,10 @@ from __future__ import annotations
 import chess
 import pytest
 
-from retrologic.cage import learn, verify
-from retrologic.cage_check import check_proof
-from retrologic.cage_library import DEFAULT_DIR, CageEntry, Library, load_entry, load_library
-from retrologic.cage_rules import NoPawnCaptures
+from retrologic.cages.search import learn, verify
+from retrologic.cages.checker import check_proof
+from retrologic.cages.library import DEFAULT_DIR, CageEntry, Library, load_entry, load_library
+from retrologic.cages.rules import NoPawnCaptures
 from retrologic.cli import main
 from retrologic.errors import InputError
 from retrologic.position import Placement, Position

@@ -284,7 +284,7 @@ def test_chain_deduce_then_cage_then_illegal():
     """Deduce 'no pawn capture d->e' for the full position, hand it to Hwa's cage verifier as a
     restriction for the position's right side (Hwa's Figure 7): a verified cage, so the full
     position, which contains it, is illegal. Without the restriction the cage is not verified."""
-    from retrologic.cage import verify
+    from retrologic.cages.search import verify
     prob = problem.load(ROOT / "problems" / "deduce" / "no-dxe-for-a-cage.toml")
     result = problem.solve(prob)
     restrictions = deduce_q.cage_restrictions(result)

@@ -26,7 +26,7 @@ import pytest
 from retrologic import certificate, lastmove
 from retrologic import puzzle4x4 as p4
 from retrologic import spg
-from retrologic.cage import verify
+from retrologic.cages.search import verify
 from retrologic.certificate import check
 from retrologic.errors import InputError
 from retrologic.position import Placement, Position

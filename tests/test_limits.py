@@ -248,7 +248,7 @@ def test_cage_discovery_budgets_are_counts():
 # --- cages, retrograde tables -----------------------------------------------------------------
 
 def test_cage_search_honours_time_nodes_and_stop_request():
-    from retrologic import cage
+    from retrologic.cages import search as cage
     board = SLOW_LASTMOVE                       # as a partial position: a huge reachable set
     r = cage.verify(board, nodes=100)
     assert r.verdict == "unknown" and r.reason == "node limit 100" and r.states == 101

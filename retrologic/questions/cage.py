@@ -29,7 +29,7 @@ def _zone(value: Any) -> Any:
 
 
 def _model(value: str) -> str:
-    from retrologic.cage_rules import MODELS
+    from retrologic.cages.rules import MODELS
     if value not in MODELS:
         raise ValueError(f"must be one of {', '.join(MODELS)}")
     return value
@@ -48,15 +48,15 @@ EXPECT = {"cage", "model", "states", "zone", "lemmas_used", "escape", "line", "l
 
 
 def _library(paths: list[Path]):
-    from retrologic.cage_library import load_library
+    from retrologic.cages.library import load_library
     return load_library(paths) if paths else None
 
 
 def solve(problem, options) -> Result:
     """Verify the problem's cage under its zone, frozen units, constraints and lemmas."""
-    from retrologic import cage
-    from retrologic.cage_library import DEFAULT_DIR
-    from retrologic.cage_rules import restrictions_from
+    from retrologic.cages import search as cage
+    from retrologic.cages.library import DEFAULT_DIR
+    from retrologic.cages.rules import restrictions_from
     from retrologic.position import Position
     from retrologic.problem import budget_of, resolve_path
     q = problem.question
@@ -111,8 +111,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from retrologic import cage
-    from retrologic.cage_library import DEFAULT_DIR, MAX_NAME, check_text, default_name
+    from retrologic.cages import search as cage
+    from retrologic.cages.library import DEFAULT_DIR, MAX_NAME, check_text, default_name
     from retrologic.problem import budget_of
     model = "plain" if args.plain else "lines"
     lib_paths = [Path(p) for p in args.library]

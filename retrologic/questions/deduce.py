@@ -188,7 +188,7 @@ def proved_restrictions(result: Result) -> list:
 def cage_restrictions(result: Result) -> list:
     """The proved claims a cage verification can take as retraction filters
     (`pawn_captures(...) == 0`, `never_moved("sq")`), as parsed expressions."""
-    from retrologic.cage_rules import restrictions_from
+    from retrologic.cages.rules import restrictions_from
     out = []
     for expr in proved_restrictions(result):
         try:

@@ -29,8 +29,8 @@ def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None,
     from retrologic import problem as problem_mod
     from retrologic.limits import LimitHit, budget_for
     budget = budget_for(budget=budget)
-    from retrologic.cage_library import load_library
-    from retrologic.cage_rules import restrictions_from
+    from retrologic.cages.library import load_library
+    from retrologic.cages.rules import restrictions_from
     from retrologic.schema import read_toml
     from retrologic.questions.deduce import cage_restrictions
     exprs, cage_files, facts = [], [], []

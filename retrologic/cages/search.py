@@ -24,8 +24,8 @@ from typing import Any, Iterable
 
 import chess
 
-from retrologic.cage_library import CageEntry, Library, Match, load_library, write_entry
-from retrologic.cage_rules import (MODELS, NoPawnCaptures, prune_rule, restrictions_from,
+from retrologic.cages.library import CageEntry, Library, Match, load_library, write_entry
+from retrologic.cages.rules import (MODELS, NoPawnCaptures, prune_rule, restrictions_from,
                                    retraction_key, squares_of, zone_mask)
 from retrologic.errors import InputError
 from retrologic.limits import Budget, LimitHit, budget_for
@@ -346,7 +346,7 @@ def learn(position: Position | Placement | str, *, name: str, zone: Any = None,
     """Verify a cage and, when proved, add it to the library directory (`encodings/cages` by
     default) as a new entry; returns the result and the new file's path (None if not proved, or
     if the position contains a known cage already). Limits: `budget`, or `timeout`/`nodes`."""
-    from retrologic.cage_library import DEFAULT_DIR
+    from retrologic.cages.library import DEFAULT_DIR
     result = verify(position, zone, restrictions, library, model=model, frozen=frozen,
                     budget=budget_for(timeout, nodes, budget))
     if not result.proved:
@@ -361,12 +361,12 @@ def learn(position: Position | Placement | str, *, name: str, zone: Any = None,
 
 
 def check_proof(cert: dict[str, Any]):
-    """Checker of "cage-proof" certificates (retrologic.cage_check, independent of the search)."""
-    from retrologic.cage_check import check_proof as check
+    """Checker of "cage-proof" certificates (retrologic.cages.checker, independent of the search)."""
+    from retrologic.cages.checker import check_proof as check
     return check(cert)
 
 
 def check_counterexample(cert: dict[str, Any]):
-    """Checker of "cage-counterexample" certificates (retrologic.cage_check)."""
-    from retrologic.cage_check import check_counterexample as check
+    """Checker of "cage-counterexample" certificates (retrologic.cages.checker)."""
+    from retrologic.cages.checker import check_counterexample as check
     return check(cert)

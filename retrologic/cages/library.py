@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 import chess
 
-from retrologic.cage_rules import MODELS, NoPawnCaptures, covers, restrictions_from, squares_of, zone_mask
+from retrologic.cages.rules import MODELS, NoPawnCaptures, covers, restrictions_from, squares_of, zone_mask
 from retrologic.errors import InputError
 from retrologic.position import Placement, Position
 from retrologic.paths import encodings
@@ -188,7 +188,7 @@ class Library:
         if entry.name not in self._proofs:
             if entry.name in self._busy:
                 return None
-            from retrologic.cage import verify
+            from retrologic.cages.search import verify
             self._busy.add(entry.name)
             try:
                 lib = self.subset(entry.uses) if entry.uses else None
