@@ -38,7 +38,7 @@ D_TO_E = "r1bqkbnr/pppppppp/8/8/4P3/4P3/PPP2PPP/RNBQKBNR b KQkq - 0 1"
 
 
 def _queries():
-    from retrologic.captures import Constraint
+    from retrologic.history.deduce import Constraint
     from retrologic.questions import deduce as dq
     out = []
     for path in sorted((ROOT / "problems" / "deduce").glob("*.toml")):
@@ -63,7 +63,7 @@ def _time(fn, repeat: int) -> float:
 
 
 def bench_queries(repeat: int) -> None:
-    from retrologic.captures import deduce
+    from retrologic.history.deduce import deduce
     import ortools.sat.python.cp_model  # noqa: F401  (imported once, outside the timings)
     queries = _queries()
     modes = [("sat, no cores (baseline)", dict(engine="sat", explain=False)),
@@ -174,7 +174,7 @@ def bench_static(games: int) -> None:
 
 
 def bench_limits(repeat: int) -> None:
-    from retrologic.captures import deduce
+    from retrologic.history.deduce import deduce
     queries = _queries()
     unset = {name: float("inf") for name, *_ in queries}
     limited = dict(unset)

@@ -35,7 +35,7 @@ CHECKERS: dict[str, str] = {
     "lastmove-proof": "retrologic.lastmove:check_proof",
     "cage-proof": "retrologic.cages.checker:check_proof",
     "cage-counterexample": "retrologic.cages.checker:check_counterexample",
-    "deduce-drup": "retrologic.captures:check_certificate",
+    "deduce-drup": "retrologic.history.deduce:check_certificate",
     "spg-game": "retrologic.spg:check_certificate",
     "puzzle4x4-line": "retrologic.puzzle4x4:check_certificate",
     "puzzle4x4-unsolvable": "retrologic.puzzle4x4:check_unsolvable",

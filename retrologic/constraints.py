@@ -7,7 +7,7 @@ An expression is a comparison of linear terms over whitelisted functions, combin
     captures(white) + captures(black) <= 9
     promoted("c1") == true        never_moved("e1")        not promoted("c8")
 
-The parse is a small tree of dataclasses that the deduction model (retrologic.captures) compiles
+The parse is a small tree of dataclasses that the deduction model (retrologic.history.deduce) compiles
 into clauses and the cage search (retrologic.cages.search) into retraction filters. New functions are
 added with `register`; a name that is not registered is an error, never a guess.
 """

@@ -228,7 +228,7 @@ def deduce_claim(cert: dict[str, Any]) -> tuple:
 
 def deduce_oracle(cert: dict[str, Any]) -> bool:
     """Deduce the stated claim again with the engine (pysat): proved, or no history."""
-    from retrologic.captures import Constraint, deduce
+    from retrologic.history.deduce import Constraint, deduce
     from retrologic.position import Position
     frozen = _mask(cert.get("frozen", []))
     pos = Position.from_fen(cert["fen"], frozen=frozen)

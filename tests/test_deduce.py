@@ -11,13 +11,13 @@ import chess
 import pytest
 
 from retrologic import problem
-from retrologic.captures import Constraint, deduce
+from retrologic.history.deduce import Constraint, deduce
 from retrologic.certificate import check_file
 from retrologic.constraints import Param
 from retrologic.errors import InputError
-from retrologic.history_model import LinearForm
-from retrologic.history_query import evaluate, register_predicate
-from retrologic.history_witness import check_history
+from retrologic.history.model import LinearForm
+from retrologic.history.query import evaluate, register_predicate
+from retrologic.history.witness import check_history
 from retrologic.position import Position
 from retrologic.questions import deduce as deduce_q
 
@@ -214,7 +214,7 @@ def test_position_witness_is_valid_and_readable():
     pos = Position.from_fen(D_TO_E)
     claim = Constraint.parse("x", 'pawn_captures(white, from_file="e", to_file="d") >= 1')
     c = deduce(pos, [], [claim], explain=False).claims[0]
-    from retrologic.history_witness import render
+    from retrologic.history.witness import render
     text = "\n".join(render(c.witness))
     assert "-knight" in text and "took Black's" in text and "changed file by capturing" in text
 

@@ -1,4 +1,4 @@
-"""Our DRUP checker (retrologic.drup) against CaDiCaL's proofs and brute force."""
+"""Our DRUP checker (retrologic.history.drup) against CaDiCaL's proofs and brute force."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 import pytest
 from pysat.solvers import Solver
 
-from retrologic.drup import _Checker, check, check_text, parse_dimacs, parse_proof
+from retrologic.history.drup import _Checker, check, check_text, parse_dimacs, parse_proof
 
 
 def pigeonhole(n: int, m: int) -> list[list[int]]:

@@ -9,7 +9,7 @@ import chess
 import pytest
 
 from conftest import random_game
-from retrologic.captures import Constraint, deduce
+from retrologic.history.deduce import Constraint, deduce
 from retrologic.position import Position
 
 SIDE = {chess.WHITE: "white", chess.BLACK: "black"}

@@ -337,7 +337,7 @@ def test_games_that_do_not_reach_the_diagram_are_rejected():
 def _deduce_certs(directory: Path) -> list[dict]:
     """Two real deduce-drup certificates: "the king never moved" in the initial array, and a
     position the assumption "no pawn capture d->e" makes illegal."""
-    from retrologic.captures import Constraint, deduce
+    from retrologic.history.deduce import Constraint, deduce
     d = deduce(Position.from_fen(chess.STARTING_FEN), [],
                [Constraint.parse("king-home", 'never_moved("e1")')], certificate_dir=str(directory))
     return [_load(d.certificates[0])] + _solve(["deduce/assumption-contradicts-position.toml"],
@@ -345,9 +345,9 @@ def _deduce_certs(directory: Path) -> list[dict]:
 
 
 def test_drup_proofs_of_satisfiable_formulas_are_rejected(tmp_path):
-    from retrologic.captures import Constraint, Query, _cert_cnf
-    from retrologic.drup import check as drup_check
-    from retrologic.history_cnf import dimacs
+    from retrologic.history.deduce import Constraint, Query, _cert_cnf
+    from retrologic.history.drup import check as drup_check
+    from retrologic.history.cnf import dimacs
     [cert, illegal] = _deduce_certs(tmp_path)
     v = check(illegal)                       # accepted, stating the position and the assumption
     assert v.ok and illegal["assumptions"][0]["name"] in v.reason and illegal["fen"] in v.reason

@@ -72,7 +72,7 @@ def test_deduce_with_a_timeout_answers_proved(capsys):
 
 
 def test_deduce_python_call_with_a_timeout_is_proved_and_certified(tmp_path):
-    from retrologic.captures import Constraint, deduce
+    from retrologic.history.deduce import Constraint, deduce
     from retrologic.certificate import check_file
     from retrologic.position import Position
     claim = [Constraint.parse("c", "captures(black) <= 3")]
@@ -87,8 +87,9 @@ def test_deduce_python_call_with_a_timeout_is_proved_and_certified(tmp_path):
 def test_a_limit_hit_while_certifying_leaves_the_answer_unknown(monkeypatch, tmp_path):
     """The DRUP proof of a certificate runs under the question's budget; stopped, the claim
     stays proved but uncertified, and the answer is unknown (exit 4), naming the limit."""
-    from retrologic import captures, history_cnf
-    from retrologic.captures import Constraint
+    from retrologic.history import deduce as captures
+    from retrologic.history import cnf as history_cnf
+    from retrologic.history.deduce import Constraint
     from retrologic.position import Position
     from retrologic.questions import deduce as dq
     seen = []
@@ -130,7 +131,7 @@ def test_cardinality_clauses_are_pysats_own():
 
     from pysat.card import CardEnc, EncType
 
-    from retrologic.history_cnf import _seqcounter
+    from retrologic.history.cnf import _seqcounter
     rng = random.Random(17)
     for _ in range(200):
         n = rng.randint(2, 12)
@@ -144,7 +145,7 @@ def test_cardinality_clauses_are_pysats_own():
 
 def test_the_conflict_budget_is_the_same_every_run():
     """A node limit counts conflicts over the query: the same spent count, the same verdict."""
-    from retrologic.history_cnf import SatBackend
+    from retrologic.history.cnf import SatBackend
     spent = []
     for _ in range(2):
         budget = Budget(nodes=3000)
@@ -157,7 +158,7 @@ def test_the_conflict_budget_is_the_same_every_run():
 
 
 def test_a_sat_call_stops_at_the_deadline_and_at_a_stop_request():
-    from retrologic.history_cnf import SatBackend, drup_proof
+    from retrologic.history.cnf import SatBackend, drup_proof
     model = pigeonhole(10)
     for make, want in ((lambda: Budget(timeout=1), "time limit 1 s"),
                        (lambda: (stop_after(0.5), Budget())[1], "interrupted")):
@@ -176,7 +177,7 @@ def test_a_sat_call_stops_at_the_deadline_and_at_a_stop_request():
 
 
 def test_deduce_honours_a_time_limit_and_a_stop_request():
-    from retrologic.captures import Constraint, deduce
+    from retrologic.history.deduce import Constraint, deduce
     from retrologic.position import Position
     pos = Position.from_fen(THREE_QUEENS)
     claims = [Constraint.parse(f"c{i}", text) for i, text in enumerate(many_claims(80))]

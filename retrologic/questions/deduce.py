@@ -86,7 +86,7 @@ def library_names() -> list[str]:
 
 def _constraint(text: str, default_name: str, where: str, file: str | None):
     """An expression, 'name: expression', or the name of a library entry."""
-    from retrologic.captures import Constraint
+    from retrologic.history.deduce import Constraint
     text = text.strip()
     if _NAME.match(text):
         path = LIBRARY / f"{text}.toml"
@@ -107,7 +107,7 @@ def _constraint(text: str, default_name: str, where: str, file: str | None):
 
 
 def solve(problem, options) -> Result:
-    from retrologic.captures import Constraint
+    from retrologic.history.deduce import Constraint
     assumptions, claims = [], []
     for i, c in enumerate(problem.constraints):
         item = Constraint(c["name"], c["expr"], c["parsed"], f"constraint[{i}].expr")
@@ -124,8 +124,8 @@ def solve(problem, options) -> Result:
 def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool = True,
            options=None, file: str | None = None) -> Result:
     """Run the deduction and shape it as a Result."""
-    from retrologic.captures import deduce, render_deduction
-    from retrologic.history_witness import render
+    from retrologic.history.deduce import deduce, render_deduction
+    from retrologic.history.witness import render
     from retrologic.problem import budget_of
     try:
         d = deduce(position, assumptions, claims, engine=engine, explain=explain,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import chess
 
-from retrologic.history_model import (PROMOTION_TYPES, Model, Unit, game_array, is_dark, rel_rank,
+from retrologic.history.model import (PROMOTION_TYPES, Model, Unit, game_array, is_dark, rel_rank,
                                       square_at)
 from retrologic.position import CASTLINGS, Position
 

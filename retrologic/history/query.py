@@ -16,8 +16,8 @@ import chess
 from retrologic import constraints
 from retrologic.constraints import BoolAtom, Call, Compare, Expr, Junction, Negation, Param
 from retrologic.errors import InputError
-from retrologic.history_model import LinearForm, Model, rel_rank
-from retrologic.history_witness import History
+from retrologic.history.model import LinearForm, Model, rel_rank
+from retrologic.history.witness import History
 from retrologic.position import castling_frozen
 
 Encoder = Callable[[Model, Call], "int | LinearForm"]

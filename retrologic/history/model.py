@@ -5,7 +5,7 @@ captured (on a light or dark square). A pawn's path is the file it stands on at 
 reached; it changes file only by capturing, one file per capture. Each capture removes one
 opponent unit, a promoted piece needs a pawn of its side that reached the last rank, bishops keep
 their square colour. The rules are *named groups* switched on by selector literals, so an UNSAT
-core reads as the facts a proof used. retrologic.history_cnf and retrologic.history_cpsat turn
+core reads as the facts a proof used. retrologic.history.cnf and retrologic.history.cpsat turn
 the IR into CNF (pysat) and CP-SAT models.
 
 The model over-approximates real games: every legal game has a matching model history, so

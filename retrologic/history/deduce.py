@@ -1,7 +1,7 @@
 """Deductions about a game's history: claims proved (UNSAT, with a MUS and a DRUP proof) or
 refuted (a witness history, re-checked in plain Python), over the history model.
 
-The pieces: retrologic.history_model (the model as IR), history_cnf (pysat), history_cpsat
+The pieces: retrologic.history.model (the model as IR), history_cnf (pysat), history_cpsat
 (OR-Tools), history_query (the predicate language), history_witness (witnesses), drup (the
 proof checker). This module runs a query and makes and checks `deduce-drup` certificates.
 """
@@ -19,10 +19,10 @@ import chess
 from retrologic.certificate import Rejected, verdict_of
 from retrologic.constraints import Expr, parse_expr
 from retrologic.errors import InputError
-from retrologic.history_cnf import SatBackend, budget_scope, dimacs, drup_proof, to_cnf
-from retrologic.history_model import UNIT_DOC, Model
-from retrologic.history_query import check_compilable, compile_expr, evaluate, register_predicate
-from retrologic.history_witness import History, check_history, decode, render
+from retrologic.history.cnf import SatBackend, budget_scope, dimacs, drup_proof, to_cnf
+from retrologic.history.model import UNIT_DOC, Model
+from retrologic.history.query import check_compilable, compile_expr, evaluate, register_predicate
+from retrologic.history.witness import History, check_history, decode, render
 from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Position
 
@@ -154,7 +154,7 @@ class _Engine:
         self.sat = SatBackend(query.model, budget)
         self.cp = None
         if engine != "sat":
-            from retrologic.history_cpsat import CpSatBackend
+            from retrologic.history.cpsat import CpSatBackend
             try:
                 self.cp = CpSatBackend(query.model, budget)
             except BaseException:
@@ -375,19 +375,19 @@ def _named(item: Any, what: str) -> tuple[str, str]:
 def check_certificate(cert: dict[str, Any]):
     """Check a deduce-drup certificate: rebuild the CNF from the position, frozen units,
     assumptions, core and claim, compare it with the one in the certificate, and check the DRUP
-    proof with our own checker (retrologic.drup).
+    proof with our own checker (retrologic.history.drup).
 
     The claim accepted, repeated by the verdict: in every history of the history model of the
     position `fen` (its placement, side to move, castling rights and e.p. square) in which the
     units on `frozen` never moved and every assumption holds, the claim holds; with no claim,
     no such history exists (the position is illegal under those assumptions). It relies on the
-    history model's encoding (retrologic.history_model, history_cnf), rebuilt here from those
+    history model's encoding (retrologic.history.model, history_cnf), rebuilt here from those
     fields rather than read from the certificate; assumptions outside the core are not used."""
     return verdict_of("deduce-drup", _check_drup, cert)
 
 
 def _check_drup(cert: dict[str, Any]) -> str:
-    from retrologic.drup import check, parse_proof
+    from retrologic.history.drup import check, parse_proof
     fen = cert.get("fen")
     if not isinstance(fen, str):
         raise Rejected("'fen' must be a FEN string")

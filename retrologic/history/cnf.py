@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from retrologic import limits
-from retrologic.history_model import Card, Model
+from retrologic.history.model import Card, Model
 from retrologic.limits import Budget, LimitHit
 
 SOLVER = "glucose4"

@@ -4,7 +4,7 @@ constraints. Fast search and witnesses; its INFEASIBLE is not a certificate (pys
 from __future__ import annotations
 
 from retrologic import limits
-from retrologic.history_model import Model
+from retrologic.history.model import Model
 from retrologic.limits import Budget, LimitHit
 
 
