@@ -18,7 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from retrologic import lastmove, problem  # noqa: E402
+from retrologic import problem  # noqa: E402
+from retrologic.lastmove import search as lastmove
 from retrologic.problem import SolveOptions  # noqa: E402
 
 

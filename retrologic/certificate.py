@@ -32,7 +32,7 @@ MAX_CLAIM = 300
 # certificate type -> "module:function"; the function takes the decoded JSON and returns Verdict.
 CHECKERS: dict[str, str] = {
     "retraction-line": "retrologic.certificate:check_retraction_line",
-    "lastmove-proof": "retrologic.lastmove:check_proof",
+    "lastmove-proof": "retrologic.lastmove.search:check_proof",
     "cage-proof": "retrologic.cages.checker:check_proof",
     "cage-counterexample": "retrologic.cages.checker:check_counterexample",
     "deduce-drup": "retrologic.history.deduce:check_certificate",

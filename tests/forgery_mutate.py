@@ -205,8 +205,8 @@ def lastmove_claim(cert: dict[str, Any]) -> tuple:
 def lastmove_oracle(cert: dict[str, Any]) -> bool:
     """Solve the stated diagram again (with cage discovery): every candidate the certificate
     calls impossible must be impossible for the engine too."""
-    from retrologic import lastmove
-    from retrologic.lastmove_cages import closers_for
+    from retrologic.lastmove import search as lastmove
+    from retrologic.lastmove.cages import closers_for
     from retrologic.position import Position
     pos = Position.from_fen(cert["fen"])
     if cert.get("to_move") is None:

@@ -23,7 +23,8 @@ from pathlib import Path
 import chess
 import pytest
 
-from retrologic import certificate, lastmove
+from retrologic import certificate
+from retrologic.lastmove import search as lastmove
 from retrologic import puzzle4x4 as p4
 from retrologic import spg
 from retrologic.cages.search import verify
@@ -238,7 +239,7 @@ BRANDIS = "8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1"
 
 
 def _lastmove_cert(fen: str, plies: int = 1, discover: bool = False) -> dict:
-    from retrologic.lastmove_cages import closers_for
+    from retrologic.lastmove.cages import closers_for
     pos = Position.from_fen(fen)
     closer, _ = closers_for([], discover=discover, use_library=discover)
     return lastmove.certificate(pos, plies, lastmove.solve(pos, plies, closers=[closer]))

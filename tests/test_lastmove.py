@@ -9,7 +9,7 @@ import io
 import chess
 import chess.pgn
 
-from retrologic import lastmove
+from retrologic.lastmove import search as lastmove
 from retrologic.certificate import check
 from retrologic.position import Position
 
@@ -87,7 +87,7 @@ def test_limits_give_unknown_never_proved():
 
 
 def test_discovered_cage_leaves_are_reverified():
-    from retrologic.lastmove_cages import closers_for
+    from retrologic.lastmove.cages import closers_for
     pos = Position.from_fen(BRANDIS)
     closer, discovered = closers_for([], discover=True, use_library=False)
     res = lastmove.solve(pos, 1, closers=[closer])

@@ -229,8 +229,8 @@ def test_lastmove_node_limit_and_stop_request():
 
 def test_cage_discovery_budgets_are_counts():
     """Discovery is bounded by positions, per cage and per solve, never by seconds."""
-    from retrologic import lastmove
-    from retrologic.lastmove_cages import CageCloser
+    from retrologic.lastmove import search as lastmove
+    from retrologic.lastmove.cages import CageCloser
     from retrologic.position import Position
     pos = Position.from_fen("8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1")     # Brandis
     results = []

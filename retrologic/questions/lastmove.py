@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 
-from retrologic import lastmove
+from retrologic.lastmove import search as lastmove
 from retrologic.cli import add_limit_arguments, emit
 from retrologic.errors import InputError
 from retrologic.position import Position, parse
@@ -61,7 +61,7 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
            certificate_dir: str | None = None, budget=None) -> Result:
     """Solve and render a last-move problem (limits: `budget`, the question's shared one, else
     `timeout`; `nodes` is the node limit when the budget has none)."""
-    from retrologic.lastmove_cages import closers_for
+    from retrologic.lastmove.cages import closers_for
     closer, discovered = closers_for(lemmas, discover, use_library)
     limits = lastmove.Limits(depth=depth, support=support, nodes=nodes, timeout=timeout,
                              budget=budget)

@@ -602,7 +602,7 @@ def _check_cage_leaf(pos: Position, node: dict[str, Any], cages: _Cages) -> None
         raise Rejected(f"cage {board} assumes frozen units ({names}) that are not frozen in {pos.fen()}")
     key = (cage, zmask, fmask, model)
     if key not in cages.done:
-        from retrologic.lastmove_cages import reverify
+        from retrologic.lastmove.cages import reverify
         if cages.left <= 0:
             raise Rejected(f"more than {REVERIFY_TOTAL} positions of cages to verify again")
         ok, why, states = reverify({"cage": board, "zone": zone, "frozen": frozen, "model": model},
