@@ -21,10 +21,11 @@ import chess
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from retrologic import problem, spg  # noqa: E402
+from retrologic import problem  # noqa: E402
+from retrologic.spg import solver as spg
 from retrologic.questions.spg import answer_result  # noqa: E402
-from retrologic.spg_analysis import SWITCHES  # noqa: E402
-from retrologic.spg_search import Limits, Search  # noqa: E402
+from retrologic.spg.analysis import SWITCHES  # noqa: E402
+from retrologic.spg.search import Limits, Search  # noqa: E402
 
 # the bound as it was before the plan deductions (capture capacity, the coupled bound of a side
 # whose opponent has no spare move, cheapest-route steps, landing squares): the "previous" columns

@@ -1,4 +1,4 @@
-"""Benchmark of retrologic.trajectory, each figure beside a baseline run in the same process.
+"""Benchmark of retrologic.spg.trajectory, each figure beside a baseline run in the same process.
 
 1. all 64 × 12 empty-board distance maps: ours (state graph + BFS) against a BFS that asks
    python-chess for each square's moves (pawns: plain geometry);
@@ -23,7 +23,7 @@ from pathlib import Path
 import chess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from retrologic import trajectory as T  # noqa: E402
+from retrologic.spg import trajectory as T  # noqa: E402
 
 PIECES = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING)
 U = T.UNREACHABLE

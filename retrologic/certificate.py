@@ -36,7 +36,7 @@ CHECKERS: dict[str, str] = {
     "cage-proof": "retrologic.cages.checker:check_proof",
     "cage-counterexample": "retrologic.cages.checker:check_counterexample",
     "deduce-drup": "retrologic.history.deduce:check_certificate",
-    "spg-game": "retrologic.spg:check_certificate",
+    "spg-game": "retrologic.spg.solver:check_certificate",
     "puzzle4x4-line": "retrologic.puzzle4x4:check_certificate",
     "puzzle4x4-unsolvable": "retrologic.puzzle4x4:check_unsolvable",
 }

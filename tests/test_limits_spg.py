@@ -23,10 +23,11 @@ from retrologic import limits
 from retrologic import puzzle4x4 as p4
 from retrologic import puzzle4x4_census as census
 from retrologic import puzzle4x4_index as idx
-from retrologic import spg, spg_schedule
+from retrologic.spg import solver as spg
+from retrologic.spg import schedule as spg_schedule
 from retrologic.questions.spg import answer_result
-from retrologic.spg_search import Limits
-from retrologic.spg_strategy import analyse, run_solver
+from retrologic.spg.search import Limits
+from retrologic.spg.strategy import analyse, run_solver
 
 ROOT = Path(__file__).resolve().parent.parent
 BELL = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"  # 17.0, 34 plies

@@ -10,12 +10,12 @@ import chess
 import pytest
 
 from conftest import random_game
-from retrologic import spg
+from retrologic.spg import solver as spg
 from retrologic.certificate import check
 from retrologic.cli import main
 from retrologic.errors import InputError
-from retrologic.spg_analysis import Analysis, frozen_units, min_assignment, INF
-from retrologic.spg_search import Limits
+from retrologic.spg.analysis import Analysis, frozen_units, min_assignment, INF
+from retrologic.spg.search import Limits
 from test_spg_bruteforce import all_games
 
 

@@ -15,9 +15,9 @@ import chess
 import pytest
 
 from conftest import random_game
-from retrologic import spg
-from retrologic.spg_analysis import INF, SWITCHES, Analysis
-from retrologic.spg_search import Limits, Search
+from retrologic.spg import solver as spg
+from retrologic.spg.analysis import INF, SWITCHES, Analysis
+from retrologic.spg.search import Limits, Search
 
 ROOT = Path(__file__).resolve().parent.parent
 OPTIONS = [dict(victim_slots=True, capture_accounting=False),

@@ -14,11 +14,12 @@ import chess
 import pytest
 
 from conftest import random_game
-from retrologic import spg, spg_schedule
+from retrologic.spg import solver as spg
+from retrologic.spg import schedule as spg_schedule
 from retrologic.cli import main
-from retrologic.spg_search import Limits
-from retrologic.spg_schedule import ScheduleModel, play_out, schedule
-from retrologic.spg_strategy import StrategyModel, analyse
+from retrologic.spg.search import Limits
+from retrologic.spg.schedule import ScheduleModel, play_out, schedule
+from retrologic.spg.strategy import StrategyModel, analyse
 from test_spg import OPENING_CASES, SPECIAL_CASES, _window
 from test_spg_bounds import PUBLISHED
 from test_spg_bruteforce import all_games

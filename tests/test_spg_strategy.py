@@ -13,9 +13,9 @@ import chess
 import pytest
 
 from conftest import random_game
-from retrologic import spg
-from retrologic.spg_analysis import Analysis
-from retrologic.spg_strategy import StrategyModel, Unit, analyse
+from retrologic.spg import solver as spg
+from retrologic.spg.analysis import Analysis
+from retrologic.spg.strategy import StrategyModel, Unit, analyse
 from test_spg import OPENING_CASES, SPECIAL_CASES, _window
 from test_spg_bounds import PUBLISHED
 from test_spg_bruteforce import all_games

@@ -8,7 +8,7 @@ import random
 import chess
 import pytest
 
-from retrologic import trajectory as T
+from retrologic.spg import trajectory as T
 from trajectory_oracle import (bfs, geometric_moves, pawn_state_bfs, python_chess_moves,
                                     walks)
 

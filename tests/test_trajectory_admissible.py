@@ -6,7 +6,7 @@ import random
 
 import chess
 
-from retrologic import trajectory as T
+from retrologic.spg import trajectory as T
 from trajectory_oracle import bfs, geometric_moves, min_pieces, walks
 
 

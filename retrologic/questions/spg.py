@@ -11,13 +11,13 @@ from typing import Any
 
 import chess
 
-from retrologic import spg
+from retrologic.spg import solver as spg
 from retrologic.errors import InputError
 from retrologic.limits import Budget
 from retrologic.result import Result
 from retrologic.schema import Field, one_of
-from retrologic.spg_search import Limits
-from retrologic.spg_strategy import analyse
+from retrologic.spg.search import Limits
+from retrologic.spg.strategy import analyse
 
 KIND = "spg"
 HELP = "shortest proof games, with uniqueness"

@@ -9,7 +9,7 @@ from typing import Any
 
 import chess
 
-from retrologic import trajectory as T
+from retrologic.spg import trajectory as T
 from retrologic.errors import InputError, shown
 from retrologic.result import Result
 from retrologic.schema import Field, parse_color, parse_square, parse_squares

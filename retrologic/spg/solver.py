@@ -22,9 +22,9 @@ import chess.pgn
 from retrologic import limits as _limits
 from retrologic.certificate import Verdict
 from retrologic.errors import InputError
-from retrologic.spg_analysis import Analysis
-from retrologic.spg_search import Limits, Search, SearchResult
-from retrologic.spg_strategy import StrategyReport, analyse
+from retrologic.spg.analysis import Analysis
+from retrologic.spg.search import Limits, Search, SearchResult
+from retrologic.spg.strategy import StrategyReport, analyse
 
 MAX_PLIES = 200
 _MOVES_RE = re.compile(r"^\s*([0-9]{1,4})\.(0|5)\s*$")
@@ -263,7 +263,7 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
         reasons.append(f"search: {res.reason}")
         found.update((_uci(g), g) for g in games)
     if engine in ("schedule", "auto") and not (enough and found):
-        from retrologic.spg_schedule import list_games
+        from retrologic.spg.schedule import list_games
         listing = None if max_games is None else max(max_games, enough or 0)
         rep = list_games(analysis, plies, limit=enough or listing,
                          progress=_schedule_progress if limits.progress else None,

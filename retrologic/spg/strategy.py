@@ -27,9 +27,10 @@ from typing import Any
 
 import chess
 
-from retrologic import limits, trajectory
+from retrologic import limits
+from retrologic.spg import trajectory
 from retrologic.limits import Budget
-from retrologic.spg_analysis import CASTLE, INF, SWITCHES, Analysis
+from retrologic.spg.analysis import CASTLE, INF, SWITCHES, Analysis
 
 ENUMERATION_LIMIT = 200  # strategies listed at most by default
 

@@ -28,8 +28,8 @@ from typing import Any
 import chess
 
 from retrologic.limits import Budget, LimitHit
-from retrologic.spg_analysis import CASTLE, Analysis
-from retrologic.spg_strategy import StrategyModel, Unit, _owner, analyse, limit_reason
+from retrologic.spg.analysis import CASTLE, Analysis
+from retrologic.spg.strategy import StrategyModel, Unit, _owner, analyse, limit_reason
 
 State = tuple[int, int]  # (square, piece type): a pawn that promotes changes type
 PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)

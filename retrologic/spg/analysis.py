@@ -20,7 +20,7 @@ from typing import Callable, NamedTuple
 
 import chess
 
-from retrologic import trajectory
+from retrologic.spg import trajectory
 
 INF = 10 ** 6
 PIECES = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING)
