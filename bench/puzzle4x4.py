@@ -131,7 +131,7 @@ def main() -> None:
 
     # retrograde engine against the forward search on one table
     from retrologic import puzzle4x4_retro as retro
-    from retrologic import retrograde as rg
+    from retrologic.tablebase import retrograde as rg
     start = None
     for s_ in range(200):
         r = random.Random(s_)

@@ -19,9 +19,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from retrologic import retrograde as rg  # noqa: E402
-from retrologic.tablebase import Library, dependencies  # noqa: E402
-from retrologic.tablebase_verify import check  # noqa: E402
+from retrologic.tablebase import retrograde as rg  # noqa: E402
+from retrologic.tablebase.table import Library, dependencies  # noqa: E402
+from retrologic.tablebase.checker import check  # noqa: E402
 
 PUBLISHED = {"KQK": 10, "KRK": 16, "KPK": 28, "KBNK": 33, "KQKR": 35}
 
@@ -41,8 +41,8 @@ def gaviota_full(lib: Library, sig: str) -> str:
     try:
         import chess
         import chess.gaviota
-        from retrologic import tablebase_index as ti
-        from retrologic.tablebase_verify import board_of
+        from retrologic.tablebase import index as ti
+        from retrologic.tablebase.checker import board_of
         tb = chess.gaviota.open_tablebase(os.environ.get("RETROLOGIC_GAVIOTA", "/usr/share/gaviotatb/gtb4"))
     except Exception as e:  # noqa: BLE001 - reported, not hidden
         return f"gaviota unavailable: {e}"

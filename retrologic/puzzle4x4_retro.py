@@ -1,4 +1,4 @@
-"""The 4x4 capture puzzle as a game for the generic retrograde engine (retrologic.retrograde).
+"""The 4x4 capture puzzle as a game for the generic retrograde engine (retrologic.tablebase.retrograde).
 
 The table holds every position reachable from a start, indexed by its rank among their sorted
 keys. Forward moves come from puzzle4x4.moves, un-moves from puzzle4x4.unmoves (filtered to the
@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from retrologic import puzzle4x4 as p4
-from retrologic import retrograde as rg
+from retrologic.tablebase import retrograde as rg
 from retrologic.limits import Budget, LimitHit
 
 CHECK_EVERY = 1024  # positions between two looks at the budget

@@ -228,7 +228,7 @@ def test_table_files_damaged_every_way_give_one_line(capsys, krk_dir, tmp_path):
 
 def test_table_save_is_atomic(krk_dir, tmp_path, monkeypatch):
     """An interrupted save leaves the previous file (or none) and no temporary file behind."""
-    from retrologic.tablebase import Table
+    from retrologic.tablebase.table import Table
     table = Table.load(krk_dir / "KRK.npz", "KRK")
     path = table.save(tmp_path)
     before = path.read_bytes()

@@ -263,7 +263,7 @@ def test_cage_search_honours_time_nodes_and_stop_request():
 
 
 def test_tablebase_build_honours_time_and_stop_request():
-    from retrologic.tablebase import Library
+    from retrologic.tablebase.table import Library
     t = time.monotonic()
     table = Library(timeout=1).table("KQKR")
     assert time.monotonic() - t < 1 + SLACK and not table.complete and "time limit 1 s" in table.reason

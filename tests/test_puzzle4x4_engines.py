@@ -18,7 +18,7 @@ from retrologic import puzzle4x4_census as census
 from retrologic import puzzle4x4_index as idx
 from retrologic import puzzle4x4_rate as rate
 from retrologic import puzzle4x4_retro as retro
-from retrologic import retrograde as rg
+from retrologic.tablebase import retrograde as rg
 
 
 

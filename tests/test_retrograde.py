@@ -10,8 +10,8 @@ from collections import deque
 import numpy as np
 import pytest
 
-from retrologic import retrograde as rg
-from retrologic.retrograde import DRAW, INVALID, LOSS, NONE, WIN
+from retrologic.tablebase import retrograde as rg
+from retrologic.tablebase.retrograde import DRAW, INVALID, LOSS, NONE, WIN
 
 
 def random_game(seed: int, n: int = 40) -> tuple[rg.GraphGame, dict]:

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from retrologic import cli, problem
-from retrologic import retrograde as rg
-from retrologic import tablebase_index as ti
+from retrologic.tablebase import retrograde as rg
+from retrologic.tablebase import index as ti
 from retrologic.errors import InputError
-from retrologic.tablebase import Library, Table, dependencies, from_board, squares_of
-from retrologic.tablebase_moves import ChessTable, static_legal
-from retrologic.tablebase_plot import histogram
-from retrologic.tablebase_verify import board_of, check
+from retrologic.tablebase.table import Library, Table, dependencies, from_board, squares_of
+from retrologic.tablebase.moves import ChessTable, static_legal
+from retrologic.tablebase.plot import histogram
+from retrologic.tablebase.checker import board_of, check
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,10 @@ import chess.gaviota
 import numpy as np
 import pytest
 
-from retrologic import retrograde as rg
-from retrologic import tablebase_index as ti
-from retrologic.tablebase import Library
-from retrologic.tablebase_verify import board_of
+from retrologic.tablebase import retrograde as rg
+from retrologic.tablebase import index as ti
+from retrologic.tablebase.table import Library
+from retrologic.tablebase.checker import board_of
 
 DATA = Path(__file__).resolve().parent / "data" / "gaviota-3man.npz"
 SHIPPED_INVALID = -128           # the data's mark of a placement python-chess calls invalid

@@ -137,7 +137,7 @@ def _node_progress(nodes: int) -> None:
 def retrograde_board(key: int, options) -> Result:
     """The retrograde engine over every reachable position, cross-checked with the forward solver."""
     from retrologic import puzzle4x4_retro as retro
-    from retrologic import retrograde as rg
+    from retrologic.tablebase import retrograde as rg
     facts = _header(key)
     budget = _budget(options)
     try:

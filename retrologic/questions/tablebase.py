@@ -21,7 +21,7 @@ POSITION = "none"      # the position, if any, is question.fen: a build question
 
 
 def _signature(value: str) -> str:
-    from retrologic.tablebase_index import parse_signature
+    from retrologic.tablebase.index import parse_signature
     try:
         white, black = parse_signature(value, field="table")
     except InputError as e:
@@ -30,7 +30,7 @@ def _signature(value: str) -> str:
 
 
 def _fen(value: str) -> str:
-    from retrologic.tablebase import from_board, parse_fen
+    from retrologic.tablebase.table import from_board, parse_fen
     try:
         board = parse_fen(value)
         from_board(board)                  # validates: legal, no castling/e.p., at most 4 men
@@ -74,14 +74,14 @@ def solve(problem, options) -> Result:
 
 def _library(directory: str | None, options):
     from retrologic.problem import budget_of
-    from retrologic.tablebase import Library
+    from retrologic.tablebase.table import Library
     return Library(directory, progress=bool(getattr(options, "progress", False)),
                    budget=budget_of(options), nodes=getattr(options, "nodes", None))
 
 
 def build(lib, signature: str, verify: int = 0) -> Result:
     """Build (or load) a table and report its statistics; optionally forward-check a sample."""
-    from retrologic.tablebase_index import oriented, parse_signature
+    from retrologic.tablebase.index import oriented, parse_signature
     sig, _ = oriented(*parse_signature(signature, field="table"))
     table = lib.table(sig)
     if not table.complete:
@@ -99,7 +99,7 @@ def build(lib, signature: str, verify: int = 0) -> Result:
                      f"{stats[f'{side}_to_move_draws']:,} draw")
     verdict = "proved"
     if verify:
-        from retrologic.tablebase_verify import check
+        from retrologic.tablebase.checker import check
         report = check(lib, sig, sample=verify)
         facts["verified"] = report.checked
         facts["mismatches"] = len(report.mismatches)
@@ -116,9 +116,9 @@ def build(lib, signature: str, verify: int = 0) -> Result:
 
 def probe(lib, fen: str) -> Result:
     """The value of a position, every optimal move, and a principal variation."""
-    from retrologic import retrograde as rg
-    from retrologic.tablebase import Incomplete, from_board, parse_fen
-    from retrologic.tablebase_verify import expected
+    from retrologic.tablebase import retrograde as rg
+    from retrologic.tablebase.table import Incomplete, from_board, parse_fen
+    from retrologic.tablebase.checker import expected
     board = parse_fen(fen)
     from_board(board)
     try:
@@ -154,7 +154,7 @@ def probe(lib, fen: str) -> Result:
 # -- command line -----------------------------------------------------------------------------
 
 def _cli_signature(value: str) -> str:
-    from retrologic.tablebase_index import oriented, parse_signature
+    from retrologic.tablebase.index import oriented, parse_signature
     return oriented(*parse_signature(value, field="SIG"))[0]
 
 
@@ -187,7 +187,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from retrologic.cli import emit, options_from
-    from retrologic.tablebase import Library
+    from retrologic.tablebase.table import Library
     if args.action == "build":
         if args.plot and len(args.tables) > 1:
             raise InputError("--plot takes one table at a time", field="--plot", value=args.plot)
@@ -199,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError("must be 0 or a positive number", field="--verify", value=args.verify)
             result = build(lib, _cli_signature(sig), verify=args.verify)
             if args.plot and result.verdict == "proved":
-                from retrologic.tablebase_plot import plot
+                from retrologic.tablebase.plot import plot
                 result.lines.append(f"histogram: {plot(lib.table(result.facts['table']), args.plot)}")
             status = max(status, emit(result, args))
         return status
@@ -208,12 +208,12 @@ def run(args: argparse.Namespace) -> int:
         lib = _library(args.dir, options)
         return emit(probe(lib, args.fen), args)
     if args.action == "plot":
-        from retrologic.tablebase_plot import plot
+        from retrologic.tablebase.plot import plot
         lib = Library(args.dir, progress=args.progress)
         path = plot(lib.table(_cli_signature(args.table)), args.out)
         print(path)
         return EXIT_OK
-    from retrologic.tablebase_verify import check
+    from retrologic.tablebase.checker import check
     lib = Library(args.dir)
     if args.sample is not None and args.sample <= 0:
         raise InputError("must be a positive number", field="--sample", value=args.sample)

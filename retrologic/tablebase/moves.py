@@ -1,6 +1,6 @@
 """Vectorised move and un-move generation for one 8x8 material signature: the retrograde Game.
 
-`ChessTable` implements the `retrologic.retrograde` interface over `tablebase_index` layouts:
+`ChessTable` implements the `retrologic.tablebase.retrograde` interface over `tablebase_index` layouts:
 moves that keep the material are in-table; captures and promotions are exits, valued from the
 sub-tables (already solved) they lead into. Attack tables come from python-chess; the work is
 numpy over whole batches of positions.
@@ -13,8 +13,8 @@ from typing import Callable
 import chess
 import numpy as np
 
-from retrologic import retrograde as rg
-from retrologic import tablebase_index as ti
+from retrologic.tablebase import retrograde as rg
+from retrologic.tablebase import index as ti
 from retrologic.limits import Budget
 
 BIT = np.array([1 << s for s in range(64)], dtype=np.uint64)

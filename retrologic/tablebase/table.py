@@ -19,11 +19,11 @@ from typing import Callable
 import chess
 import numpy as np
 
-from retrologic import retrograde as rg
-from retrologic import tablebase_index as ti
+from retrologic.tablebase import retrograde as rg
+from retrologic.tablebase import index as ti
 from retrologic.errors import InputError
 from retrologic.limits import Budget, budget_for
-from retrologic.tablebase_moves import ChessTable
+from retrologic.tablebase.moves import ChessTable
 
 FORMAT_VERSION = 1
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 import chess
 import numpy as np
 
-from retrologic import retrograde as rg
-from retrologic import tablebase_index as ti
-from retrologic.tablebase import Library, squares_of
+from retrologic.tablebase import retrograde as rg
+from retrologic.tablebase import index as ti
+from retrologic.tablebase.table import Library, squares_of
 
 
 @dataclass

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-from retrologic import retrograde as rg
+from retrologic.tablebase import retrograde as rg
 from retrologic.errors import InputError
-from retrologic.tablebase import Table
+from retrologic.tablebase.table import Table
 
 
 def histogram(table: Table) -> dict[str, np.ndarray]:
