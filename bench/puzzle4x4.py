@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from retrologic import puzzle4x4 as p4  # noqa: E402
-from retrologic import puzzle4x4_census as census  # noqa: E402
-from retrologic import puzzle4x4_index as idx  # noqa: E402
+from retrologic.puzzle4x4 import game as p4  # noqa: E402
+from retrologic.puzzle4x4 import census  # noqa: E402
+from retrologic.puzzle4x4 import index as idx  # noqa: E402
 
 
 class NoMemo(set):
@@ -89,7 +89,7 @@ def main() -> None:
     print(f"  memoised solver, {w} processes (wall)   {len(keys) / t_par:9.0f}                "
           f"x{t_memo / t_par:.2f} of one core")
 
-    from retrologic import puzzle4x4_fast as fast
+    from retrologic.puzzle4x4 import fast
     engines = ["python"] + (["numba"] if fast.available() else [])
     if "numba" in engines:
         kernel = fast.FastSolver()
@@ -130,7 +130,7 @@ def main() -> None:
               f"{whole / per_cpu / 86400:,.0f}, for 6 h: {whole / per_cpu / 21600:,.0f}")
 
     # retrograde engine against the forward search on one table
-    from retrologic import puzzle4x4_retro as retro
+    from retrologic.puzzle4x4 import retro
     from retrologic.tablebase import retrograde as rg
     start = None
     for s_ in range(200):

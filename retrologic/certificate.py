@@ -37,8 +37,8 @@ CHECKERS: dict[str, str] = {
     "cage-counterexample": "retrologic.cages.checker:check_counterexample",
     "deduce-drup": "retrologic.history.deduce:check_certificate",
     "spg-game": "retrologic.spg.solver:check_certificate",
-    "puzzle4x4-line": "retrologic.puzzle4x4:check_certificate",
-    "puzzle4x4-unsolvable": "retrologic.puzzle4x4:check_unsolvable",
+    "puzzle4x4-line": "retrologic.puzzle4x4.game:check_certificate",
+    "puzzle4x4-unsolvable": "retrologic.puzzle4x4.game:check_unsolvable",
 }
 
 # certificate type -> the question kind whose answer it certifies (a stated question must be it)

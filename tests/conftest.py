@@ -58,7 +58,7 @@ def game_corpus() -> list[tuple[chess.Board, chess.Move]]:
 def puzzle_walk(seed: int, plies: int) -> int:
     """A 4x4-puzzle position after `plies` uniformly random captures from a random start
     (fewer if stuck)."""
-    from retrologic import puzzle4x4 as p4
+    from retrologic.puzzle4x4 import game as p4
     rng = random.Random(seed)
     key = p4.random_start(rng)
     for _ in range(plies):

@@ -271,7 +271,7 @@ def puzzle_claim(cert: dict[str, Any]) -> tuple:
 
 def puzzle_oracle(cert: dict[str, Any]) -> bool:
     """The engine's own solver (bitboards, not the checker's python-chess geometry)."""
-    from retrologic import puzzle4x4 as p4
+    from retrologic.puzzle4x4 import game as p4
     solvable = p4.solvable(p4.parse(cert["board"]))
     return solvable if cert["type"] == "puzzle4x4-line" else not solvable
 

@@ -25,7 +25,7 @@ import pytest
 
 from retrologic import certificate
 from retrologic.lastmove import search as lastmove
-from retrologic import puzzle4x4 as p4
+from retrologic.puzzle4x4 import game as p4
 from retrologic.spg import solver as spg
 from retrologic.cages.search import verify
 from retrologic.certificate import check

@@ -20,9 +20,9 @@ import chess
 import pytest
 
 from retrologic import limits
-from retrologic import puzzle4x4 as p4
-from retrologic import puzzle4x4_census as census
-from retrologic import puzzle4x4_index as idx
+from retrologic.puzzle4x4 import game as p4
+from retrologic.puzzle4x4 import census
+from retrologic.puzzle4x4 import index as idx
 from retrologic.spg import solver as spg
 from retrologic.spg import schedule as spg_schedule
 from retrologic.questions.spg import answer_result

@@ -11,7 +11,7 @@ import chess
 import pytest
 
 from conftest import puzzle_walk as walk
-from retrologic import puzzle4x4 as p4
+from retrologic.puzzle4x4 import game as p4
 from retrologic.errors import InputError
 
 
@@ -121,7 +121,7 @@ def test_article_table_of_first_move_play() -> None:
     """The article's table (1 million starts per row): P(solvable after N turns played without
     backtracking). Its solver then takes the first capture in scan order (from a4..d1, then target
     a4..d1), as our moves() lists them. 1500 starts: every row within 4.5 standard errors."""
-    from retrologic.puzzle4x4_rate import survival
+    from retrologic.puzzle4x4.rate import survival
     table = [1, 1, .99999, .996, .986, .932, .839, .651, .49, .297, .2, .098, .077, .0485, .0485, .0485]
     rng = random.Random(2018)
     n = 1500

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from conftest import puzzle_walk as walk
-from retrologic import puzzle4x4 as p4
-from retrologic import puzzle4x4_census as census
-from retrologic import puzzle4x4_index as idx
-from retrologic import puzzle4x4_rate as rate
-from retrologic import puzzle4x4_retro as retro
+from retrologic.puzzle4x4 import game as p4
+from retrologic.puzzle4x4 import census
+from retrologic.puzzle4x4 import index as idx
+from retrologic.puzzle4x4 import rate
+from retrologic.puzzle4x4 import retro
 from retrologic.tablebase import retrograde as rg
 
 
@@ -227,7 +227,7 @@ def test_census_on_dask_local_cluster(tmp_path) -> None:
 
 def _fast():
     pytest.importorskip("numba", reason="the optional extra 'fast' (numba) is not installed")
-    from retrologic import puzzle4x4_fast as fast
+    from retrologic.puzzle4x4 import fast
     return fast
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from retrologic import puzzle4x4 as p4
+from retrologic.puzzle4x4 import game as p4
 from retrologic.cli import add_limit_arguments, emit, options_from
 from retrologic import limits
 from retrologic.errors import EXIT_OK, InputError
@@ -136,7 +136,7 @@ def _node_progress(nodes: int) -> None:
 
 def retrograde_board(key: int, options) -> Result:
     """The retrograde engine over every reachable position, cross-checked with the forward solver."""
-    from retrologic import puzzle4x4_retro as retro
+    from retrologic.puzzle4x4 import retro
     from retrologic.tablebase import retrograde as rg
     facts = _header(key)
     budget = _budget(options)
@@ -176,7 +176,7 @@ def retrograde_board(key: int, options) -> Result:
 
 def rate_board(key: int, playouts: int, seed: int, exact: bool, options=None) -> Result:
     """The difficulty (see puzzle4x4_rate)."""
-    from retrologic import puzzle4x4_rate as rate
+    from retrologic.puzzle4x4 import rate
     try:
         r = rate.rate(key, playouts=playouts, seed=seed, exact=exact,
                       exact_limit=getattr(options, "nodes", None),
@@ -274,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from retrologic import puzzle4x4_rate as rate
+    from retrologic.puzzle4x4 import rate
     if not args.tolerance > 0 or args.tolerance > 64:
         raise InputError("must be more than 0 and at most 64 (bits)", field="tolerance",
                          value=args.tolerance)
@@ -308,8 +308,8 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _census(args: argparse.Namespace) -> int:
-    from retrologic import puzzle4x4_census as census
-    from retrologic import puzzle4x4_index as idx
+    from retrologic.puzzle4x4 import census
+    from retrologic.puzzle4x4 import index as idx
     if args.sample is not None:
         tasks = census.sample_tasks(args.sample, args.seed, args.shard_size, args.engine)
     else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from math import factorial
 from typing import Iterator
 
-from retrologic.puzzle4x4 import CODE_OF, FULL_SET, WK
+from retrologic.puzzle4x4.game import CODE_OF, FULL_SET, WK
 
 KING_SQUARES = (1, 0, 5)                                  # b4, a4, b3
 OTHERS = sorted(CODE_OF[ch] for ch in FULL_SET if ch != "K")   # the 15 other units, as codes

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from retrologic import files
-from retrologic import puzzle4x4 as p4
-from retrologic import puzzle4x4_index as idx
+from retrologic.puzzle4x4 import game as p4
+from retrologic.puzzle4x4 import index as idx
 from retrologic.errors import InputError
 from retrologic.limits import Budget, LimitHit
 
@@ -68,7 +68,7 @@ def _fast():
     """The compiled kernel of this process (built once), or None without numba."""
     global _FAST
     if _FAST is None:
-        from retrologic import puzzle4x4_fast as fast
+        from retrologic.puzzle4x4 import fast
         if not fast.available():
             return None
         _FAST = fast.FastSolver()
@@ -90,7 +90,7 @@ def _engine(engine: str):
 
 
 def _check_engines(engines: set[str]) -> None:
-    from retrologic import puzzle4x4_fast as fast
+    from retrologic.puzzle4x4 import fast
     for engine in engines:
         if engine not in ENGINES:
             raise InputError(f"must be one of {', '.join(ENGINES)}", field="engine", value=engine)

@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from retrologic import puzzle4x4 as p4
+from retrologic.puzzle4x4 import game as p4
 from retrologic.tablebase import retrograde as rg
 from retrologic.limits import Budget, LimitHit
 

@@ -15,7 +15,7 @@ import random
 from fractions import Fraction
 from typing import Any, Callable
 
-from retrologic import puzzle4x4 as p4
+from retrologic.puzzle4x4 import game as p4
 from retrologic.limits import Budget
 
 

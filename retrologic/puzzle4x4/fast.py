@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrologic import puzzle4x4 as p4
+from retrologic.puzzle4x4 import game as p4
 from retrologic.limits import Budget
 
 TABLE_BITS = 21                      # memo slots: 2^21 int64 keys (16 MiB); cleared when half full
@@ -288,7 +288,7 @@ class FastSolver:
     def census(self, lo: int, hi: int, budget: Budget | None = None) -> dict:
         """Solve every representative start with lo <= index < hi (see puzzle4x4_index); with
         a `budget`, in chunks of CENSUS_CHUNK indices, its limits looked at between them."""
-        from retrologic import puzzle4x4_index as idx
+        from retrologic.puzzle4x4 import index as idx
         kept = solvable = nodes = 0
         unsolvable: list[int] = []
         diag = np.array(idx.DIAGONAL, dtype=np.int64)
