@@ -138,13 +138,13 @@ def test_cpsat_solve_stops_on_request() -> None:
     from ortools.sat.python import cp_model
     model = cp_model.CpModel()
     pigeons, holes = 14, 13
-    x = [[model.NewBoolVar("") for _ in range(holes)] for _ in range(pigeons)]
+    x = [[model.new_bool_var("") for _ in range(holes)] for _ in range(pigeons)]
     for row in x:
-        model.AddBoolOr(row)
+        model.add_bool_or(row)
     for h in range(holes):
         for p in range(pigeons):
             for q in range(p + 1, pigeons):
-                model.AddBoolOr([x[p][h].Not(), x[q][h].Not()])
+                model.add_bool_or([x[p][h].negated(), x[q][h].negated()])
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.linearization_level = 0

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import chess
 import pytest
@@ -16,7 +19,10 @@ from retrologic.cli import main
 from retrologic.errors import InputError
 from retrologic.spg.analysis import Analysis, frozen_units, min_assignment, INF
 from retrologic.spg.search import Limits
+from retrologic.spg.status import Feasibility, SpgStatus
 from test_spg_bruteforce import all_games
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _window(seed: int, first: int, plies: int) -> tuple[chess.Board, chess.Board]:
@@ -170,6 +176,28 @@ def test_certificate_round_trip_and_rejections() -> None:
     other = dict(cert, target=chess.STARTING_BOARD_FEN)
     assert not check(other).ok
     assert not check(dict(cert, plies=11)).ok
+
+
+def test_the_checker_imports_nothing_of_the_engine() -> None:
+    """spg/checker.py's rule: python-chess and the flat core only, so a certificate is checked
+    without the search, the bounds or the CP-SAT models that found the game."""
+    code = ("import sys, retrologic.spg.checker; print(' '.join(sorted(m for m in sys.modules "
+            "if m.startswith(('retrologic.', 'ortools', 'pysat')))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.split()
+    # the one module inside a subpackage is the checker (flat core modules have one dot)
+    assert [m for m in out if m.count(".") > 1] == ["retrologic.spg.checker"]
+    assert not [m for m in out if m.startswith(("ortools", "pysat"))]
+
+
+def test_statuses_are_strings_to_json_and_expect() -> None:
+    """Statuses are StrEnum members: equal to their strings, printed by json as plain strings."""
+    answer = spg.solve(spg.parse_target("rnbqkbnr/ppppp1pp/8/5p2/5P2/5N2/PPPPP1PP/RNBQKB1R", 3), 3)
+    assert answer.status is SpgStatus.UNIQUE and answer.status == "unique"
+    assert json.dumps({"status": answer.status}) == '{"status": "unique"}'
+    assert f"{answer.status}" == "unique"
+    assert answer.strategy is not None and answer.strategy.status is Feasibility.FEASIBLE
+    assert json.dumps(answer.searches[0]["strategies"]) == '"feasible"'
 
 
 # ---------------------------------------------------------------------------------------------

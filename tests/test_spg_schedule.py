@@ -1,8 +1,8 @@
-"""The CP-SAT schedule model of proof games (spg_schedule), a second complete engine: every real
-game satisfies the model (its steps, fixed as assumptions, leave the model feasible: published
-solutions, random games and mid-game windows with castling, e.p. and promotions), its game sets
-equal brute force's on small diagrams and the published answers on problem files, and a mutant
-model without double steps is caught by the oracle."""
+"""The CP-SAT schedule model of proof games (spg/schedule.py, listed by spg/listing.py), a
+second complete engine: every real game satisfies the model (its steps, fixed as assumptions,
+leave the model feasible: published solutions, random games and mid-game windows with castling,
+e.p. and promotions), its game sets equal brute force's on small diagrams and the published
+answers on problem files, and a mutant model without double steps is caught by the oracle."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from retrologic.spg import solver as spg
 from retrologic.spg import schedule as spg_schedule
 from retrologic.cli import main
 from retrologic.spg.search import Limits
-from retrologic.spg.schedule import ScheduleModel, play_out, schedule
+from retrologic.spg.listing import play_out, schedule
+from retrologic.spg.schedule import ScheduleModel
 from retrologic.spg.strategy import StrategyModel, analyse
 from test_spg import OPENING_CASES, SPECIAL_CASES, _window
 from test_spg_bounds import PUBLISHED

@@ -15,7 +15,8 @@ import pytest
 from conftest import random_game
 from retrologic.spg import solver as spg
 from retrologic.spg.analysis import Analysis
-from retrologic.spg.strategy import StrategyModel, Unit, analyse
+from retrologic.spg.strategy import StrategyModel, analyse
+from retrologic.vocabulary import Unit
 from test_spg import OPENING_CASES, SPECIAL_CASES, _window
 from test_spg_bounds import PUBLISHED
 from test_spg_bruteforce import all_games
@@ -40,7 +41,7 @@ class Realised:
                 rank = chess.square_rank(move.from_square)
                 rook_from = chess.square(7 if short else 0, rank)
                 rook = where.pop(rook_from)
-                self.castled.add(rook.square)
+                self.castled.add(rook.home)
                 self.moves[rook] += 1
                 where[chess.square(5 if short else 3, rank)] = rook
             elif board.is_capture(move):
@@ -61,7 +62,7 @@ class Realised:
 
     def still(self) -> int:
         """Squares of the units that never moved and were never captured."""
-        return sum(chess.BB_SQUARES[u.square] for u, n in self.moves.items()
+        return sum(chess.BB_SQUARES[u.home] for u, n in self.moves.items()
                    if n == 0 and u not in self.captured)
 
 
@@ -70,21 +71,21 @@ def _fits(model: StrategyModel, game: Realised) -> str:
     cp = model.model
     for color in chess.COLORS:
         for u in model.units[color]:
-            cp.Add(model.moves[u] == game.moves[u])
-            cp.Add(model.captures[u] == game.captures[u])
+            cp.add(model.moves[u] == game.moves[u])
+            cp.add(model.captures[u] == game.captures[u])
             if u in model.captured:
-                cp.Add(model.captured[u] == int(u in game.captured))
+                cp.add(model.captured[u] == int(u in game.captured))
             elif u in game.captured:
                 return f"{u.name()} is captured but the model cannot capture it"
     for (u, tsq), x in model.becomes.items():
-        cp.Add(x == int(game.end.get(u) == tsq))
+        cp.add(x == int(game.end.get(u) == tsq))
     for (u, tsq, c), y in model.routes.items():
-        cp.Add(y == int(game.end.get(u) == tsq and game.captures[u] == c))
+        cp.add(y == int(game.end.get(u) == tsq and game.captures[u] == c))
     for rook, flag in model.castles.items():
-        cp.Add(flag == int(rook in game.castled))
+        cp.add(flag == int(rook in game.castled))
     for u, tsq, j, v, z in model.takes:
         victims = game.victims.get(u, [])
-        cp.Add(z == int(game.end.get(u) == tsq and j < len(victims) and victims[j] == v))
+        cp.add(z == int(game.end.get(u) == tsq and j < len(victims) and victims[j] == v))
     return model.solve()[1]
 
 
@@ -234,7 +235,7 @@ def test_listing_keeps_a_castling_variant_of_a_listed_strategy() -> None:
     target = spg.parse_target(board.board_fen(), 12)
     model = StrategyModel(Analysis(chess.Board(), target), 12)
     flag = model.castles[chess.H1]
-    solver, status = model.solve([flag.Not()])
+    solver, status = model.solve([flag.negated()])
     assert status == "feasible"
     model.block(solver)
     assert model.solve([flag])[1] == "feasible"

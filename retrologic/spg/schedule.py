@@ -1,5 +1,5 @@
 """Move order of a proof game on OR-Tools CP-SAT: every unit's square (and type) after every
-ply, on top of the strategy model (spg_strategy), so that one solution is one game.
+ply, on top of the strategy model (spg/strategy.py), so that one solution is one game.
 
 Per unit that is not frozen and per ply of its side: whether it moves, and which step it makes
 (a geometric move of its type, frozen units as walls). A step must find its path empty, may land
@@ -12,122 +12,31 @@ pawn, knight or king, nor by a line piece whose line to it is empty. The last pl
 the diagram, tied to the strategy model's fates, move counts and castlings. A king does not
 castle out of, through or into such an attack.
 
-The model is a relaxation of the games of that length (it holds every game; the play-out
-rejects the rest it lets through), so it is used as a complete game generator: each solution is
-played out with python-chess; an illegal one is cut off at its first illegal ply (its prefix is
-forbidden), a legal one is a game and is forbidden as a whole; when the model becomes
-infeasible, every game has been listed.
+The model is a relaxation of the games of that length (it holds every game), used as a complete
+game generator by spg/listing.py, which plays each solution out with python-chess. The steps
+and attack lines come from spg/geometry.py.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import chess
 
-from retrologic.limits import Budget, LimitHit
-from retrologic.spg.analysis import CASTLE, Analysis
-from retrologic.spg.strategy import StrategyModel, Unit, _owner, analyse, limit_reason
+from retrologic.limits import Budget
+from retrologic.spg.analysis import Analysis
+from retrologic.spg.geometry import (CASTLING, DOUBLE, PUSH, TAKE, State, attackers_of, slides,
+                                     steps)
+from retrologic.spg.status import Feasibility
+from retrologic.spg.strategy import StrategyModel
+from retrologic.vocabulary import CASTLINGS, Unit, castling_owner
 
-State = tuple[int, int]  # (square, piece type): a pawn that promotes changes type
-PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
-PUSH, DOUBLE, TAKE, ANY, CASTLING = "push", "double", "take", "any", "castle"
 MAX_STEPS = 400_000  # step variables at most (memory: about 3 GB beyond that): then unknown
 
 
 class ModelTooLarge(Exception):
     """The schedule model would exceed MAX_STEPS step variables."""
 
-SLIDERS = {chess.BISHOP: (chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS),
-           chess.ROOK: (chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS),
-           "file": (chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS)}
-
-
-def _slides(piece_type: int, square: int, walls: int) -> int:
-    """Squares a bishop, rook or queen on `square` reaches with `walls` occupied (walls included
-    where they stop a line)."""
-    out = 0
-    lines = []
-    if piece_type in (chess.BISHOP, chess.QUEEN):
-        lines.append(SLIDERS[chess.BISHOP])
-    if piece_type in (chess.ROOK, chess.QUEEN):
-        lines += [SLIDERS[chess.ROOK], SLIDERS["file"]]
-    for attacks, masks in lines:
-        out |= attacks[square][masks[square] & walls]
-    return out
-
-
-def steps(state: State, color: chess.Color, walls: int) -> list[tuple[State, str]]:
-    """The geometric steps of a unit in `state`: (next state, kind), never onto or across a
-    wall (a frozen unit). Kinds: push / double (pawn, onto empty squares), take (pawn, a capture
-    or e.p.), any (a piece: onto an empty square or an enemy)."""
-    square, ptype = state
-    out: list[tuple[State, str]] = []
-    if ptype == chess.PAWN:
-        fwd = 8 if color == chess.WHITE else -8
-        rank = chess.square_rank(square)
-        last = 7 if color == chess.WHITE else 0
-
-        def add(to: int, kind: str) -> None:
-            if chess.square_rank(to) == last:
-                out.extend(((to, p), kind) for p in PROMOTIONS)
-            else:
-                out.append(((to, chess.PAWN), kind))
-
-        one = square + fwd
-        if not walls & chess.BB_SQUARES[one]:
-            add(one, PUSH)
-            home = 1 if color == chess.WHITE else 6
-            if rank == home and not walls & chess.BB_SQUARES[one + fwd]:
-                add(one + fwd, DOUBLE)
-        for to in chess.scan_forward(chess.BB_PAWN_ATTACKS[color][square] & ~walls):
-            add(to, TAKE)
-        return out
-    if ptype == chess.KNIGHT:
-        reach = chess.BB_KNIGHT_ATTACKS[square]
-    elif ptype == chess.KING:
-        reach = chess.BB_KING_ATTACKS[square]
-    else:
-        reach = _slides(ptype, square, walls)
-    return [((to, ptype), ANY) for to in chess.scan_forward(reach & ~walls)]
-
-
-def attackers_of(king: int, walls: int) -> list[tuple[int, int, int]]:
-    """(square, piece type, squares between) of every enemy placement that attacks `king` when
-    the squares between are empty; pawns are listed per colour by the caller."""
-    out = []
-    for sq in chess.scan_forward(chess.BB_KNIGHT_ATTACKS[king]):
-        out.append((sq, chess.KNIGHT, 0))
-    for sq in chess.scan_forward(chess.BB_KING_ATTACKS[king]):
-        out.append((sq, chess.KING, 0))
-    for ptype in (chess.BISHOP, chess.ROOK):
-        for sq in chess.scan_forward(_slides(ptype, king, walls) & ~walls):
-            between = chess.between(king, sq)
-            out.append((sq, ptype, between))
-            out.append((sq, chess.QUEEN, between))
-    return out
-
-
-@dataclass
-class ScheduleReport:
-    """The games one schedule model lists, and how the listing ended."""
-
-    plies: int
-    status: str                      # "complete" (every game listed), "infeasible" or "unknown"
-    games: list[list[chess.Move]] = field(default_factory=list)
-    reason: str | None = None        # the limit that was hit, or why there is no game
-    rejected: int = 0                # solutions cut off by the play-out (an illegal ply)
-    solves: int = 0
-    variables: int = 0
-    seconds: float = 0.0
-    still: int = 0                   # units the strategy layer proved still (frozen here)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"plies": self.plies, "status": self.status, "games": len(self.games),
-                "reason": self.reason, "rejected": self.rejected, "solves": self.solves,
-                "variables": self.variables, "seconds": round(self.seconds, 3)}
 
 
 class ScheduleModel:
@@ -152,8 +61,8 @@ class ScheduleModel:
         self.trans: dict[Unit, dict[int, dict[tuple[State, State], Any]]] = {}
         self.castlings: dict[tuple[int, int], Any] = {}  # (rook square, ply) -> king's step
         self.kinds: dict[tuple[State, State, chess.Color], str] = {}
-        self._true = self.model.NewBoolVar("true")
-        self.model.Add(self._true == 1)
+        self._true = self.model.new_bool_var("true")
+        self.model.add(self._true == 1)
         self._steps: dict[tuple[chess.Color, State], list[tuple[State, str]]] = {}
         self.steps = 0
         self._occupant_cache: dict[int, dict] = {}
@@ -183,10 +92,11 @@ class ScheduleModel:
         """Steps of `u` from `st` with their kinds, castling included (a king's step from its
         start square to its castled square, when the strategy model allows that castling)."""
         out = self._succ(u.color, st)
-        if st == (u.square, chess.KING):
-            out = out + [((CASTLE[(u.color, r)][1], chess.KING), CASTLING)
+        if st == (u.home, chess.KING):
+            out = out + [((CASTLINGS[(u.color, r)][1], chess.KING), CASTLING)
                          for r in self.strategy.castles
-                         if _owner(r) == u.color and CASTLE[(u.color, r)][0] == u.square]
+                         if castling_owner(r) == u.color
+                         and CASTLINGS[(u.color, r)][0] == u.home]
         return out
 
     def _reach(self, u: Unit, budget: int) -> list[set[State]]:
@@ -194,7 +104,7 @@ class ScheduleModel:
         `d_from` (moves from its start) at most its side's plies so far and `d_to` (moves to a
         diagram square it may become; 0 for a unit that may be captured) at most those left."""
         s = self.strategy
-        first = (u.square, u.piece_type)
+        first = (u.home, u.piece_type)
         d_from = {first: 0}
         frontier = [first]
         for d in range(1, budget + 1):
@@ -242,18 +152,18 @@ class ScheduleModel:
         s = self.strategy
         out = {}
         for u in self.units:
-            s.model.Maximize(s.moves[u])
+            s.model.maximize(s.moves[u])
             solver, status = s.solve(deadline=deadline)
-            if status == "feasible":
-                bound = round(solver.BestObjectiveBound())
-            elif status == "infeasible":
+            if status == Feasibility.FEASIBLE:
+                bound = round(solver.best_objective_bound)
+            elif status == Feasibility.INFEASIBLE:
                 bound = -1
             else:
                 self.budget.check_now()  # the deadline or Ctrl-C: stop building
                 bound = self.plies       # (sound: the most moves any unit can make)
-            s.model.ClearObjective()
+            s.model.clear_objective()
             out[u] = max(bound, 0)
-            s.model.Add(s.moves[u] <= out[u])
+            s.model.add(s.moves[u] <= out[u])
         return out
 
     # building ----------------------------------------------------------------------------------
@@ -273,23 +183,23 @@ class ScheduleModel:
                 if self.mover(ply) != u.color:
                     pos.append(pos[-1])
                     if capturable:
-                        a = m.NewBoolVar(f"alive_{u.name()}_{ply}")
-                        m.AddImplication(a, alive[-1])
+                        a = m.new_bool_var(f"alive_{u.name()}_{ply}")
+                        m.add_implication(a, alive[-1])
                         alive.append(a)
                     else:
                         alive.append(alive[-1])
                     continue
                 alive.append(alive[-1])
-                now = {st: m.NewBoolVar(f"at_{u.name()}_{ply}_{chess.square_name(st[0])}"
+                now = {st: m.new_bool_var(f"at_{u.name()}_{ply}_{chess.square_name(st[0])}"
                                         f"{chess.piece_symbol(st[1])}") for st in reach[ply]}
                 if not now:
-                    m.AddBoolOr([])  # the unit has nowhere to be: no game
+                    m.add_bool_or([])  # the unit has nowhere to be: no game
                     pos.append(now)
                     continue
-                m.AddExactlyOne(now.values())
-                mv = m.NewBoolVar(f"mv_{u.name()}_{ply}")
+                m.add_exactly_one(now.values())
+                mv = m.new_bool_var(f"mv_{u.name()}_{ply}")
                 if capturable:
-                    m.AddImplication(mv, alive[-1])
+                    m.add_implication(mv, alive[-1])
                 trans = {(st, nxt): kind for st in pos[-1] for nxt, kind in self._moves(u, st)
                          if nxt in now}
                 lits = {}
@@ -297,25 +207,25 @@ class ScheduleModel:
                 if self.steps > MAX_STEPS:
                     raise ModelTooLarge(f"the schedule model exceeds {MAX_STEPS:,} steps")
                 for (st, nxt), kind in trans.items():
-                    t = m.NewBoolVar(f"t_{u.name()}_{ply}_{chess.square_name(st[0])}"
+                    t = m.new_bool_var(f"t_{u.name()}_{ply}_{chess.square_name(st[0])}"
                                      f"{chess.square_name(nxt[0])}{chess.piece_symbol(nxt[1])}")
-                    m.AddImplication(t, pos[-1][st])
-                    m.AddImplication(t, now[nxt])
+                    m.add_implication(t, pos[-1][st])
+                    m.add_implication(t, now[nxt])
                     lits[(st, nxt)] = t
                     self.kinds[(st, nxt, u.color)] = kind
-                m.Add(sum(lits.values()) == mv)
+                m.add(sum(lits.values()) == mv)
                 for st, lit in now.items():
                     if st in pos[-1]:
-                        m.Add(lit == pos[-1][st]).OnlyEnforceIf(mv.Not())
+                        m.add(lit == pos[-1][st]).only_enforce_if(mv.negated())
                     else:
-                        m.AddImplication(lit, mv)
+                        m.add_implication(lit, mv)
                 self.moved[u][ply] = mv
                 self.trans[u][ply] = lits
                 pos.append(now)
             self.pos[u], self.alive[u] = pos, alive
         for r in self.strategy.castles:
-            color = _owner(r)
-            kfrom, kto, _ = CASTLE[(color, r)]
+            color = castling_owner(r)
+            kfrom, kto, _ = CASTLINGS[(color, r)]
             for ply, lits in self.trans.get(Unit(color, kfrom, chess.KING), {}).items():
                 t = lits.get(((kfrom, chess.KING), (kto, chess.KING)))
                 if t is not None:
@@ -348,9 +258,9 @@ class ScheduleModel:
             occupants = self._occupants(ply).get((color, square), [])
             if not occupants:
                 return None
-            f = m.NewBoolVar(f"occ_{'w' if color else 'b'}{ply}_{chess.square_name(square)}")
+            f = m.new_bool_var(f"occ_{'w' if color else 'b'}{ply}_{chess.square_name(square)}")
             for v, lit in occupants:
-                m.AddBoolOr([lit.Not(), self.alive[v][ply].Not(), f])
+                m.add_bool_or([lit.negated(), self.alive[v][ply].negated(), f])
             self._flags[key] = f
         if exact and key not in self._exact:
             self._exact.add(key)
@@ -359,11 +269,11 @@ class ScheduleModel:
                 per_unit.setdefault(v, []).append(lit)
             options = []
             for v, lits in per_unit.items():
-                o = m.NewBoolVar(f"on_{v.name()}_{ply}_{chess.square_name(square)}")
-                m.AddImplication(o, self.alive[v][ply])
-                m.AddBoolOr([o.Not()] + lits)
+                o = m.new_bool_var(f"on_{v.name()}_{ply}_{chess.square_name(square)}")
+                m.add_implication(o, self.alive[v][ply])
+                m.add_bool_or([o.negated()] + lits)
                 options.append(o)
-            m.AddBoolOr([f.Not()] + options)
+            m.add_bool_or([f.negated()] + options)
         return f
 
     def _forbid(self, cond: Any, ply: int, squares: int,
@@ -373,7 +283,7 @@ class ScheduleModel:
             for color in colors:
                 f = self._flag(color, ply, sq)
                 if f is not None:
-                    self.model.AddImplication(cond, f.Not())
+                    self.model.add_implication(cond, f.negated())
 
     def _ply(self, ply: int) -> None:
         """The rules of ply `ply`: paths, landings, captures, e.p., deaths, one move."""
@@ -402,29 +312,29 @@ class ScheduleModel:
                     options = [f] if f is not None else []
                     e = self._en_passant(u, ply, frm, to, theirs)
                     if e is not None:
-                        m.AddImplication(e, t)  # e.p. is this step, not a phantom capture
+                        m.add_implication(e, t)  # e.p. is this step, not a phantom capture
                         options.append(e)
                         ep_victims.setdefault(
                             chess.square(chess.square_file(to), chess.square_rank(frm)),
                             []).append(e)
-                    m.AddBoolOr([t.Not()] + options)
+                    m.add_bool_or([t.negated()] + options)
         # a unit leaves the board only when a step lands on it (or takes it e.p.)
         for v in theirs:
             if v not in self.strategy.captured:
                 continue
             was, now = self.alive[v][before], self.alive[v][ply]
             for st, lit in self.pos[v][before].items():
-                m.AddBoolOr([was.Not(), now, lit.Not()] + landings.get(st[0], [])
+                m.add_bool_or([was.negated(), now, lit.negated()] + landings.get(st[0], [])
                             + ep_victims.get(st[0], []))
         if theirs:
-            m.Add(sum(self.alive[v][before] for v in theirs if v in self.strategy.captured)
+            m.add(sum(self.alive[v][before] for v in theirs if v in self.strategy.captured)
                   - sum(self.alive[v][ply] for v in theirs if v in self.strategy.captured) <= 1)
         castles = [t for (r, p), t in self.castlings.items() if p == ply]
         movers = [self.moved[u][ply] for u in mine if ply in self.moved[u]]
         if movers:
-            m.Add(sum(movers) == 1 + sum(castles))
+            m.add(sum(movers) == 1 + sum(castles))
         else:
-            m.AddBoolOr([])  # the side has no unit that can move: no game
+            m.add_bool_or([])  # the side has no unit that can move: no game
         self._king_safe(ply, c)
 
     def _en_passant(self, u: Unit, ply: int, frm: int, to: int, theirs: list[Unit]) -> Any | None:
@@ -449,8 +359,8 @@ class ScheduleModel:
                        in self.trans[v].get(ply - 1, {})]
             if not doubles:
                 return None
-        e = m.NewBoolVar(f"ep_{u.name()}_{ply}")
-        m.AddBoolOr([e.Not()] + doubles)
+        e = m.new_bool_var(f"ep_{u.name()}_{ply}")
+        m.add_bool_or([e.negated()] + doubles)
         self._forbid(e, ply - 1, chess.BB_SQUARES[to])
         # the pawn that double-stepped is gone after the ply: captured e.p.
         self._forbid(e, ply, chess.BB_SQUARES[behind], (not u.color,))
@@ -460,8 +370,8 @@ class ScheduleModel:
         """King and rook castle together, neither having moved, the squares between empty."""
         m = self.model
         for r, flag in self.strategy.castles.items():
-            color = _owner(r)
-            kfrom, kto, rto = CASTLE[(color, r)]
+            color = castling_owner(r)
+            kfrom, kto, rto = CASTLINGS[(color, r)]
             king, rook = Unit(color, kfrom, chess.KING), Unit(color, r, chess.ROOK)
             steps_k = []
             for (rook_sq, ply), t in self.castlings.items():
@@ -470,19 +380,19 @@ class ScheduleModel:
                 steps_k.append(t)
                 partner = self.trans[rook].get(ply, {}).get(((r, chess.ROOK), (rto, chess.ROOK)))
                 if partner is None:
-                    m.Add(t == 0)
+                    m.add(t == 0)
                     continue
-                m.AddImplication(t, partner)
+                m.add_implication(t, partner)
                 for earlier in range(1, ply):
                     for unit in (king, rook):
                         if earlier in self.moved[unit]:
-                            m.AddImplication(t, self.moved[unit][earlier].Not())
+                            m.add_implication(t, self.moved[unit][earlier].negated())
                 self._forbid(t, ply - 1, chess.between(kfrom, r))
                 # not out of, through or into check
                 for sq in chess.scan_forward(chess.between(kfrom, kto) | chess.BB_SQUARES[kfrom]
                                              | chess.BB_SQUARES[kto]):
                     self._unattacked(t, ply - 1, color, sq)
-            m.Add(sum(steps_k) == flag)
+            m.add(sum(steps_k) == flag)
 
     def _anyone(self, ply: int, square: int) -> list[Any]:
         """Literals one of which holds when a unit stands on `square` after `ply`."""
@@ -517,14 +427,15 @@ class ScheduleModel:
                     if line is None:
                         line = [f for q in chess.scan_forward(between)
                                 for f in self._anyone(ply, q)]
-                    m.AddBoolOr([cond.Not(), lit.Not(), self.alive[v][ply].Not()] + line)
+                    m.add_bool_or([cond.negated(), lit.negated(),
+                                   self.alive[v][ply].negated()] + line)
         for sq in chess.scan_forward(self.walls & self.start.occupied_co[not color]):
             piece = self.start.piece_at(sq)
             if not chess.BB_SQUARES[k] & self._attacks(piece, sq):
                 continue
             line = [f for q in chess.scan_forward(chess.between(sq, k))
                     for f in self._anyone(ply, q)]
-            m.AddBoolOr([cond.Not()] + line)
+            m.add_bool_or([cond.negated()] + line)
 
     def _attacks(self, piece: chess.Piece, square: int) -> int:
         """Squares a frozen piece attacks on a board of walls only (lines stop at walls)."""
@@ -534,24 +445,24 @@ class ScheduleModel:
             return chess.BB_KNIGHT_ATTACKS[square]
         if piece.piece_type == chess.KING:
             return chess.BB_KING_ATTACKS[square]
-        return _slides(piece.piece_type, square, self.walls & ~chess.BB_SQUARES[square])
+        return slides(piece.piece_type, square, self.walls & ~chess.BB_SQUARES[square])
 
     def _ties(self) -> None:
         """The last ply's squares are the strategy's fates; moves and captures counted."""
         s, m = self.strategy, self.model
         target = s.analysis.target
         for u in self.units:
-            m.Add(s.moves[u] == sum(self.moved[u].values()))
+            m.add(s.moves[u] == sum(self.moved[u].values()))
             if u in s.captured:
-                m.Add(s.captured[u] + self.alive[u][self.plies] == 1)
+                m.add(s.captured[u] + self.alive[u][self.plies] == 1)
             for (w, tsq), x in s.becomes.items():
                 if w != u:
                     continue
                 lit = self.pos[u][self.plies].get((tsq, target.piece_type_at(tsq)))
                 if lit is None:
-                    m.Add(x == 0)
+                    m.add(x == 0)
                 else:
-                    m.AddImplication(x, lit)
+                    m.add_implication(x, lit)
 
     # reading solutions -------------------------------------------------------------------------
 
@@ -565,14 +476,14 @@ class ScheduleModel:
             lits, move = [], None
             for u in self.units:
                 if u.color != c or ply not in self.moved[u] or \
-                        not solver.BooleanValue(self.moved[u][ply]):
+                        not solver.boolean_value(self.moved[u][ply]):
                     continue
                 for (st, nxt), t in self.trans[u][ply].items():
-                    if not solver.BooleanValue(t):
+                    if not solver.boolean_value(t):
                         continue
                     lits.append(t)
                     if u.piece_type == chess.ROOK and any(
-                            solver.BooleanValue(x) for (r, p), x in self.castlings.items()
+                            solver.boolean_value(x) for (r, p), x in self.castlings.items()
                             if p == ply):
                         continue  # the rook's half of a castling
                     promotion = nxt[1] if st[1] == chess.PAWN and nxt[1] != chess.PAWN else None
@@ -580,9 +491,9 @@ class ScheduleModel:
             if move is None:
                 raise AssertionError(f"internal error: no move at ply {ply} of a schedule")
             moves.append(move)
-            used.append([t.Not() for t in lits] + [
+            used.append([t.negated() for t in lits] + [
                 x for (_, p), x in self.castlings.items()
-                if p == ply and not solver.BooleanValue(x)])
+                if p == ply and not solver.boolean_value(x)])
         return moves, used
 
     def literals_of(self, moves: list[chess.Move]) -> list[Any]:
@@ -608,7 +519,8 @@ class ScheduleModel:
             else:
                 to = move.to_square
                 if board.is_en_passant(move):
-                    victim = chess.square(chess.square_file(to), chess.square_rank(move.from_square))
+                    victim = chess.square(chess.square_file(to),
+                                          chess.square_rank(move.from_square))
                     where.pop(victim)
                     kind.pop(victim)
                 else:
@@ -631,100 +543,8 @@ class ScheduleModel:
 
     def forbid(self, used: list[list[Any]]) -> None:
         """No later solution starts with these plies (`game`'s negated literals)."""
-        self.model.AddBoolOr([x for lits in used for x in lits])
+        self.model.add_bool_or([x for lits in used for x in lits])
 
     def size(self) -> int:
         """Variables of the model (strategy and schedule)."""
-        return len(self.model.Proto().variables)
-
-
-def play_out(start: chess.Board, moves: list[chess.Move]) -> tuple[int | None, chess.Board]:
-    """The first ply (1-based) python-chess finds illegal (None when the game is legal), and
-    the board after the legal plies before it."""
-    board = start.copy(stack=False)
-    for i, move in enumerate(moves):
-        if not board.is_legal(move):
-            return i + 1, board
-        board.push(move)
-    return None, board
-
-
-def schedule(target: chess.BaseBoard, plies: int, start: chess.Board | None = None,
-             base: Analysis | None = None, timeout: float | None = None,
-             limit: int | None = None, progress: Any = None,
-             budget: Budget | None = None) -> ScheduleReport:
-    """Every game of `plies` plies from `start` to `target`: the strategy layer first (no
-    strategy: no game; still units frozen), then `list_games`; `budget` (default: one of
-    `timeout` seconds) holds both."""
-    t0 = time.monotonic()
-    budget = budget if budget is not None else Budget(timeout)
-    start = start if start is not None else chess.Board()
-    strat, analysis = analyse(target, plies, start=start, enumerate_strategies=False, base=base,
-                              budget=budget)
-    if strat.status == "infeasible":
-        return ScheduleReport(plies, "complete", reason=strat.reason, still=strat.frozen,
-                              solves=strat.solves, seconds=time.monotonic() - t0)
-    report = list_games(analysis, plies, limit=limit, progress=progress, budget=budget)
-    report.still, report.solves = strat.frozen, report.solves + strat.solves
-    report.seconds = time.monotonic() - t0
-    return report
-
-
-def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
-               limit: int | None = None, progress: Any = None,
-               budget: Budget | None = None) -> ScheduleReport:
-    """Every game of `plies` plies from `analysis.start` to `analysis.target`, listed by the
-    schedule model and checked by python-chess (see the module's docstring): status
-    'complete' when the list is all of them, 'unknown' after `limit` games, at the deadline of
-    `budget` (or a bare `deadline`, a time.monotonic() value) or on Ctrl-C, with the games
-    listed so far. Only `budget`'s time and Ctrl-C apply (its node limit is the search's)."""
-    t0 = time.monotonic()
-    if budget is None:
-        budget = Budget(None, None, deadline)
-    else:
-        budget = budget.share()
-        budget.nodes = None
-    deadline = budget.deadline
-    start, target = analysis.start, analysis.target
-    report = ScheduleReport(plies, "unknown")
-    if budget.expired():
-        report.reason = f"{limit_reason(budget)} (schedule model not built)"
-        return report
-    try:
-        model = ScheduleModel(StrategyModel(analysis, plies), budget=budget)
-    except ModelTooLarge as e:
-        report.reason = str(e)
-        report.seconds = time.monotonic() - t0
-        return report
-    except LimitHit as e:
-        report.reason = f"{e.reason} (building the schedule model)"
-        report.seconds = time.monotonic() - t0
-        return report
-    report.variables = model.size()
-    target_fen = target.board_fen()
-    while True:
-        if limit is not None and len(report.games) >= limit:
-            report.reason = f"stopped after {limit} game(s) (the listing limit)"
-            break
-        solver, status = model.strategy.solve(deadline=deadline)
-        report.solves += 1
-        if status == "unknown":
-            report.reason = limit_reason(budget)
-            break
-        if status == "infeasible":
-            report.status = "complete"
-            break
-        moves, used = model.game(solver)
-        bad, board = play_out(start, moves)
-        if bad is not None:
-            report.rejected += 1
-            model.forbid(used[:bad])
-        else:
-            if board.board_fen() != target_fen:
-                raise AssertionError("internal error: a schedule does not reach the diagram")
-            report.games.append(moves)
-            model.forbid(used)
-        if progress is not None:
-            progress(report)
-    report.seconds = time.monotonic() - t0
-    return report
+        return len(self.model.proto.variables)

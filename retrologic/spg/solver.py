@@ -1,17 +1,16 @@
 """Shortest proof games: every game of the stipulated length that reaches a diagram, with the
-verdict unique / cooked / no solution / shorter / unknown, and the spg-game certificate checker.
+verdict unique / cooked / no solution / shorter / unknown (SpgStatus).
 
-The search (spg_search) is complete and pruned only by the sound bounds of spg_analysis, so
-"unique" means the search of that length was exhausted; lengths below it (same side to move)
+The search (spg/search.py) is complete and pruned only by the sound bounds of spg/analysis.py,
+so "unique" means the search of that length was exhausted; lengths below it (same side to move)
 are searched too, so "unique" also means no shorter game exists. Every printed game is replayed
-by python-chess before it is reported.
+by python-chess before it is reported; the spg-game certificate it writes is checked by
+spg/checker.py, which shares none of this code.
 """
 
 from __future__ import annotations
 
 import io
-import math
-import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,45 +19,17 @@ import chess
 import chess.pgn
 
 from retrologic import limits as _limits
-from retrologic.certificate import Verdict
+from retrologic.certformat import stamp
 from retrologic.errors import InputError
 from retrologic.spg.analysis import Analysis
+# the length and move notation is defined beside the checker; parse_moves is re-exported for
+# the callers that read `solver` as the proof-game namespace (bench/spg.py, questions/spg.py)
+from retrologic.spg.checker import moves_text, parse_moves, san_text  # noqa: F401
+from retrologic.spg.listing import list_games
 from retrologic.spg.search import Limits, Search, SearchResult
+from retrologic.spg.status import Feasibility, Listing, SpgStatus
 from retrologic.spg.strategy import StrategyReport, analyse
-
-MAX_PLIES = 200
-_MOVES_RE = re.compile(r"^\s*([0-9]{1,4})\.(0|5)\s*$")
-
-
-def parse_moves(value: Any, field: str = "moves") -> int:
-    """Plies of a Popeye-style length: N.0 (2N plies, White to move) or N.5 (2N+1 plies)."""
-    if isinstance(value, bool):
-        raise InputError("must be a number N.0 or N.5", field=field, value=value)
-    if isinstance(value, (int, float)):
-        if abs(value) > 10 * MAX_PLIES or not math.isfinite(value):   # abs first: huge ints
-            raise InputError("must be N.0 or N.5 with N >= 0 (Popeye: N.5 ends with White's move)",
-                             field=field, value=value)
-        doubled = value * 2
-        if value < 0 or doubled != int(doubled):
-            raise InputError("must be N.0 or N.5 with N >= 0 (Popeye: N.5 ends with White's move)",
-                             field=field, value=value)
-        plies = int(doubled)
-    elif isinstance(value, str):
-        m = _MOVES_RE.match(value)
-        if not m:
-            raise InputError("must be N.0 or N.5 (e.g. 8.0, 3.5)", field=field, value=value)
-        plies = 2 * int(m.group(1)) + (1 if m.group(2) == "5" else 0)
-    else:
-        raise InputError("must be a number N.0 or N.5", field=field, value=value)
-    if plies > MAX_PLIES:
-        raise InputError(f"longer than {MAX_PLIES // 2} moves is not supported", field=field,
-                         value=value)
-    return plies
-
-
-def moves_text(plies: int) -> str:
-    """Popeye-style length of a ply count: 16 -> '8.0', 7 -> '3.5'."""
-    return f"{plies // 2}.{5 if plies % 2 else 0}"
+from retrologic.vocabulary import side_name
 
 
 def parse_target(fen: str, plies: int, field: str = "fen") -> chess.Board:
@@ -81,7 +52,7 @@ def parse_target(fen: str, plies: int, field: str = "fen") -> chess.Board:
             raise InputError("side to move must be 'w' or 'b'", field=field, value=fen)
         if (parts[1] == "w") != (turn == chess.WHITE):
             raise InputError(f"side to move {parts[1]!r} disagrees with the length "
-                             f"{moves_text(plies)} ({'White' if turn else 'Black'} is to move "
+                             f"{moves_text(plies)} ({side_name(turn)} is to move "
                              "after it)", field=field, value=fen)
     for color in chess.COLORS:
         if chess.popcount(board.kings & board.occupied_co[color]) != 1:
@@ -110,17 +81,17 @@ class SpgAnswer:
     strategy: StrategyReport | None = None  # the strategy layer's report on the stipulated length
 
     @property
-    def status(self) -> str:
+    def status(self) -> SpgStatus:
         """cooked, unknown, no solution, shorter (a shorter game exists) or unique."""
         if self.count >= 2:
-            return "cooked"
+            return SpgStatus.COOKED
         if not self.complete:
-            return "unknown"
+            return SpgStatus.UNKNOWN
         if self.count == 0:
-            return "no solution"
+            return SpgStatus.NO_SOLUTION
         if self.shorter is not None:
-            return "shorter"
-        return "unique" if self.shorter_complete else "unknown"
+            return SpgStatus.SHORTER
+        return SpgStatus.UNIQUE if self.shorter_complete else SpgStatus.UNKNOWN
 
 
 def search_length(target: chess.Board, plies: int, limits: Limits,
@@ -180,10 +151,10 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
     At most `max_games` games are listed (None: all); `count` is exact when the length is
     decided. `bound_options` switches parts of the search's lower bound (Analysis's
     `victim_slots`, `capture_accounting`); every setting is sound, they differ in speed only.
-    With `strategies`, each length is first put to the CP-SAT strategy model (spg_strategy): a
-    length without strategy has no game and is not searched, and the units it proves still
-    are frozen. `engine`: "search" (spg_search), "schedule" (the CP-SAT schedule model,
-    spg_schedule) or "auto": the search for a quarter of the time left (AUTO_SEARCH_SECONDS
+    With `strategies`, each length is first put to the CP-SAT strategy model (spg/strategy.py):
+    a length without strategy has no game and is not searched, and the units it proves still
+    are frozen. `engine`: "search" (spg/search.py), "schedule" (the CP-SAT schedule model,
+    spg/schedule.py) or "auto": the search for a quarter of the time left (AUTO_SEARCH_SECONDS
     without a time limit), then, if it did not finish, the schedule model for the rest. Both engines
     are complete; either one's exhausted listing decides a length.
     """
@@ -242,7 +213,7 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
             max_games: int | None, enough: int | None) -> _Length:
     """The games of one length by the chosen engine(s); `enough` games stop the listing (a
     shorter length needs one to be refuted)."""
-    if report is not None and report.status == "infeasible":  # no strategy: no game
+    if report is not None and report.status == Feasibility.INFEASIBLE:  # no strategy: no game
         return _Length([], True, 0, None, 0, 0.0, _search_entry(plies, None, 0, report), analysis)
     found: dict[tuple[str, ...], list[chess.Move]] = {}
     nodes, seconds, reasons = 0, 0.0, []
@@ -263,7 +234,6 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
         reasons.append(f"search: {res.reason}")
         found.update((_uci(g), g) for g in games)
     if engine in ("schedule", "auto") and not (enough and found):
-        from retrologic.spg.schedule import list_games
         listing = None if max_games is None else max(max_games, enough or 0)
         rep = list_games(analysis, plies, limit=enough or listing,
                          progress=_schedule_progress if limits.progress else None,
@@ -274,7 +244,7 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
             entry = _search_entry(plies, None, None, report)
         entry["schedule"] = rep.as_dict()
         entry["seconds"] = round(seconds, 3)
-        if rep.status == "complete":
+        if rep.status == Listing.COMPLETE:
             entry.update(engine="schedule", complete=True, solutions=len(games), searched=True)
             return _Length(games, True, len(games), None, nodes, seconds, entry, analysis)
         reasons.append(f"schedule model: {rep.reason}")
@@ -357,22 +327,6 @@ def replay_checked(start: chess.Board, moves: list[chess.Move], target: chess.Ba
     return moves
 
 
-def san_text(moves: list[chess.Move], start: chess.Board | None = None) -> str:
-    """A game as compact move text: '1.b3 d6 2.Bb2 Nd7 ...'."""
-    board = (start or chess.Board()).copy(stack=False)
-    out = []
-    for move in moves:
-        san = board.san(move)
-        if board.turn == chess.WHITE:
-            out.append(f"{board.fullmove_number}.{san}")
-        elif not out:
-            out.append(f"{board.fullmove_number}...{san}")
-        else:
-            out.append(san)
-        board.push(move)
-    return " ".join(out)
-
-
 def pgn_text(moves: list[chess.Move], target: chess.Board, title: str = "Proof game") -> str:
     """A game as PGN, the diagram's FEN in a comment after the last move."""
     game = chess.pgn.Game()
@@ -389,82 +343,6 @@ def pgn_text(moves: list[chess.Move], target: chess.Board, title: str = "Proof g
 
 def certificate(moves: list[chess.Move], target: chess.Board, plies: int) -> dict[str, Any]:
     """The spg-game certificate of one solution: the game, replayable by python-chess."""
-    from retrologic.certificate import stamp
     return stamp({"type": "spg-game", "target": target.board_fen(),
                   "to_move": "white" if plies % 2 == 0 else "black", "plies": plies,
                   "moves": [m.uci() for m in moves], "san": san_text(moves)})
-
-
-def check_certificate(cert: dict[str, Any]) -> Verdict:
-    """Replay an spg-game certificate from the initial array with python-chess and compare the
-    final placement and the number of plies, which fixes the side to move (White after an even
-    number). The claim accepted: "this game of N plies reaches the target placement with X to
-    move" (one game: uniqueness and shortness are the solver's answer, not certified here).
-    Stated facts are compared too: `to_move`, `san`, and the problem's position (when given):
-    its board, side to move, castling rights (unless '-') and e.p. square (the last move must be
-    that double step)."""
-    kind = "spg-game"
-    moves, plies = cert.get("moves"), cert.get("plies")
-    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves) or \
-            not isinstance(plies, int) or isinstance(plies, bool):
-        return Verdict(kind, False, "'moves' must be a list of UCI strings and 'plies' an integer")
-    if len(moves) != plies:
-        return Verdict(kind, False, f"the game has {len(moves)} plies, not {plies}")
-    if plies > MAX_PLIES:
-        return Verdict(kind, False, f"longer than {MAX_PLIES} plies")
-    side = "white" if plies % 2 == 0 else "black"
-    if cert.get("to_move", side) != side:
-        return Verdict(kind, False, f"after {plies} plies {side.capitalize()} is to move, "
-                                    f"not {str(cert.get('to_move'))[:20]}")
-    if not isinstance(cert.get("target"), str):
-        return Verdict(kind, False, "'target' must be a board placement")
-    try:
-        target = chess.BaseBoard(cert["target"])
-    except ValueError as e:
-        return Verdict(kind, False, f"bad target placement: {str(e)[:80]}")
-    board = chess.Board()
-    for i, uci in enumerate(moves):
-        try:
-            move = chess.Move.from_uci(uci)
-        except ValueError:
-            return Verdict(kind, False, f"ply {i + 1}: not a UCI move: {uci[:20]!r}")
-        if not board.is_legal(move):
-            return Verdict(kind, False, f"ply {i + 1}: {uci} is illegal in {board.fen()}")
-        board.push(move)
-    if board.board_fen() != target.board_fen():
-        return Verdict(kind, False, f"the game ends on {board.board_fen()}, not the target")
-    if "san" in cert and cert["san"] != san_text([chess.Move.from_uci(m) for m in moves]):
-        return Verdict(kind, False, "'san' is not the game's moves")
-    why = _stated_position_fault(cert.get("position"), board)
-    if why:
-        return Verdict(kind, False, why)
-    q = cert.get("question")
-    if isinstance(q, dict) and "moves" in q:
-        try:
-            asked = parse_moves(q["moves"])
-        except InputError:
-            return Verdict(kind, False, "the question's length is malformed")
-        if asked < plies or (asked - plies) % 2:     # the stipulated length, or a shorter cook
-            return Verdict(kind, False, f"the question asks for {moves_text(asked)}, the game has "
-                                        f"{plies} plies")
-    return Verdict(kind, True, f"a game of {plies} plies ({moves_text(plies)}) reaches "
-                               f"{target.board_fen()} with {side.capitalize()} to move")
-
-
-def _stated_position_fault(stated: Any, board: chess.Board) -> str | None:
-    """Why the problem's position (a FEN, possibly board-only) is not the game's final one."""
-    if not isinstance(stated, dict) or not isinstance(stated.get("fen"), str):
-        return None
-    parts = stated["fen"].split()
-    if not parts or parts[0] != board.board_fen():
-        return "the stated position is not the game's final placement"
-    if len(parts) > 1 and parts[1] != ("w" if board.turn else "b"):
-        return "the stated side to move is not the game's"
-    if len(parts) > 2 and parts[2] != "-":
-        final = board.fen().split()[2]
-        if parts[2] != final:
-            return f"the stated castling rights {parts[2][:8]!r} are not the game's ({final})"
-    if len(parts) > 3 and parts[3] != "-":
-        if parts[3] not in chess.SQUARE_NAMES or board.ep_square != chess.parse_square(parts[3]):
-            return f"the stated e.p. square {parts[3][:8]!r} is not the game's last double step"
-    return None

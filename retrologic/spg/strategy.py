@@ -28,22 +28,24 @@ from typing import Any
 import chess
 
 from retrologic import limits
-from retrologic.spg import trajectory
 from retrologic.limits import Budget
-from retrologic.spg.analysis import CASTLE, INF, SWITCHES, Analysis
+from retrologic.spg import trajectory
+from retrologic.spg.analysis import INF, SWITCHES, Analysis
+from retrologic.spg.status import Feasibility
+from retrologic.vocabulary import CASTLINGS, Unit, castling_owner, side_name
 
 ENUMERATION_LIMIT = 200  # strategies listed at most by default
 
 
 def run_solver(solver: Any, model: Any) -> Any:
-    """`solver.Solve(model)` with Ctrl-C wired to CP-SAT's stop_search (limits.on_interrupt)
+    """`solver.solve(model)` with Ctrl-C wired to CP-SAT's stop_search (limits.on_interrupt)
     and CP-SAT's own SIGINT handler off, so the signal reaches ours; None when a stop was
     requested before the solve (the caller reads that as 'unknown')."""
     solver.parameters.catch_sigint_signal = False
     if limits.interrupted():
         return None
     with limits.on_interrupt(solver.stop_search):
-        return solver.Solve(model)
+        return solver.solve(model)
 
 
 def limit_reason(budget: Budget | None) -> str:
@@ -52,29 +54,6 @@ def limit_reason(budget: Budget | None) -> str:
     if limits.interrupted():
         return limits.INTERRUPTED
     return budget.time_reason() if budget is not None else "time limit"
-
-
-@dataclass(frozen=True)
-class Unit:
-    """An original unit: its colour, its square at the start and its type there."""
-
-    color: chess.Color
-    square: chess.Square
-    piece_type: int
-
-    def name(self) -> str:
-        """'wNg1', 'bPe7'."""
-        return f"{'w' if self.color else 'b'}{chess.piece_symbol(self.piece_type).upper()}" \
-               f"{chess.square_name(self.square)}"
-
-
-def _owner(rook: chess.Square) -> chess.Color:
-    """The side a castling rook square belongs to (a1/h1: White, a8/h8: Black)."""
-    return chess.WHITE if chess.square_rank(rook) == 0 else chess.BLACK
-
-
-def _side(color: chess.Color) -> str:
-    return "White" if color == chess.WHITE else "Black"
 
 
 def _count(n: int, noun: str) -> str:
@@ -116,9 +95,9 @@ class Strategy:
                 self.castled)
 
     def text(self) -> str:
-        parts = [f.text() for f in self.fates if f.moves or f.square != f.unit.square]
+        parts = [f.text() for f in self.fates if f.moves or f.square != f.unit.home]
         for rook in self.castled:
-            parts.append(f"{'w' if _owner(rook) == chess.WHITE else 'b'} castles "
+            parts.append(f"{'w' if castling_owner(rook) == chess.WHITE else 'b'} castles "
                          f"{'short' if chess.square_file(rook) == 7 else 'long'}")
         return "; ".join(parts) if parts else "no unit moves"
 
@@ -128,7 +107,7 @@ class StrategyReport:
     """The strategies of a proof game of `plies` plies and what they prove."""
 
     plies: int
-    status: str                       # "feasible", "infeasible" (proved: no game) or "unknown"
+    status: Feasibility               # feasible, infeasible (proved: no game) or unknown
     strategies: list[Strategy] = field(default_factory=list)
     complete: bool = False            # every strategy is listed
     frozen: int = 0                   # units proved still (never move): frozen for the search
@@ -183,7 +162,7 @@ class StrategyModel:
             self.budget[color] = chess.popcount(start.occupied_co[not color]) - \
                 chess.popcount(target.occupied_co[not color])
             if self.budget[color] < 0:
-                self.impossible = f"{_side(not color)} has more units in the diagram"
+                self.impossible = f"{side_name(not color)} has more units in the diagram"
                 return
         left = dict(zip((chess.WHITE, chess.BLACK), a.moves_left(start, self.plies)))
         for color in chess.COLORS:
@@ -191,11 +170,11 @@ class StrategyModel:
                                  for sq in chess.scan_forward(start.occupied_co[color] & ~a.frozen)]
             for u in self.units[color]:
                 # bounded by the plies, not the side's moves: the move total is a named group
-                self.moves[u] = self.model.NewIntVar(0, self.plies, f"m_{u.name()}")
-                self.captures[u] = self.model.NewIntVar(0, self.budget[color], f"k_{u.name()}")
-                self.model.Add(self.captures[u] <= self.moves[u])
+                self.moves[u] = self.model.new_int_var(0, self.plies, f"m_{u.name()}")
+                self.captures[u] = self.model.new_int_var(0, self.budget[color], f"k_{u.name()}")
+                self.model.add(self.captures[u] <= self.moves[u])
                 if u.piece_type != chess.KING and self.budget[not color] > 0:
-                    self.captured[u] = self.model.NewBoolVar(f"x_{u.name()}")
+                    self.captured[u] = self.model.new_bool_var(f"x_{u.name()}")
             self._castlings(color)
         for color in chess.COLORS:
             for u in self.units[color]:
@@ -205,19 +184,19 @@ class StrategyModel:
             for tsq, ttype in a.target_units[color]:
                 sources = [v for (u, s), v in self.becomes.items() if s == tsq and u.color == color]
                 if not sources:
-                    self.impossible = (f"no {_side(color)} unit can become the "
+                    self.impossible = (f"no {side_name(color)} unit can become the "
                                        f"{chess.piece_name(ttype)} on {chess.square_name(tsq)}")
                     return
-                self.model.AddExactlyOne(sources)
-            name = _side(color)
+                self.model.add_exactly_one(sources)
+            name = side_name(color)
             castled = self._castled(color)
-            self.model.Add(sum(self.moves[u] for u in self.units[color]) - sum(castled)
-                           == left[color]).OnlyEnforceIf(
+            self.model.add(sum(self.moves[u] for u in self.units[color]) - sum(castled)
+                           == left[color]).only_enforce_if(
                 self._group(f"{name} makes exactly {_count(left[color], 'move')}"))
-            self.model.Add(sum(self.captures[u] for u in self.units[color]) == self.budget[color]
-                           ).OnlyEnforceIf(self._group(
+            self.model.add(sum(self.captures[u] for u in self.units[color]) == self.budget[color]
+                           ).only_enforce_if(self._group(
                                f"{name} makes exactly {_count(self.budget[color], 'capture')}"))
-            self.model.Add(sum(self.captured[u] for u in self.units[color] if u in self.captured)
+            self.model.add(sum(self.captured[u] for u in self.units[color] if u in self.captured)
                            == self.budget[not color])
         for color in chess.COLORS:
             self._pawn_victims(color)
@@ -226,7 +205,7 @@ class StrategyModel:
         """A castled flag per castling the start still allows and the frozen units do not bar."""
         start, frozen = self.analysis.start, self.analysis.frozen
         options = []
-        for (c, rook), (kfrom, _, _) in CASTLE.items():
+        for (c, rook), (kfrom, _, _) in CASTLINGS.items():
             if c != color or not start.castling_rights & chess.BB_SQUARES[rook]:
                 continue
             if start.piece_at(kfrom) != chess.Piece(chess.KING, color) or \
@@ -235,30 +214,30 @@ class StrategyModel:
             if frozen & (chess.BB_SQUARES[kfrom] | chess.BB_SQUARES[rook] |
                          chess.between(kfrom, rook)):
                 continue
-            self.castles[rook] = self.model.NewBoolVar(f"castle_{chess.square_name(rook)}")
+            self.castles[rook] = self.model.new_bool_var(f"castle_{chess.square_name(rook)}")
             options.append(self.castles[rook])
             for unit in (Unit(color, kfrom, chess.KING), Unit(color, rook, chess.ROOK)):
-                self.model.Add(self.moves[unit] >= 1).OnlyEnforceIf(self.castles[rook])
+                self.model.add(self.moves[unit] >= 1).only_enforce_if(self.castles[rook])
         if options:
-            self.model.AddAtMostOne(options)
+            self.model.add_at_most_one(options)
 
     def _piece_lower_bounds(self, u: Unit, tsq: chess.Square) -> list[tuple[int, list]]:
         """(distance, enforcement literals) pairs of a piece's ways to `tsq`: plain, or through
         a castling (the castling move plus the distance from the castled square)."""
         a = self.analysis
-        mine = [(r, f) for r, f in self.castles.items() if _owner(r) == u.color]
-        plain = a.piece_map(u.piece_type, u.color, u.square)[tsq]
+        mine = [(r, f) for r, f in self.castles.items() if castling_owner(r) == u.color]
+        plain = a.piece_map(u.piece_type, u.color, u.home)[tsq]
         if u.piece_type == chess.KING and mine:
-            out = [(plain, [f.Not() for _, f in mine])]
+            out = [(plain, [f.negated() for _, f in mine])]
             for rook, flag in mine:
-                out.append((1 + a.piece_map(chess.KING, u.color, CASTLE[(u.color, rook)][1])[tsq],
-                            [flag]))
+                castled_king = CASTLINGS[(u.color, rook)][1]
+                out.append((1 + a.piece_map(chess.KING, u.color, castled_king)[tsq], [flag]))
             return out
         for rook, flag in mine:
-            if u.piece_type == chess.ROOK and u.square == rook:
-                return [(plain, [flag.Not()]),
-                        (1 + a.piece_map(chess.ROOK, u.color, CASTLE[(u.color, rook)][2])[tsq],
-                         [flag])]
+            if u.piece_type == chess.ROOK and u.home == rook:
+                castled_rook = CASTLINGS[(u.color, rook)][2]
+                return [(plain, [flag.negated()]),
+                        (1 + a.piece_map(chess.ROOK, u.color, castled_rook)[tsq], [flag])]
         return [(plain, [])]
 
     def _fates(self, u: Unit) -> None:
@@ -272,43 +251,43 @@ class StrategyModel:
                 ways = self._piece_lower_bounds(u, tsq)
                 if all(d >= INF for d, _ in ways):
                     continue
-                x = self.model.NewBoolVar(f"b_{u.name()}_{chess.square_name(tsq)}")
+                x = self.model.new_bool_var(f"b_{u.name()}_{chess.square_name(tsq)}")
                 for d, lits in ways:
                     if d >= INF:
-                        self.model.AddBoolOr([x.Not()] + [lit.Not() for lit in lits])
+                        self.model.add_bool_or([x.negated()] + [lit.negated() for lit in lits])
                     else:
-                        self.model.Add(m >= d).OnlyEnforceIf([x] + lits)
-                if tsq == u.square:
-                    self.model.Add(m != 1).OnlyEnforceIf(x)  # leaving and coming back: two
+                        self.model.add(m >= d).only_enforce_if([x] + lits)
+                if tsq == u.home:
+                    self.model.add(m != 1).only_enforce_if(x)  # leaving and coming back: two
                 if u.piece_type == chess.KNIGHT:  # every knight move changes the square colour
-                    half = self.model.NewIntVar(0, self.plies, f"h_{u.name()}_{tsq}")
-                    plain = a.piece_map(chess.KNIGHT, u.color, u.square)[tsq]
-                    self.model.Add(m == plain + 2 * half).OnlyEnforceIf(x)
+                    half = self.model.new_int_var(0, self.plies, f"h_{u.name()}_{tsq}")
+                    plain = a.piece_map(chess.KNIGHT, u.color, u.home)[tsq]
+                    self.model.add(m == plain + 2 * half).only_enforce_if(x)
             else:
-                routes = a.unit_routes(u.color, chess.PAWN, u.square, ttype, tsq,
+                routes = a.unit_routes(u.color, chess.PAWN, u.home, ttype, tsq,
                                        self.budget[u.color])
                 if not routes:
                     continue
-                x = self.model.NewBoolVar(f"b_{u.name()}_{chess.square_name(tsq)}")
+                x = self.model.new_bool_var(f"b_{u.name()}_{chess.square_name(tsq)}")
                 ys = []
-                rank_gap = abs(chess.square_rank(tsq) - chess.square_rank(u.square))
+                rank_gap = abs(chess.square_rank(tsq) - chess.square_rank(u.home))
                 for pm, c, d in routes:
-                    y = self.model.NewBoolVar(f"r_{u.name()}_{tsq}_{c}_{pm}_{d}")
+                    y = self.model.new_bool_var(f"r_{u.name()}_{tsq}_{c}_{pm}_{d}")
                     ys.append(y)
-                    self.model.Add(m >= pm + d).OnlyEnforceIf(y)
+                    self.model.add(m >= pm + d).only_enforce_if(y)
                     if ttype == chess.PAWN:  # a pawn's moves: its rank gap, less a double step
-                        self.model.Add(m <= rank_gap).OnlyEnforceIf(y)
-                        self.model.Add(k == c).OnlyEnforceIf(y)
+                        self.model.add(m <= rank_gap).only_enforce_if(y)
+                        self.model.add(k == c).only_enforce_if(y)
                         self.routes[(u, tsq, c)] = y
                     else:
-                        self.model.Add(k >= c).OnlyEnforceIf(y)
-                self.model.Add(sum(ys) == x)
+                        self.model.add(k >= c).only_enforce_if(y)
+                self.model.add(sum(ys) == x)
             self.becomes[(u, tsq)] = x
             options.append(x)
         if not options:
             self.impossible = f"{u.name()} can neither reach a diagram unit nor be captured"
             return
-        self.model.AddExactlyOne(options)
+        self.model.add_exactly_one(options)
 
     def _pawn_victims(self, color: chess.Color) -> None:
         """Each capture of a `color` pawn that stays a pawn takes a distinct enemy unit, which
@@ -324,51 +303,52 @@ class StrategyModel:
                 if not counts or counts[-1] == 0:
                     continue
                 squares = a.capture_landings(
-                    color, u.square, tsq, min(self.budget[color], trajectory.MAX_PAWN_CAPTURES))
-                costs = {v: a.victim_cost(not color, v.piece_type, v.square, squares,
+                    color, u.home, tsq, min(self.budget[color], trajectory.MAX_PAWN_CAPTURES))
+                costs = {v: a.victim_cost(not color, v.piece_type, v.home, squares,
                                           self.budget[not color]) for v in victims}
                 for j in range(counts[-1]):
-                    active = self.model.NewBoolVar(f"e_{u.name()}_{tsq}_{j}")
-                    self.model.Add(active == sum(self.routes[(u, tsq, c)] for c in counts
+                    active = self.model.new_bool_var(f"e_{u.name()}_{tsq}_{j}")
+                    self.model.add(active == sum(self.routes[(u, tsq, c)] for c in counts
                                                  if c > j))
                     zs = []
                     for v, cost in costs.items():
                         if cost >= INF:
                             continue
-                        z = self.model.NewBoolVar(f"z_{u.name()}_{tsq}_{j}_{v.name()}")
-                        self.model.AddImplication(z, self.captured[v])
-                        self.model.Add(self.moves[v] >= cost).OnlyEnforceIf(z)
+                        z = self.model.new_bool_var(f"z_{u.name()}_{tsq}_{j}_{v.name()}")
+                        self.model.add_implication(z, self.captured[v])
+                        self.model.add(self.moves[v] >= cost).only_enforce_if(z)
                         zs.append(z)
                         per_victim[v].append(z)
                         self.takes.append((u, tsq, j, v, z))
-                    self.model.Add(sum(zs) == active).OnlyEnforceIf(self._group(
-                        f"each capture of a {_side(color)} pawn takes a unit "
+                    self.model.add(sum(zs) == active).only_enforce_if(self._group(
+                        f"each capture of a {side_name(color)} pawn takes a unit "
                         "able to stand where it lands"))
         for zs in per_victim.values():
             if len(zs) > 1:
-                self.model.AddAtMostOne(zs)
+                self.model.add_at_most_one(zs)
 
     def _castled(self, color: chess.Color) -> list:
         """The castling flags of `color`."""
-        return [flag for rook, flag in self.castles.items() if _owner(rook) == color]
+        return [flag for rook, flag in self.castles.items() if castling_owner(rook) == color]
 
     def _group(self, name: str):
         """The enforcement literal of a named constraint group (made on first use)."""
         lit = self.groups.get(name)
         if lit is None:
-            lit = self.groups[name] = self.model.NewBoolVar(f"group: {name}")
+            lit = self.groups[name] = self.model.new_bool_var(f"group: {name}")
         return lit
 
     # solving ---------------------------------------------------------------------------------
 
-    def solve(self, assumptions: list | None = None, deadline: float | None = None):
-        """A CpSolver after one solve (deterministic, one worker) and its status name:
-        'feasible', 'infeasible' or 'unknown' (the deadline passed)."""
+    def solve(self, assumptions: list | None = None,
+              deadline: float | None = None) -> tuple[Any, Feasibility]:
+        """A CpSolver after one solve (deterministic, one worker) and its status: feasible,
+        infeasible or unknown (the deadline passed, or Ctrl-C)."""
         if self.impossible:
-            return None, "infeasible"
+            return None, Feasibility.INFEASIBLE
         cp = self._cp
-        self.model.ClearAssumptions()
-        self.model.AddAssumptions(list(self.groups.values()) + list(assumptions or []))
+        self.model.clear_assumptions()
+        self.model.add_assumptions(list(self.groups.values()) + list(assumptions or []))
         solver = cp.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = 0
@@ -377,20 +357,20 @@ class StrategyModel:
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
-                return None, "unknown"
+                return None, Feasibility.UNKNOWN
             solver.parameters.max_time_in_seconds = left
         self.solves += 1
         status = run_solver(solver, self.model)
         if status is None:
-            return None, "unknown"
+            return None, Feasibility.UNKNOWN
         if status in (cp.OPTIMAL, cp.FEASIBLE):
-            return solver, "feasible"
+            return solver, Feasibility.FEASIBLE
         if status == cp.INFEASIBLE:
-            return solver, "infeasible"
+            return solver, Feasibility.INFEASIBLE
         if status == cp.MODEL_INVALID:
             raise AssertionError("internal error: invalid strategy model: "
-                                 + self.model.Validate())
-        return solver, "unknown"
+                                 + self.model.validate())
+        return solver, Feasibility.UNKNOWN
 
     def explain(self, deadline: float | None = None) -> str:
         """Why the model has no solution: the constraint groups CP-SAT needs for that (a
@@ -399,20 +379,20 @@ class StrategyModel:
         if self.impossible:
             return self.impossible
         solver, status = self.solve(deadline=deadline)
-        if status != "infeasible":
+        if status != Feasibility.INFEASIBLE:
             return "no strategy (the constraint groups at fault were not named in time)"
-        names = {lit.Index(): name for name, lit in self.groups.items()}
-        core = [names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
+        names = {lit.index: name for name, lit in self.groups.items()}
+        core = [names[i] for i in solver.sufficient_assumptions_for_infeasibility() if i in names]
         if not core:
             return "no unit assignment fits the diagram (no strategy even without the totals)"
         notes = []
         dropped = [self.groups[n] for n in core]
         left = dict(zip((chess.WHITE, chess.BLACK),
                         self.analysis.moves_left(self.analysis.start, self.plies)))
-        totals = {c: f"{_side(c)} makes exactly {_count(left[c], 'move')}"
+        totals = {c: f"{side_name(c)} makes exactly {_count(left[c], 'move')}"
                   for c in chess.COLORS}
         for color in chess.COLORS:
-            name = _side(color)
+            name = side_name(color)
             if totals[color] not in core:
                 continue
             # the fewest moves with both totals off, then whether this side's total alone fails
@@ -437,13 +417,13 @@ class StrategyModel:
         The 5 s are wall time on purpose: this only words the reason of an infeasible model,
         never a verdict."""
         cp = self._cp
-        clone = self.model.Clone()
-        clone.ClearAssumptions()
-        off = {d.Index() for d in dropped}
-        clone.AddAssumptions([lit for lit in self.groups.values() if lit.Index() not in off])
+        clone = self.model.clone()
+        clone.clear_assumptions()
+        off = {d.index for d in dropped}
+        clone.add_assumptions([lit for lit in self.groups.values() if lit.index not in off])
         castled = self._castled(color)
         total = sum(self.moves[u] for u in self.units[color]) - sum(castled)
-        clone.Minimize(total)
+        clone.minimize(total)
         solver = cp.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = 0
@@ -453,22 +433,22 @@ class StrategyModel:
         solver.parameters.max_time_in_seconds = left
         self.solves += 1
         status = run_solver(solver, clone)
-        return round(solver.ObjectiveValue()) if status == cp.OPTIMAL else None
+        return round(solver.objective_value) if status == cp.OPTIMAL else None
 
     def strategy(self, solver) -> Strategy:
         """The strategy of a solved model."""
         fates = []
         for color in chess.COLORS:
             for u in self.units[color]:
-                m = solver.Value(self.moves[u])
+                m = solver.value(self.moves[u])
                 square = ptype = caps = None
                 for (w, tsq), x in self.becomes.items():
-                    if w == u and solver.BooleanValue(x):
+                    if w == u and solver.boolean_value(x):
                         square, ptype = tsq, self.analysis.target.piece_type_at(tsq)
                         if u.piece_type == chess.PAWN and ptype == chess.PAWN:
-                            caps = solver.Value(self.captures[u])
+                            caps = solver.value(self.captures[u])
                 fates.append(Fate(u, square, ptype, caps, m))
-        castled = tuple(r for r, f in sorted(self.castles.items()) if solver.BooleanValue(f))
+        castled = tuple(r for r, f in sorted(self.castles.items()) if solver.boolean_value(f))
         return Strategy(tuple(fates), castled)
 
     def block(self, solver) -> None:
@@ -476,40 +456,40 @@ class StrategyModel:
         Fates and routes are exactly-one choices, so their true literals name them; castling
         flags are not (none may be set), so each contributes its value either way."""
         chosen = [v for v in list(self.becomes.values()) + list(self.captured.values())
-                  + list(self.routes.values()) if solver.BooleanValue(v)]
-        flags = [v.Not() if solver.BooleanValue(v) else v for v in self.castles.values()]
-        self.model.AddBoolOr([v.Not() for v in chosen] + flags)
+                  + list(self.routes.values()) if solver.boolean_value(v)]
+        flags = [v.negated() if solver.boolean_value(v) else v for v in self.castles.values()]
+        self.model.add_bool_or([v.negated() for v in chosen] + flags)
 
     def stays(self, solver, u: Unit) -> bool:
         """In the solved model, `u` ends on its own square without having moved."""
-        x = self.becomes.get((u, u.square))
-        return x is not None and solver.BooleanValue(x) and solver.Value(self.moves[u]) == 0
+        x = self.becomes.get((u, u.home))
+        return x is not None and solver.boolean_value(x) and solver.value(self.moves[u]) == 0
 
 
-def still_units(model: StrategyModel, deadline: float | None) -> tuple[int, str]:
+def still_units(model: StrategyModel, deadline: float | None) -> tuple[int, Feasibility]:
     """Units that stand still in every strategy (the model's own, beyond its analysis's frozen
     ones), and the model's status. A unit stands still when asking it to move (or leave its
     square for good) makes the model infeasible; each feasible witness clears every unit it
     moves at once."""
     solver, status = model.solve(deadline=deadline)
-    if status != "feasible":
+    if status != Feasibility.FEASIBLE:
         return 0, status
     candidates = [u for c in chess.COLORS for u in model.units[c] if model.stays(solver, u)]
     still = 0
     while candidates:
         u = candidates.pop(0)
-        x = model.becomes[(u, u.square)]
+        x = model.becomes[(u, u.home)]
         # the probe stays in the model, harmless: it binds only when assumed
-        probe = model.model.NewBoolVar(f"probe_{u.name()}")
-        model.model.Add(model.moves[u] >= 1).OnlyEnforceIf([probe, x])
+        probe = model.model.new_bool_var(f"probe_{u.name()}")
+        model.model.add(model.moves[u] >= 1).only_enforce_if([probe, x])
         solver, status = model.solve([probe], deadline)
-        if status == "unknown":
-            return 0, "unknown"  # nothing claimed unless every probe was answered
-        if status == "infeasible":
-            still |= chess.BB_SQUARES[u.square]
+        if status == Feasibility.UNKNOWN:
+            return 0, Feasibility.UNKNOWN  # nothing claimed unless every probe was answered
+        if status == Feasibility.INFEASIBLE:
+            still |= chess.BB_SQUARES[u.home]
         else:
             candidates = [v for v in candidates if model.stays(solver, v)]
-    return still, "feasible"
+    return still, Feasibility.FEASIBLE
 
 
 def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = None,
@@ -537,28 +517,28 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
     while True:
         model = StrategyModel(analysis, plies)
         still, status = still_units(model, deadline)
-        if status != "feasible":
-            reason = model.explain(deadline) if status == "infeasible" else \
+        if status != Feasibility.FEASIBLE:
+            reason = model.explain(deadline) if status == Feasibility.INFEASIBLE else \
                 limit_reason(budget)
             solves += model.solves
             report = StrategyReport(plies, status, reason=reason, solves=solves,
                                     seconds=time.monotonic() - t0)
-            return report, (analysis if status == "infeasible" else plain)
+            return report, (analysis if status == Feasibility.INFEASIBLE else plain)
         solves += model.solves
         if not still:
             break
         extra |= still
         switches = {name: getattr(plain, name) for name in SWITCHES}
         analysis = Analysis(start, target, **switches, extra_frozen=plain.extra_frozen | extra)
-    report = StrategyReport(plies, "feasible", frozen=extra, solves=solves)
+    report = StrategyReport(plies, Feasibility.FEASIBLE, frozen=extra, solves=solves)
     before = model.solves
     if enumerate_strategies:
         while limit is None or len(report.strategies) < limit:
             solver, status = model.solve(deadline=deadline)
-            if status == "unknown":
+            if status == Feasibility.UNKNOWN:
                 report.reason = f"{limit_reason(budget)} (while listing strategies)"
                 break
-            if status == "infeasible":
+            if status == Feasibility.INFEASIBLE:
                 report.complete = True
                 break
             report.strategies.append(model.strategy(solver))

@@ -1,0 +1,181 @@
+"""Distance tables of the proof-game analysis (§5 of
+shared/seeds/malikovic-spg-trajectories-coq.txt, the MAP function): the moves a unit needs from
+its square to every square, with the frozen units as unmovable obstacles (§7); a pawn's per
+capture count, promotions included. From them: the cost of a unit becoming a target unit, of
+walking to where it is captured, and the squares where a pawn's captures may land."""
+
+from __future__ import annotations
+
+import chess
+
+from retrologic.spg import trajectory
+from retrologic.spg.memo import Memo
+
+INF = 10 ** 6  # moves to an unreachable square; an assignment entry that is not allowed
+LAST_RANK_SQUARES = {chess.WHITE: list(chess.SquareSet(chess.BB_RANK_8)),
+                     chess.BLACK: list(chess.SquareSet(chess.BB_RANK_1))}
+
+# a unit's cheapest routes to a target unit per pawn-capture count: (pawn moves, captures, piece
+# moves) each
+UnitRoutes = tuple[tuple[int, int, int], ...]
+# (color, unit type, unit square, target type, target square, captures)
+RouteKey = tuple[bool, int, int, int, int, int]
+
+
+class Distances:
+    """The distance tables of one set of frozen units (the same for both colours: frozen units
+    of either side block), and what follows from them per unit."""
+
+    def __init__(self, frozen: int) -> None:
+        self.frozen = frozen
+        self.piece_maps: Memo[tuple[int, int], tuple] = Memo("piece maps")
+        self.pawn_sweeps: Memo[tuple[bool, int], tuple] = Memo("pawn sweeps")
+        self.cheapest_routes: Memo[RouteKey, UnitRoutes] = Memo("cheapest routes")
+        # (color, unit type, unit square, victim squares, captures)
+        self.victim_costs: Memo[tuple[bool, int, int, int, int], int] = Memo("victim costs")
+        # (color, pawn square, target square, capture budget)
+        self.capture_routes: Memo[tuple[bool, int, int, int], tuple[int, int]] = \
+            Memo("capture routes")
+
+    def piece_map(self, piece_type: int, color: chess.Color, square: chess.Square) -> tuple:
+        """Moves a piece needs from `square` to every square, frozen units as obstacles (the
+        same for both colours: frozen units of either block)."""
+        key = (piece_type, square)
+        hit = self.piece_maps.get(key)
+        if hit is None:
+            hit = trajectory.piece_map(piece_type, square, self.frozen, INF)
+            self.piece_maps[key] = hit
+        return hit
+
+    def pawn_maps(self, color: chess.Color, square: chess.Square) -> tuple:
+        """Per capture count c (0..6), the moves a pawn on `square` needs to each square."""
+        key = (color, square)
+        hit = self.pawn_sweeps.get(key)
+        if hit is None:
+            hit = trajectory.pawn_sweep(color, square, self.frozen, INF)
+            self.pawn_sweeps[key] = hit
+        return hit
+
+    def unit_cost(self, color: chess.Color, utype: int, usq: int, ttype: int, tsq: int,
+                  captures: int) -> int:
+        """Fewest moves for a unit to become the target unit, its pawn phase capturing at most
+        `captures` times."""
+        if utype != chess.PAWN:
+            if utype != ttype:
+                return INF
+            return self.piece_map(utype, color, usq)[tsq]
+        maps = self.pawn_maps(color, usq)
+        top = min(captures, trajectory.MAX_PAWN_CAPTURES)
+        if ttype == chess.PAWN:
+            return min(maps[c][tsq] for c in range(top + 1))
+        if ttype == chess.KING:
+            return INF
+        best = INF
+        for p in LAST_RANK_SQUARES[color]:
+            pm = min(maps[c][p] for c in range(top + 1))
+            if pm >= INF:
+                continue
+            d = self.piece_map(ttype, color, p)[tsq]
+            if pm + d < best:
+                best = pm + d
+        return best
+
+    def unit_routes(self, color: chess.Color, utype: int, usq: int, ttype: int, tsq: int,
+                    captures: int) -> UnitRoutes:
+        """The unit's cheapest routes to the target unit per pawn-capture count c, as tuples
+        (pawn moves, c, piece moves) (a piece: (0, 0, d)); () when it cannot become it."""
+        key = (color, utype, usq, ttype, tsq, captures)
+        hit = self.cheapest_routes.get(key)
+        if hit is not None:
+            return hit
+        out = []
+        if utype != chess.PAWN:
+            if utype == ttype:
+                d = self.piece_map(utype, color, usq)[tsq]
+                if d < INF:
+                    out.append((0, 0, d))
+        elif ttype != chess.KING:
+            maps = self.pawn_maps(color, usq)
+            top = min(captures, trajectory.MAX_PAWN_CAPTURES)
+            for c in range(top + 1):
+                if ttype == chess.PAWN:
+                    if maps[c][tsq] < INF:
+                        out.append((maps[c][tsq], c, 0))
+                    continue
+                # keep the Pareto-best (pawn moves, piece moves) pairs over promotion squares
+                pairs = []
+                for p in LAST_RANK_SQUARES[color]:
+                    pm = maps[c][p]
+                    if pm >= INF:
+                        continue
+                    d = self.piece_map(ttype, color, p)[tsq]
+                    if d < INF:
+                        pairs.append((pm, d))
+                for pm, d in pairs:
+                    if not any((q, e) != (pm, d) and q <= pm and e <= d for q, e in pairs):
+                        out.append((pm, c, d))
+        hit = tuple(sorted(set(out)))
+        self.cheapest_routes[key] = hit
+        return hit
+
+    def victim_cost(self, color: chess.Color, utype: int, usq: int, squares: int,
+                    captures: int) -> int:
+        """Fewest moves for a unit to stand on one of `squares` (where it is captured); a pawn
+        may instead stand beside it, taken en passant. Kings are never captured."""
+        if utype == chess.KING:
+            return INF
+        key = (color, utype, usq, squares, captures)
+        hit = self.victim_costs.get(key)
+        if hit is not None:
+            return hit
+        best = INF
+        spots = squares
+        if utype == chess.PAWN:  # e.p.: the capturer lands behind the victim (a white pawn
+            # taken e.p. stands one rank above the landing square, a black one one rank below)
+            spots |= ((squares << 8) & chess.BB_ALL) if color == chess.WHITE else squares >> 8
+        for q in chess.scan_forward(spots):
+            if utype != chess.PAWN:
+                d = self.piece_map(utype, color, usq)[q]
+            else:
+                d = min(self.unit_cost(color, chess.PAWN, usq, t, q, captures)
+                        for t in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK,
+                                  chess.QUEEN))
+            best = min(best, d)
+        self.victim_costs[key] = best
+        return best
+
+    def pawn_capture_route(self, color: chess.Color, p: int, tsq: int,
+                           budget: int = trajectory.MAX_PAWN_CAPTURES) -> tuple[int, int]:
+        """(fewest captures, at most `budget`, for a pawn on p to reach tsq (INF: never), squares
+        where any capture of a route with at most `budget` captures may land)."""
+        key = (color, p, tsq, budget)
+        hit = self.capture_routes.get(key)
+        if hit is not None:
+            return hit
+        maps = self.pawn_maps(color, p)
+        fewest = next((c for c in range(budget + 1) if maps[c][tsq] < INF), INF)
+        squares = self.capture_landings(color, p, tsq, budget) if 0 < fewest < INF else 0
+        hit = (fewest, squares)
+        self.capture_routes[key] = hit
+        return hit
+
+    def capture_landings(self, color: chess.Color, p: int, tsq: int,
+                         budget: int = trajectory.MAX_PAWN_CAPTURES) -> int:
+        """Squares where a capture may land on a route of a pawn on p to tsq with at most
+        `budget` (<= MAX_PAWN_CAPTURES) captures: those reached after at least one capture
+        from which tsq is still in reach (a superset of the landing squares)."""
+        maps = self.pawn_maps(color, p)
+        squares = 0
+        for q in chess.SQUARES:
+            if q == p:
+                continue
+            before = [c for c in range(1, budget + 1) if maps[c][q] < INF]
+            if not before:
+                continue
+            if q == tsq:
+                squares |= chess.BB_SQUARES[q]
+            elif chess.square_rank(q) not in (0, 7):
+                onward = self.pawn_maps(color, q)
+                if any(onward[c2][tsq] < INF for c2 in range(budget - before[0] + 1)):
+                    squares |= chess.BB_SQUARES[q]
+        return squares

@@ -1,0 +1,135 @@
+"""Every game of a length, listed by the CP-SAT schedule model (spg/schedule.py) and played out
+by python-chess.
+
+The model is a relaxation of the games of that length (it holds every game; the play-out
+rejects the rest it lets through), so it is used as a complete game generator: each solution is
+played out with python-chess; an illegal one is cut off at its first illegal ply (its prefix is
+forbidden), a legal one is a game and is forbidden as a whole; when the model becomes
+infeasible, every game has been listed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import chess
+
+from retrologic.limits import Budget, LimitHit
+from retrologic.spg.analysis import Analysis
+from retrologic.spg.schedule import ModelTooLarge, ScheduleModel
+from retrologic.spg.status import Feasibility, Listing
+from retrologic.spg.strategy import StrategyModel, analyse, limit_reason
+
+
+@dataclass
+class ScheduleReport:
+    """The games one schedule model lists, and how the listing ended."""
+
+    plies: int
+    status: Listing                  # complete (every game listed) or unknown
+    games: list[list[chess.Move]] = field(default_factory=list)
+    reason: str | None = None        # the limit that was hit, or why there is no game
+    rejected: int = 0                # solutions cut off by the play-out (an illegal ply)
+    solves: int = 0
+    variables: int = 0
+    seconds: float = 0.0
+    still: int = 0                   # units the strategy layer proved still (frozen here)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"plies": self.plies, "status": self.status, "games": len(self.games),
+                "reason": self.reason, "rejected": self.rejected, "solves": self.solves,
+                "variables": self.variables, "seconds": round(self.seconds, 3)}
+
+
+def play_out(start: chess.Board, moves: list[chess.Move]) -> tuple[int | None, chess.Board]:
+    """The first ply (1-based) python-chess finds illegal (None when the game is legal), and
+    the board after the legal plies before it."""
+    board = start.copy(stack=False)
+    for i, move in enumerate(moves):
+        if not board.is_legal(move):
+            return i + 1, board
+        board.push(move)
+    return None, board
+
+
+def schedule(target: chess.BaseBoard, plies: int, start: chess.Board | None = None,
+             base: Analysis | None = None, timeout: float | None = None,
+             limit: int | None = None, progress: Any = None,
+             budget: Budget | None = None) -> ScheduleReport:
+    """Every game of `plies` plies from `start` to `target`: the strategy layer first (no
+    strategy: no game; still units frozen), then `list_games`; `budget` (default: one of
+    `timeout` seconds) holds both."""
+    t0 = time.monotonic()
+    budget = budget if budget is not None else Budget(timeout)
+    start = start if start is not None else chess.Board()
+    strat, analysis = analyse(target, plies, start=start, enumerate_strategies=False, base=base,
+                              budget=budget)
+    if strat.status == Feasibility.INFEASIBLE:
+        return ScheduleReport(plies, Listing.COMPLETE, reason=strat.reason, still=strat.frozen,
+                              solves=strat.solves, seconds=time.monotonic() - t0)
+    report = list_games(analysis, plies, limit=limit, progress=progress, budget=budget)
+    report.still, report.solves = strat.frozen, report.solves + strat.solves
+    report.seconds = time.monotonic() - t0
+    return report
+
+
+def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
+               limit: int | None = None, progress: Any = None,
+               budget: Budget | None = None) -> ScheduleReport:
+    """Every game of `plies` plies from `analysis.start` to `analysis.target`, listed by the
+    schedule model and checked by python-chess (see the module's docstring): status
+    'complete' when the list is all of them, 'unknown' after `limit` games, at the deadline of
+    `budget` (or a bare `deadline`, a time.monotonic() value) or on Ctrl-C, with the games
+    listed so far. Only `budget`'s time and Ctrl-C apply (its node limit is the search's)."""
+    t0 = time.monotonic()
+    if budget is None:
+        budget = Budget(None, None, deadline)
+    else:
+        budget = budget.share()
+        budget.nodes = None
+    deadline = budget.deadline
+    start, target = analysis.start, analysis.target
+    report = ScheduleReport(plies, Listing.UNKNOWN)
+    if budget.expired():
+        report.reason = f"{limit_reason(budget)} (schedule model not built)"
+        return report
+    try:
+        model = ScheduleModel(StrategyModel(analysis, plies), budget=budget)
+    except ModelTooLarge as e:
+        report.reason = str(e)
+        report.seconds = time.monotonic() - t0
+        return report
+    except LimitHit as e:
+        report.reason = f"{e.reason} (building the schedule model)"
+        report.seconds = time.monotonic() - t0
+        return report
+    report.variables = model.size()
+    target_fen = target.board_fen()
+    while True:
+        if limit is not None and len(report.games) >= limit:
+            report.reason = f"stopped after {limit} game(s) (the listing limit)"
+            break
+        solver, status = model.strategy.solve(deadline=deadline)
+        report.solves += 1
+        if status == Feasibility.UNKNOWN:
+            report.reason = limit_reason(budget)
+            break
+        if status == Feasibility.INFEASIBLE:
+            report.status = Listing.COMPLETE
+            break
+        moves, used = model.game(solver)
+        bad, board = play_out(start, moves)
+        if bad is not None:
+            report.rejected += 1
+            model.forbid(used[:bad])
+        else:
+            if board.board_fen() != target_fen:
+                raise AssertionError("internal error: a schedule does not reach the diagram")
+            report.games.append(moves)
+            model.forbid(used)
+        if progress is not None:
+            progress(report)
+    report.seconds = time.monotonic() - t0
+    return report
