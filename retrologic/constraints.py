@@ -34,6 +34,9 @@ MAX_WEIGHT = 4          # sum of the coefficients' sizes in one comparison: the 
                         # 4 s), W=8 to 2.4 M (650 MB, 14 s); solving W=4 took over 300 s
 
 SIDES = ("white", "black", "either")
+# The colours a side argument names (the cage rules and the history model read sides so).
+SIDE_COLORS: dict[str, tuple[chess.Color, ...]] = {
+    "white": (chess.WHITE,), "black": (chess.BLACK,), "either": (chess.WHITE, chess.BLACK)}
 PIECES = ("pawn", "knight", "bishop", "rook", "queen", "king")
 SQUARE_COLORS = ("light", "dark")
 FILES = "abcdefgh"

@@ -15,6 +15,7 @@ import chess
 
 from retrologic.errors import InputError
 from retrologic.schema import parse_squares
+from retrologic.vocabulary import CASTLINGS, color_name
 
 MAX_FEN = 256       # characters of a FEN or board string (a FEN needs at most about 90)
 
@@ -89,6 +90,20 @@ class Placement(NamedTuple):
         keep = ~mask
         return Placement(*(m & keep for m in self))
 
+    def __repr__(self) -> str:
+        """Square names, White's units then Black's, kings first: Placement('Ke1 Ra1 / ke8')."""
+        return f"Placement({str(self)!r})"
+
+    def __str__(self) -> str:
+        sides = []
+        for color in (chess.WHITE, chess.BLACK):
+            units = [f"{chess.piece_symbol(t).upper() if color else chess.piece_symbol(t)}"
+                     f"{chess.square_name(sq)}"
+                     for t in reversed(PIECE_TYPES)
+                     for sq in chess.scan_forward(self.pieces(t, color))]
+            sides.append(" ".join(units) if units else "-")
+        return " / ".join(sides)
+
     def colour_swapped(self) -> "Placement":
         """White and Black exchanged, the board flipped top to bottom (a cage stays a cage)."""
         flipped = [chess.flip_vertical(m) for m in self]
@@ -132,15 +147,6 @@ def default_zone(placement: Placement) -> int:
     for sq in chess.scan_forward(placement.occupied):
         zone |= chess.BB_KING_ATTACKS[sq]
     return zone
-
-
-# Castling: king home, rook home, the king's and rook's squares after castling.
-CASTLINGS = {
-    (chess.WHITE, chess.H1): (chess.E1, chess.G1, chess.F1),
-    (chess.WHITE, chess.A1): (chess.E1, chess.C1, chess.D1),
-    (chess.BLACK, chess.H8): (chess.E8, chess.G8, chess.F8),
-    (chess.BLACK, chess.A8): (chess.E8, chess.C8, chess.D8),
-}
 
 
 def castling_frozen(castling: int) -> int:
@@ -213,6 +219,21 @@ class Position:
     def with_turn(self, turn: chess.Color | None) -> "Position":
         return replace(self, turn=turn)
 
+    def __repr__(self) -> str:
+        """FEN-like: the placement, then side to move (? when open), castling and e.p. fields
+        of a full position; a partial one shows 'partial'; frozen units are named."""
+        if self.partial:
+            text = f"{self.placement.board_fen()} partial"
+        else:
+            turn = "?" if self.turn is None else "w" if self.turn else "b"
+            castling = "".join(letter for (_, rook), letter in zip(CASTLINGS, "KQkq")
+                               if self.castling & chess.BB_SQUARES[rook]) or "-"
+            ep = "-" if self.ep_square is None else chess.square_name(self.ep_square)
+            text = f"{self.placement.board_fen()} {turn} {castling} {ep}"
+        if self.frozen:
+            text += " frozen " + ",".join(chess.square_name(s) for s in chess.scan_forward(self.frozen))
+        return f"Position({text!r})"
+
 
 def _check_length(text: str, what: str) -> None:
     """ValueError for a non-string or one too long to be a FEN/board (checked before parsing)."""
@@ -241,7 +262,7 @@ def _check_board(text: str) -> chess.BaseBoard:
         raise ValueError(f"malformed board: {e}") from None
     for color in chess.COLORS:
         if chess.popcount(board.kings & board.occupied_co[color]) > 1:
-            raise ValueError(f"more than one {chess.COLOR_NAMES[color]} king")
+            raise ValueError(f"more than one {color_name(color)} king")
     return board
 
 

@@ -20,18 +20,15 @@ import chess
 from chess import (BB_DIAG_ATTACKS, BB_DIAG_MASKS, BB_FILE_ATTACKS, BB_FILE_MASKS, BB_KING_ATTACKS,
                    BB_KNIGHT_ATTACKS, BB_PAWN_ATTACKS, BB_RANK_ATTACKS, BB_RANK_MASKS, BB_SQUARES)
 
-from retrologic.position import CASTLINGS, Placement, Position
+from retrologic.position import Placement, Position
+from retrologic.vocabulary import (CASTLINGS, DIAGONAL_NEIGHBOURS, ORTHOGONAL_NEIGHBOURS,
+                                   PROMOTION_TYPES)
 
 OPEN = 0  # an uncaptured unit whose type is left open
-UNCAPTURE_TYPES = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+UNCAPTURE_TYPES = PROMOTION_TYPES + (chess.PAWN,)  # Q R B N P: the types a unit reappears as
 PIECE_LETTER = {OPEN: "", chess.PAWN: "P", chess.KNIGHT: "N", chess.BISHOP: "B", chess.ROOK: "R",
                 chess.QUEEN: "Q", chess.KING: "K"}
 
-# Neighbours in rook and bishop directions: the only squares from which a line piece's check
-# cannot be blocked.
-# (python-chess's *_MASKS leave out the board's edges; its attack tables on an empty board don't)
-ORTH_ADJ = [BB_KING_ATTACKS[sq] & (BB_RANK_ATTACKS[sq][0] | BB_FILE_ATTACKS[sq][0]) for sq in chess.SQUARES]
-DIAG_ADJ = [BB_KING_ATTACKS[sq] & BB_DIAG_ATTACKS[sq][0] for sq in chess.SQUARES]
 LIGHT = chess.BB_LIGHT_SQUARES
 
 
@@ -95,6 +92,10 @@ class Retraction:
     def __str__(self) -> str:
         return self.notation()
 
+    def __repr__(self) -> str:
+        """Side and notation: Retraction('w e2-e4'), Retraction('b Nb8xRa6')."""
+        return f"Retraction({('w ' if self.color else 'b ') + self.notation()!r})"
+
 
 def attackers(pl: Placement, square: chess.Square, by_color: chess.Color, occupied: int,
               unblockable: bool) -> int:
@@ -106,7 +107,7 @@ def attackers(pl: Placement, square: chess.Square, by_color: chess.Color, occupi
     rq = rooks | queens
     bq = bishops | queens
     if unblockable:
-        att |= (ORTH_ADJ[square] & rq) | (DIAG_ADJ[square] & bq)
+        att |= (ORTHOGONAL_NEIGHBOURS[square] & rq) | (DIAGONAL_NEIGHBOURS[square] & bq)
     else:
         att |= (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
                 | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied]) & rq
@@ -125,11 +126,12 @@ def unit_attacks(piece_type: int, color: chess.Color, square: chess.Square, occu
         return BB_KING_ATTACKS[square]
     out = 0
     if piece_type in (chess.ROOK, chess.QUEEN):
-        out |= ORTH_ADJ[square] if unblockable else (
+        out |= ORTHOGONAL_NEIGHBOURS[square] if unblockable else (
             BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
             | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
     if piece_type in (chess.BISHOP, chess.QUEEN):
-        out |= DIAG_ADJ[square] if unblockable else BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
+        out |= DIAGONAL_NEIGHBOURS[square] if unblockable else \
+            BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
     return out
 
 

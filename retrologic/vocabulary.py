@@ -38,6 +38,11 @@ def side_name(color: chess.Color) -> str:
     return "White" if color == chess.WHITE else "Black"
 
 
+def color_name(color: chess.Color) -> str:
+    """'white' or 'black', as rule messages and fact names print a side inside a sentence."""
+    return chess.COLOR_NAMES[color]
+
+
 def castling_owner(rook: chess.Square) -> chess.Color:
     """The side a castling rook's home square belongs to (a1/h1: White, a8/h8: Black)."""
     return chess.WHITE if chess.square_rank(rook) == 0 else chess.BLACK

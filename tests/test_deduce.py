@@ -224,10 +224,11 @@ def test_check_history_catches_broken_witnesses():
     claim = Constraint.parse("x", 'pawn_captures(white, from_file="e", to_file="d") >= 1')
     w = deduce(pos, [], [claim], explain=False).claims[0].witness
     assert check_history(w) == []
-    pawn = next(f for u, f in w.fates.items() if u.side and u.is_pawn and f.pawn_captures())
+    pawn = next(f for u, f in w.fates.items() if u.color and u.is_pawn and f.pawn_captures())
     pawn.path = [pawn.path[0]] * len(pawn.path)        # no file change, wrong final square
     assert any("does not end" in p for p in check_history(w))
-    knight = next(f for u, f in w.fates.items() if not u.side and u.kind == chess.KNIGHT and f.captured)
+    knight = next(f for u, f in w.fates.items()
+                  if not u.color and u.piece_type == chess.KNIGHT and f.captured)
     knight.captured, knight.square = False, chess.B8     # back on an empty square
     assert any("not a knight" in p for p in check_history(w))
 
@@ -258,6 +259,22 @@ def test_cli_answers_and_does_not_import_ortools():
     data = json.loads("\n".join(out[:-1]))
     assert data["verdict"] == "proved" and data["facts"]["claims"] == {"claim1": "proved"}
     assert data["details"]["proved_constraints"] == [{"name": "claim1", "expr": "captures(black) == 0"}]
+
+
+def test_the_certificate_checker_imports_no_solver_and_not_the_engine(tmp_path):
+    """retrologic.history.checker's rule: it checks a deduce-drup certificate (here a real one)
+    with the model, the query, the CNF encoding and our RUP checker, never loading pysat's
+    solvers, OR-Tools, the backends or the engine module."""
+    d = deduce(Position.from_fen(chess.STARTING_FEN), [],
+               [Constraint.parse("king-home", 'never_moved("e1")')], certificate_dir=str(tmp_path))
+    code = ("import json, sys; from retrologic.history.checker import check_certificate; "
+            f"v = check_certificate(json.load(open({d.certificates[0]!r}))); "
+            "banned = ('pysat.solvers', 'ortools', 'retrologic.history.cnf', "
+            "'retrologic.history.cpsat', 'retrologic.history.deduce'); "
+            "print(v.ok, sorted(m for m in sys.modules if m.startswith(banned)))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "[]"]
 
 
 def test_problem_file_errors_name_the_constraint(tmp_path):

@@ -131,7 +131,7 @@ def test_cardinality_clauses_are_pysats_own():
 
     from pysat.card import CardEnc, EncType
 
-    from retrologic.history.cnf import _seqcounter
+    from retrologic.history.clauses import seqcounter_clauses as _seqcounter
     rng = random.Random(17)
     for _ in range(200):
         n = rng.randint(2, 12)

@@ -138,9 +138,9 @@ def test_counts_limit_uncaptures():
 
 def test_contact_checks_from_edge_squares():
     """Regression: python-chess's occupancy masks omit board edges; contact checks must not."""
-    from retrologic.retract import DIAG_ADJ, ORTH_ADJ
+    from retrologic.vocabulary import DIAGONAL_NEIGHBOURS, ORTHOGONAL_NEIGHBOURS
     for sq in chess.SQUARES:
-        assert ORTH_ADJ[sq] | DIAG_ADJ[sq] == chess.BB_KING_ATTACKS[sq]
+        assert ORTHOGONAL_NEIGHBOURS[sq] | DIAGONAL_NEIGHBOURS[sq] == chess.BB_KING_ATTACKS[sq]
     # Ke1-e2 with a black rook uncaptured on e2 would leave two contact checks (Re2, Bf2).
     pos = Position.from_fen("8/8/8/8/8/7k/4Kb2/8 b - - 0 1")
     assert not any(r.uncapture in (chess.ROOK, chess.QUEEN) and r.from_square == chess.E1

@@ -13,13 +13,14 @@ from typing import Any, Iterable
 import chess
 from chess import BB_SQUARES
 
-from retrologic.constraints import BoolAtom, Call, Compare, Junction, parse_expr
+from retrologic.constraints import SIDE_COLORS, BoolAtom, Call, Compare, Junction, parse_expr
 from retrologic.errors import InputError
-from retrologic.position import Placement, Position, castling_frozen
+from retrologic.position import Placement, Position, castling_frozen, default_zone
 from retrologic.retract import Retraction
+from retrologic.schema import parse_squares
+from retrologic.vocabulary import CASTLINGS, castling_owner
 
 MODELS = ("lines", "plain")
-SIDES = {"white": (chess.WHITE,), "black": (chess.BLACK,), "either": (chess.WHITE, chess.BLACK)}
 SWAP_SIDE = {"white": "black", "black": "white", "either": "either"}
 
 
@@ -36,7 +37,7 @@ class NoPawnCaptures:
     name: str = ""
 
     def forbids(self, r: Retraction) -> bool:
-        if r.uncapture is None or r.moved_type != chess.PAWN or r.color not in SIDES[self.side]:
+        if r.uncapture is None or r.moved_type != chess.PAWN or r.color not in SIDE_COLORS[self.side]:
             return False
         return ((self.from_file is None or chess.square_file(r.from_square) == self.from_file)
                 and (self.to_file is None or chess.square_file(r.to_square) == self.to_file))
@@ -154,7 +155,7 @@ def vacated(r: Retraction) -> tuple[int, int]:
     if r.castling:
         back = chess.square_rank(r.to_square) * 8
         rook_home = back + (7 if chess.square_file(r.to_square) == 6 else 0)
-        rook_after = back + (5 if rook_home == back + 7 else 3)
+        _, _, rook_after = CASTLINGS[(castling_owner(rook_home), rook_home)]
         span = chess.between(r.from_square, rook_home)
         before = span
         after = (span | BB_SQUARES[r.from_square] | BB_SQUARES[rook_home]) & \
@@ -237,8 +238,6 @@ def prune_rule(pos: Position, r: Retraction, q_placement: Placement, model: str,
 def zone_mask(zone: Any, placement: Placement, *, field: str = "zone") -> int:
     """The zone as a mask: 'auto'/None (occupied squares and their king-move neighbours), a
     mask, or square names; it must hold every occupied square."""
-    from retrologic.position import default_zone
-    from retrologic.schema import parse_squares
     if zone is None or zone == "auto":
         return default_zone(placement)
     if isinstance(zone, int) and not isinstance(zone, bool):

@@ -1,5 +1,6 @@
 """The history model for OR-Tools CP-SAT: the same IR, cardinalities as native linear
-constraints. Fast search and witnesses; its INFEASIBLE is not a certificate (pysat certifies)."""
+constraints. Fast search and witnesses; its INFEASIBLE is not a certificate (pysat certifies).
+Written against the snake_case API of OR-Tools >= 9.8."""
 
 from __future__ import annotations
 
@@ -19,28 +20,28 @@ class CpSatBackend:
         self.model = model
         self.budget = budget if budget is not None else Budget()
         self.cp = cp_model.CpModel()
-        self.vars = [None] + [self.cp.NewBoolVar(f"v{i}") for i in range(1, model.num_vars + 1)]
+        self.vars = [None] + [self.cp.new_bool_var(f"v{i}") for i in range(1, model.num_vars + 1)]
         for clause in model.clauses:
-            self.cp.AddBoolOr([self.lit(l) for l in clause])
+            self.cp.add_bool_or([self.lit(l) for l in clause])
         for card in model.cards:
             terms = [self.lit(l) for l in card.lits]
             expr = sum(terms) if terms else 0
             if card.op == "<=":
-                ct = self.cp.Add(expr <= card.bound)
+                ct = self.cp.add(expr <= card.bound)
             elif card.op == ">=":
-                ct = self.cp.Add(expr >= card.bound)
+                ct = self.cp.add(expr >= card.bound)
             else:
-                ct = self.cp.Add(expr == card.bound)
+                ct = self.cp.add(expr == card.bound)
             if card.guard is not None:
-                ct.OnlyEnforceIf(self.lit(card.guard))
+                ct.only_enforce_if(self.lit(card.guard))
         for lit in model.preferred():
-            self.cp.AddHint(self.vars[abs(lit)], lit > 0)
+            self.cp.add_hint(self.vars[abs(lit)], lit > 0)
         self.calls = 0
         self._values: list[bool] | None = None
 
     def lit(self, l: int):
         v = self.vars[abs(l)]
-        return v if l > 0 else v.Not()
+        return v if l > 0 else v.negated()
 
     def close(self) -> None:
         pass
@@ -51,8 +52,8 @@ class CpSatBackend:
         self.calls += 1
         budget = self.budget
         budget.check_now()
-        self.cp.ClearAssumptions()
-        self.cp.AddAssumptions([self.lit(l) for l in assumptions])
+        self.cp.clear_assumptions()
+        self.cp.add_assumptions([self.lit(l) for l in assumptions])
         solver = self._cp.CpSolver()
         solver.parameters.num_workers = 1
         left = budget.left()
@@ -63,14 +64,14 @@ class CpSatBackend:
                 raise LimitHit(budget.node_reason())
             solver.parameters.max_number_of_conflicts = budget.nodes - budget.spent
         with limits.on_interrupt(solver.stop_search):
-            status = solver.Solve(self.cp)
-        budget.spent += solver.NumConflicts()
+            status = solver.solve(self.cp)
+        budget.spent += solver.num_conflicts
         if status in (self._cp.OPTIMAL, self._cp.FEASIBLE):
-            self._values = [False] + [bool(solver.Value(v)) for v in self.vars[1:]]
+            self._values = [False] + [bool(solver.value(v)) for v in self.vars[1:]]
             return True
         if status == self._cp.INFEASIBLE:
             return False
-        raise budget.stopped(f"CP-SAT ({solver.StatusName(status)})")
+        raise budget.stopped(f"CP-SAT ({solver.status_name(status)})")
 
     def values(self) -> list[bool]:
         assert self._values is not None

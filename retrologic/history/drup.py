@@ -1,6 +1,9 @@
 """An independent DRUP checker: each added lemma must follow from the clauses by unit
 propagation (RUP), deletions are honoured, and the empty clause must be reached.
 
+Import rule: it imports nothing of retrologic but errors (for messages), and no solver: a proof is
+checked by this code alone.
+
 Forward checking with two watched literals, written for this project so that a proof is never
 trusted on a solver's word. Literals assigned at the top level stay assigned when a clause is
 deleted: they are consequences of the formula, so this is sound (drat-trim does the same).

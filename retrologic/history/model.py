@@ -19,10 +19,9 @@ from typing import Iterable
 
 import chess
 
-from retrologic.position import Position
-
-PROMOTION_TYPES = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
-SIDE_NAMES = {chess.WHITE: "white", chess.BLACK: "black"}
+from retrologic.legality.static_cages import frozen_units, sealed_homes
+from retrologic.position import Position, castling_frozen
+from retrologic.vocabulary import CASTLINGS, PROMOTION_TYPES, Unit, color_name, game_array
 
 # Named rule groups: id -> what the rule says (printed with cores).
 RULES: dict[str, str] = {
@@ -44,53 +43,19 @@ CAGE_DOC = ("static cage (Retractor): every way out of this home square was alwa
             "units that never moved")
 
 
-@dataclass(frozen=True)
-class Unit:
-    """A unit of the game array, named by its side and home square (e.g. White's c1-bishop)."""
-
-    side: chess.Color
-    home: chess.Square
-    kind: int                      # piece type at the start of the game
-
-    @property
-    def is_pawn(self) -> bool:
-        return self.kind == chess.PAWN
-
-    @property
-    def file(self) -> int:
-        return chess.square_file(self.home)
-
-    def label(self) -> str:
-        side = "White" if self.side else "Black"
-        if self.is_pawn:
-            return f"{side}'s {chess.FILE_NAMES[self.file]}-pawn"
-        return f"{side}'s {chess.square_name(self.home)}-{chess.piece_name(self.kind)}"
-
-
-_BACK = (chess.ROOK, chess.KNIGHT, chess.BISHOP, chess.QUEEN, chess.KING, chess.BISHOP,
-         chess.KNIGHT, chess.ROOK)
-
-
-def game_array(side: chess.Color) -> list[Unit]:
-    """The 16 units of one side, pieces a..h then pawns a..h."""
-    back = 0 if side else 7
-    pawn = 1 if side else 6
-    return ([Unit(side, chess.square(f, back), _BACK[f]) for f in range(8)]
-            + [Unit(side, chess.square(f, pawn), chess.PAWN) for f in range(8)])
-
-
-def rel_rank(square: chess.Square, side: chess.Color) -> int:
-    """Rank 1..8 as seen from `side` (a white pawn starts on 2, a black one on 2 as well)."""
+def rel_rank(square: chess.Square, color: chess.Color) -> int:
+    """Rank 1..8 as seen from `color` (a white pawn starts on 2, a black one on 2 as well)."""
     r = chess.square_rank(square)
-    return r + 1 if side else 8 - r
+    return r + 1 if color else 8 - r
 
 
-def square_at(file: int, rho: int, side: chess.Color) -> chess.Square:
-    """The square on `file` at relative rank `rho` for `side`."""
-    return chess.square(file, rho - 1 if side else 8 - rho)
+def square_at(file: int, rho: int, color: chess.Color) -> chess.Square:
+    """The square on `file` at relative rank `rho` for `color`."""
+    return chess.square(file, rho - 1 if color else 8 - rho)
 
 
 def is_dark(square: chess.Square) -> bool:
+    """A dark square (a1, c1, ...): bishops and capture colours are counted by it."""
     return (chess.square_file(square) + chess.square_rank(square)) % 2 == 0
 
 
@@ -301,7 +266,7 @@ class Model:
                     out.append(self.and_([self.cap[u], col]))
                 elif piece in PROMOTION_TYPES:
                     out.append(self.and_([self.pcap[u], self.ptype[(u, piece)], col]))
-            elif u.kind == piece:
+            elif u.piece_type == piece:
                 out.append(self.and_([self.cap[u], col]))
         return out
 
@@ -319,7 +284,7 @@ class Model:
     def home_unit(self, square: chess.Square, piece: chess.Piece) -> Unit | None:
         """The unit of the game array that starts on `square`, if it has the piece's type."""
         for u in self.units[piece.color]:
-            if u.home == square and u.kind == piece.piece_type:
+            if u.home == square and u.piece_type == piece.piece_type:
                 return u
         return None
 
@@ -362,7 +327,7 @@ class Model:
                 self.miss[u] = self.or_([self.cap[u], self.pcap[u]], f"{tag} missing")
             else:
                 for s in squares:
-                    if self.board[s].piece_type == u.kind:
+                    if self.board[s].piece_type == u.piece_type:
                         self.on[(u, s)] = self.new_var(f"{tag} on {chess.square_name(s)}")
                 self.cap[u] = self.new_var(f"{tag} captured")
                 self.miss[u] = self.cap[u]
@@ -408,7 +373,7 @@ class Model:
 
     def _board_unit(self, sq: chess.Square, piece: chess.Piece) -> None:
         """Each unit on the board comes from exactly one unit of the game array (a group)."""
-        name = f"{SIDE_NAMES[piece.color]} {chess.piece_name(piece.piece_type)} {chess.square_name(sq)}"
+        name = f"{color_name(piece.color)} {chess.piece_name(piece.piece_type)} {chess.square_name(sq)}"
         sel = self.group(name, UNIT_DOC)
         origins = [v for (u, s), v in self.on.items() if s == sq]
         origins += [v for (u, s), v in self.pon.items() if s == sq]
@@ -422,9 +387,9 @@ class Model:
             ons = [v for (w, s), v in self.on.items() if w == u]
             if not u.is_pawn:
                 self.exactly_one(ons + [self.cap[u]])
-                if u.kind == chess.KING:
+                if u.piece_type == chess.KING:
                     self.add_clause([-kings, -self.cap[u]])
-                if u.kind == chess.BISHOP:
+                if u.piece_type == chess.BISHOP:
                     dark = is_dark(u.home)
                     for (w, s), v in self.on.items():
                         if w == u and is_dark(s) != dark:
@@ -489,13 +454,12 @@ class Model:
             self.add_card(evs + [-c for c in covers], "<=", len(covers), guard=colours)
 
     def _castling(self) -> None:
-        from retrologic.position import CASTLINGS
         rights = [(c, r) for (c, r) in CASTLINGS if self.position.castling & chess.BB_SQUARES[r]]
         if not rights:
             return
         sel = self.group("castling-rights", RULES["castling-rights"])
         for color, rook in rights:
-            king_home = chess.E1 if color else chess.E8
+            king_home = CASTLINGS[(color, rook)][0]
             for home in (king_home, rook):
                 unit = next(u for u in self.units[color] if u.home == home)
                 v = self.on.get((unit, home))
@@ -533,8 +497,6 @@ class Model:
     def _cages(self) -> None:
         """Retractor's frozen units are their own originals; an original sealed on its home
         square and not there was captured there (retrologic.legality.static_cages)."""
-        from retrologic.position import castling_frozen
-        from retrologic.legality.static_cages import frozen_units, sealed_homes
         pl = self.position.placement
         frozen = frozen_units(self.position)
         plain = (pl.pawns & (chess.BB_RANK_2 | chess.BB_RANK_7)) | self.position.frozen \
@@ -549,7 +511,7 @@ class Model:
         sealed = sealed_homes(self.position, frozen) & ~frozen
         for side in chess.COLORS:
             for u in self.units[side]:
-                if u.is_pawn or u.kind == chess.KING or not sealed & chess.BB_SQUARES[u.home]:
+                if u.is_pawn or u.piece_type == chess.KING or not sealed & chess.BB_SQUARES[u.home]:
                     continue
                 sel = self.group(f"cage: {chess.square_name(u.home)} original captured there",
                                  CAGE_DOC)
@@ -558,7 +520,6 @@ class Model:
 
     def _blocked_paths(self) -> None:
         """Squares held all game by frozen units are closed to every pawn's path."""
-        from retrologic.legality.static_cages import frozen_units
         frozen = frozen_units(self.position)
         if not frozen:
             return

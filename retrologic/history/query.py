@@ -1,24 +1,32 @@
-"""The predicate language in the history model: each function's encoder and its evaluator.
+"""Queries on the history model: the predicate language (each function's encoder and its
+evaluator) and `Query`, a position's model with its assumptions and negated claims.
 
 An encoder turns a call into model literals (a literal for a true/false function, a LinearForm
 for a number); the evaluator computes the same value on a witness History in plain Python, so
 refutations are re-checked without the encoding. `register_predicate` adds a user function with
 both (see docs/deduce.md). An evaluator may return None: "the model cannot decide this".
+Solver-free: the deduction (retrologic.history.deduce) solves a Query, the certificate checker
+(retrologic.history.checker) rebuilds one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import chess
 
 from retrologic import constraints
-from retrologic.constraints import BoolAtom, Call, Compare, Expr, Junction, Negation, Param
+from retrologic.constraints import (SIDE_COLORS, BoolAtom, Call, Compare, Expr, Junction, Negation,
+                                    Param, parse_expr)
 from retrologic.errors import InputError
 from retrologic.history.model import LinearForm, Model, rel_rank
 from retrologic.history.witness import History
-from retrologic.position import castling_frozen
+from retrologic.legality.static_cages import frozen_units
+from retrologic.position import Position, castling_frozen
+
+if TYPE_CHECKING:
+    from retrologic.limits import Budget
 
 Encoder = Callable[[Model, Call], "int | LinearForm"]
 Evaluator = Callable[[History, Call], Any]
@@ -30,10 +38,6 @@ class PredicateImpl:
 
     encode: Encoder
     evaluate: Evaluator | None = None
-
-
-def _sides(value: str) -> list[chess.Color]:
-    return {"white": [chess.WHITE], "black": [chess.BLACK], "either": [chess.WHITE, chess.BLACK]}[value]
 
 
 def _file(value: str | None) -> int | None:
@@ -57,21 +61,21 @@ _PIECE = {"pawn": chess.PAWN, "knight": chess.KNIGHT, "bishop": chess.BISHOP, "r
 # --- captures(side) --------------------------------------------------------------------------
 
 def _enc_captures(m: Model, call: Call) -> LinearForm:
-    return LinearForm.count(l for s in _sides(call.arg("side")) for l in m.missing_lits(not s))
+    return LinearForm.count(l for s in SIDE_COLORS[call.arg("side")] for l in m.missing_lits(not s))
 
 
 def _ev_captures(h: History, call: Call) -> int:
-    return sum(h.captures(s) for s in _sides(call.arg("side")))
+    return sum(h.captures(s) for s in SIDE_COLORS[call.arg("side")])
 
 
 # --- missing(side) ---------------------------------------------------------------------------
 
 def _enc_missing(m: Model, call: Call) -> LinearForm:
-    return LinearForm.count(l for s in _sides(call.arg("side")) for l in m.missing_lits(s))
+    return LinearForm.count(l for s in SIDE_COLORS[call.arg("side")] for l in m.missing_lits(s))
 
 
 def _ev_missing(h: History, call: Call) -> int:
-    return sum(f.captured for s in _sides(call.arg("side")) for f in h.side(s))
+    return sum(f.captured for s in SIDE_COLORS[call.arg("side")] for f in h.side(s))
 
 
 # --- pawn_captures(side, from_file, to_file) -------------------------------------------------
@@ -87,23 +91,23 @@ def _pawn_files(call: Call) -> tuple[int | None, int | None]:
 
 def _enc_pawn_captures(m: Model, call: Call) -> LinearForm:
     a, b = _pawn_files(call)
-    return LinearForm.count(l for s in _sides(call.arg("side")) for l in m.pawn_capture_lits(s, a, b))
+    return LinearForm.count(l for s in SIDE_COLORS[call.arg("side")] for l in m.pawn_capture_lits(s, a, b))
 
 
 def _ev_pawn_captures(h: History, call: Call) -> int:
     a, b = _pawn_files(call)
-    return sum(1 for s in _sides(call.arg("side")) for _, _, x, y in h.pawn_capture_events(s)
+    return sum(1 for s in SIDE_COLORS[call.arg("side")] for _, _, x, y in h.pawn_capture_events(s)
                if (a is None or x == a) and (b is None or y == b))
 
 
 # --- promotions(side) ------------------------------------------------------------------------
 
 def _enc_promotions(m: Model, call: Call) -> LinearForm:
-    return LinearForm.count(l for s in _sides(call.arg("side")) for l in m.promotion_lits(s))
+    return LinearForm.count(l for s in SIDE_COLORS[call.arg("side")] for l in m.promotion_lits(s))
 
 
 def _ev_promotions(h: History, call: Call) -> int:
-    return sum(f.promoted_to is not None for s in _sides(call.arg("side")) for f in h.side(s))
+    return sum(f.promoted_to is not None for s in SIDE_COLORS[call.arg("side")] for f in h.side(s))
 
 
 # --- promoted(square) ------------------------------------------------------------------------
@@ -154,7 +158,6 @@ def _ev_never_moved(h: History, call: Call) -> bool | None:
     f = h.fate_on(sq)
     if f is None or f.unit.home != sq or f.promoted_to is not None:
         return False
-    from retrologic.legality.static_cages import frozen_units
     if frozen_units(h.position) & chess.BB_SQUARES[sq]:
         return True
     return None
@@ -164,13 +167,13 @@ def _ev_never_moved(h: History, call: Call) -> bool | None:
 
 def _enc_captured_on_color(m: Model, call: Call) -> LinearForm:
     piece, dark = _PIECE[call.arg("piece")], call.arg("color") == "dark"
-    return LinearForm.count(l for s in _sides(call.arg("side"))
+    return LinearForm.count(l for s in SIDE_COLORS[call.arg("side")]
                             for l in m.captured_on_color_lits(s, piece, dark))
 
 
 def _ev_captured_on_color(h: History, call: Call) -> int:
     piece, dark = _PIECE[call.arg("piece")], call.arg("color") == "dark"
-    return sum(1 for s in _sides(call.arg("side")) for f in h.side(s)
+    return sum(1 for s in SIDE_COLORS[call.arg("side")] for f in h.side(s)
                if f.captured and f.type_now == piece and f.capture_dark == dark)
 
 
@@ -304,3 +307,88 @@ def evaluate(h: History, expr: Expr) -> bool | None:
         v = evaluate(h, expr.item)
         return None if v is None else not v
     raise TypeError(expr)
+
+
+# --- the query: assumptions and claims over one position's model ------------------------------
+
+@dataclass(frozen=True)
+class Constraint:
+    """A named expression of the predicate language (an assumption or a claim)."""
+
+    name: str
+    text: str
+    expr: Expr
+    where: str | None = None       # the field it came from, for error messages
+
+    @classmethod
+    def parse(cls, name: str, text: str, where: str | None = None) -> "Constraint":
+        try:
+            return cls(name, text, parse_expr(text), where)
+        except InputError as e:
+            raise e.located(None, where) from None
+
+
+class Query:
+    """A position's model with assumptions (named groups) and negated claims (selectors)."""
+
+    def __init__(self, position: Position, assumptions: list[Constraint],
+                 claims: list[Constraint], budget: Budget | None = None) -> None:
+        self.position = position
+        self.assumptions = assumptions
+        self.claims = claims
+        self.model = m = Model(position)
+        names = set()
+        for c in assumptions + claims:
+            if c.name in names or c.name in m.groups:
+                raise InputError("constraint names must be unique and differ from the model's "
+                                 "fact names", field=c.where or "name", value=c.name)
+            names.add(c.name)
+        lits = {}
+        for c in assumptions + claims:
+            if budget is not None:
+                budget.check(every=4)       # LimitHit: a long list of claims takes seconds
+            try:
+                check_compilable(c.expr)
+                lits[c.name] = compile_expr(m, c.expr)
+            except InputError as e:
+                raise e.located(None, c.where or f"constraint {c.name!r}") from None
+        for c in assumptions:
+            m.add_clause([-m.group(c.name, f"assumption: {c.text}"), lits[c.name]])
+        self.negated: dict[str, int] = {}
+        for c in claims:
+            sel = self.negated[c.name] = m.new_var(f"not {c.name}")
+            m.add_clause([-sel, -lits[c.name]])
+
+    @property
+    def selectors(self) -> list[int]:
+        return list(self.model.groups.values())
+
+    SUBTLE = ("frozen-units-block-pawns", "capture-colours", "en-passant", "castling-rights",
+              "kings-never-captured", "bishops-keep-colour")
+    BASIC = ("file-changes-are-captures", "captures-remove-units")
+
+    def _subtle(self, name: str) -> bool:
+        return name in self.SUBTLE or name.startswith(("cage: ", "frozen "))
+
+    def mus_orders(self) -> list[list[int]]:
+        """Orders in which a MUS tries to drop the selectors (the earlier, the likelier left
+        out): the subtler facts first (cages, colours, castling), then assumptions, then the
+        units of one side, then the other's, the basic counting rules last."""
+        g = self.model.groups
+        subtle = [n for n in g if n.startswith(("cage: ", "frozen "))] + \
+                 [n for n in self.SUBTLE if n in g]
+        assumed = [a.name for a in self.assumptions]
+        units = [n for n in g if n not in subtle and n not in self.BASIC and n not in assumed]
+        white = [n for n in units if n.startswith("white ")]
+        black = [n for n in units if n not in white]
+        basic = [n for n in self.BASIC if n in g]
+        return [[g[n] for n in subtle + assumed + a + b + basic] for a, b in ((white, black), (black, white))]
+
+    def core_weight(self, core: list[int]) -> tuple[int, int]:
+        """Readability of a core: subtle facts weigh 2, the others 1."""
+        names = self.names_of(core)
+        return sum(2 if self._subtle(n) else 1 for n in names), len(names)
+
+    def names_of(self, sels: list[int]) -> list[str]:
+        back = {v: k for k, v in self.model.groups.items()}
+        return [back[s] for s in sels]

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import chess
 
-from retrologic.history.model import (PROMOTION_TYPES, Model, Unit, game_array, is_dark, rel_rank,
-                                      square_at)
-from retrologic.position import CASTLINGS, Position
+from retrologic.history.model import Model, is_dark, rel_rank, square_at
+from retrologic.position import Position
+from retrologic.vocabulary import CASTLINGS, PROMOTION_TYPES, Unit, game_array, side_name
 
 
 @dataclass
@@ -31,7 +31,7 @@ class Fate:
     @property
     def type_now(self) -> int:
         """Its type on the board, or when it was captured."""
-        return self.promoted_to or self.unit.kind
+        return self.promoted_to or self.unit.piece_type
 
     def pawn_captures(self) -> list[tuple[int, int, int]]:
         """(relative rank, from file, to file) of each capture this pawn made as a pawn."""
@@ -42,7 +42,7 @@ class Fate:
     def promotion_square(self) -> chess.Square | None:
         if self.promoted_to is None or not self.path:
             return None
-        return square_at(self.path[-1], 8, self.unit.side)
+        return square_at(self.path[-1], 8, self.unit.color)
 
 
 @dataclass
@@ -53,7 +53,7 @@ class History:
     fates: dict[Unit, Fate] = field(default_factory=dict)
 
     def side(self, side: chess.Color) -> list[Fate]:
-        return [f for u, f in self.fates.items() if u.side == side]
+        return [f for u, f in self.fates.items() if u.color == side]
 
     def captures(self, side: chess.Color) -> int:
         """Captures made by `side` = units of the opponent that left the board."""
@@ -114,17 +114,17 @@ def check_history(hist: History) -> list[str]:
             bad.append(f"{name}: exactly one of 'on a square' and 'captured' must hold")
         if f.captured and f.capture_dark is None:
             bad.append(f"{name}: captured, but on no colour")
-        if u.kind == chess.KING and f.captured:
+        if u.piece_type == chess.KING and f.captured:
             bad.append(f"{name}: a king is never captured")
         if f.square is not None:
             if f.square in seen:
                 bad.append(f"{name} and {seen[f.square].label()} both on {chess.square_name(f.square)}")
             seen[f.square] = u
             piece = board.get(f.square)
-            if piece is None or piece.color != u.side or piece.piece_type != f.type_now:
+            if piece is None or piece.color != u.color or piece.piece_type != f.type_now:
                 bad.append(f"{name}: the unit on {chess.square_name(f.square)} is not a "
                            f"{chess.piece_name(f.type_now)} of its side")
-        if u.kind == chess.BISHOP:
+        if u.piece_type == chess.BISHOP:
             if f.square is not None and is_dark(f.square) != is_dark(u.home):
                 bad.append(f"{name}: on the wrong colour")
             if f.captured and f.capture_dark != is_dark(u.home):
@@ -164,7 +164,7 @@ def _check_pawn(u: Unit, f: Fate) -> list[str]:
             if f.captured and f.capture_dark != is_dark(prom):
                 bad.append(f"{name}: its bishop captured off the colour of {chess.square_name(prom)}")
     elif f.square is not None:
-        if rel_rank(f.square, u.side) != reached or chess.square_file(f.square) != path[-1]:
+        if rel_rank(f.square, u.color) != reached or chess.square_file(f.square) != path[-1]:
             bad.append(f"{name}: its path does not end on {chess.square_name(f.square)}")
     elif reached > 7:
         bad.append(f"{name}: reached the last rank without promoting")
@@ -176,7 +176,7 @@ def _check_captures(hist: History, side: chess.Color) -> list[str]:
     events = hist.pawn_capture_events(side)
     gone = [f for f in hist.side(not side) if f.captured]
     bad = []
-    name = "White" if side else "Black"
+    name = side_name(side)
     if len(events) > len(gone):
         bad.append(f"{name}'s pawns made {len(events)} captures but only {len(gone)} "
                    f"opponent units are missing")
@@ -198,13 +198,13 @@ def _check_flags(hist: History) -> list[str]:
     for (color, rook), (king, _, _) in CASTLINGS.items():
         if pos.castling & chess.BB_SQUARES[rook]:
             for home in (king, rook):
-                f = next(f for u, f in hist.fates.items() if u.side == color and u.home == home)
+                f = next(f for u, f in hist.fates.items() if u.color == color and u.home == home)
                 if f.square != home:
                     bad.append(f"castling right: {f.unit.label()} must stand on its home square")
     if pos.ep_square is not None:
         mover = chess.square_rank(pos.ep_square) == 2
         sq = pos.ep_square + (8 if mover else -8)
-        f = next(f for u, f in hist.fates.items() if u.side == mover and u.is_pawn
+        f = next(f for u, f in hist.fates.items() if u.color == mover and u.is_pawn
                  and u.file == chess.square_file(pos.ep_square))
         if f.square != sq or f.pawn_captures():
             bad.append(f"en passant: {f.unit.label()} must have just stepped to {chess.square_name(sq)}")
@@ -237,7 +237,7 @@ def render(hist: History) -> list[str]:
     """Readable lines: captures per side, then each unit whose history is not 'stayed home'."""
     lines = []
     for side in chess.COLORS:
-        name = "White" if side else "Black"
+        name = side_name(side)
         pairs, by_pieces = match_captures(hist, side)
         lines.append(f"{name} captured {hist.captures(side)} unit(s): {len(pairs)} by pawns, "
                      f"{len(by_pieces)} by pieces")
@@ -285,7 +285,7 @@ def _route(f: Fate) -> str:
     caps = f.pawn_captures()
     if not caps:
         return f"stayed on the {chess.FILE_NAMES[f.unit.file]}-file"
-    side = f.unit.side
+    side = f.unit.color
     steps = ", ".join(f"{chess.square_name(square_at(a, rho, side))}x"
                       f"{chess.square_name(square_at(b, rho + 1, side))}" for rho, a, b in caps)
     return f"changed file by capturing ({steps})"

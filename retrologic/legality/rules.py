@@ -13,10 +13,7 @@ from retrologic.legality import static_cages
 from retrologic.legality.reason import Reason
 from retrologic.position import Position
 from retrologic.retract import LIGHT, attackers, retractions, retractors
-
-
-def _side(color: chess.Color) -> str:
-    return chess.COLOR_NAMES[color]
+from retrologic.vocabulary import color_name
 
 
 def count_reasons(pos: Position) -> list[Reason]:
@@ -25,7 +22,7 @@ def count_reasons(pos: Position) -> list[Reason]:
     pl = pos.placement
     for color in chess.COLORS:
         cm = pl.color_mask(color)
-        name = _side(color)
+        name = color_name(color)
         kings = chess.popcount(pl.kings & cm)
         if kings > 1:
             out.append(Reason("kings", f"{name} has {kings} kings"))
@@ -68,7 +65,8 @@ def check_reasons(pos: Position) -> list[Reason]:
                for c in chess.COLORS}
     if not pos.partial and pos.turn is not None and checked[not pos.turn]:
         out.append(Reason("opposite-check",
-                          f"{_side(not pos.turn)} is in check but {_side(pos.turn)} is to move"))
+                          f"{color_name(not pos.turn)} is in check but "
+                          f"{color_name(pos.turn)} is to move"))
     if checked[chess.WHITE] and checked[chess.BLACK]:
         out.append(Reason("both-in-check", "both kings are in check"))
     for c in chess.COLORS:
@@ -78,11 +76,11 @@ def check_reasons(pos: Position) -> list[Reason]:
         if not pos.partial:
             n = chess.popcount(attackers(pl, k, not c, occ, False))
             if n > 2:
-                out.append(Reason("triple-check", f"the {_side(c)} king is attacked {n} times"))
+                out.append(Reason("triple-check", f"the {color_name(c)} king is attacked {n} times"))
         contact = chess.popcount(attackers(pl, k, not c, occ, True))
         if contact > 1:
             out.append(Reason("double-contact-check",
-                              f"the {_side(c)} king stands in {contact} unblockable checks: "
+                              f"the {color_name(c)} king stands in {contact} unblockable checks: "
                               "one checker must have just moved, the other cannot be discovered"))
     return out
 
@@ -123,7 +121,8 @@ def retro_stalemate_reasons(pos: Position) -> list[Reason]:
     out = []
     for c in retractors(pos):
         if not retractions(pos, color=c):
-            out.append(Reason("retro-stalemate", f"{_side(c)} made the last move but has no retraction"))
+            out.append(Reason("retro-stalemate",
+                              f"{color_name(c)} made the last move but has no retraction"))
     if pos.turn is None and len(out) < 2:
         return []  # with the side to move open, one side without retractions proves nothing
     return out

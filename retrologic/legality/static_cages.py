@@ -34,6 +34,7 @@ import chess
 from retrologic.legality.reason import Reason
 from retrologic.position import HOME, Position, castling_frozen, home_mask
 from retrologic.retract import unit_attacks
+from retrologic.vocabulary import color_name
 
 LIGHT = chess.BB_LIGHT_SQUARES
 _ORIGINALS = {chess.QUEEN: 1, chess.ROOK: 2, chess.BISHOP: 2, chess.KNIGHT: 2}
@@ -41,10 +42,6 @@ _ORIGINALS = {chess.QUEEN: 1, chess.ROOK: 2, chess.BISHOP: 2, chess.KNIGHT: 2}
 
 def _reason(rule: str, message: str) -> Reason:
     return Reason(rule, message)
-
-
-def _name(c: chess.Color) -> str:
-    return chess.COLOR_NAMES[c]
 
 
 _SQ = {c: [[chess.square(f, r if c else 7 - r) for f in range(8)] for r in range(8)]
@@ -62,7 +59,7 @@ def _names(mask: int) -> str:
 
 def _unit(pos: Position, sq: chess.Square) -> str:
     p = pos.placement.piece_at(sq)
-    return f"the {_name(p.color)} {chess.piece_name(p.piece_type)} on {chess.square_name(sq)}"
+    return f"the {color_name(p.color)} {chess.piece_name(p.piece_type)} on {chess.square_name(sq)}"
 
 
 # --- frozen units ----------------------------------------------------------------------------
@@ -164,7 +161,7 @@ def _bishop_rook_reasons(pos: Position, c: chess.Color) -> list:
         y1, y2 = _sq(y, 0, c), _sq(y, 1, c)
         if pl.bishops & chess.BB_SQUARES[y1] and pl.rooks & chess.BB_SQUARES[y2]:
             out.append(_reason("bishop-cage",
-                               f"{_unit(pos, y1)} and {_unit(pos, y2)} behind {_name(c)} pawns on "
+                               f"{_unit(pos, y1)} and {_unit(pos, y2)} behind {color_name(c)} pawns on "
                                f"{_names(sum(chess.BB_SQUARES[s] for s in need))}: the rook can "
                                f"never have entered {chess.square_name(y2)}"))
     return out
@@ -232,7 +229,7 @@ def cage_reasons(pos: Position, frozen: int, regions: dict | None = None) -> lis
     regions = regions or all_regions(pos, frozen)
     for c in chess.COLORS:
         for region, kind, squares in regions[c]:
-            where = f"{_name(c)}'s first-rank cage {chess.square_name(_sq(region[0], 0, c))}-" \
+            where = f"{color_name(c)}'s first-rank cage {chess.square_name(_sq(region[0], 0, c))}-" \
                     f"{chess.square_name(_sq(region[-1], 0, c))}"
             rook_homes = [f for f in (0, 7) if f in region]
             if kind == "strong":
@@ -241,7 +238,7 @@ def cage_reasons(pos: Position, frozen: int, regions: dict | None = None) -> lis
                 own_rooks = pl.pieces(chess.ROOK, c) & squares
                 if chess.popcount(own_rooks) > len(rook_homes):
                     out.append(_reason("weak-first-rank-cage",
-                                       f"{where} (sealed for rooks) holds {_name(c)} rooks on "
+                                       f"{where} (sealed for rooks) holds {color_name(c)} rooks on "
                                        f"{_names(own_rooks)} but only {len(rook_homes)} rook "
                                        f"start(s) inside"))
     return out + _weak_enemy_rooks(pos, regions)
@@ -254,7 +251,7 @@ def _strong(pos: Position, c: chess.Color, region: list[int], squares: int,
     if enemy:
         out.append(_reason("strong-first-rank-cage",
                            f"{where}: no enemy unit but a knight can get in, yet "
-                           f"{_names(enemy)} hold {_name(not c)} units"))
+                           f"{_names(enemy)} hold {color_name(not c)} units"))
     units = []
     for sq in chess.scan_forward(pl.color_mask(c) & squares & ~pl.knights):
         t = pl.piece_type_at(sq)
@@ -278,7 +275,7 @@ def _strong(pos: Position, c: chess.Color, region: list[int], squares: int,
     king = pl.king(c)
     if 4 in region and (king is None or not chess.BB_SQUARES[king] & squares):
         out.append(_reason("strong-first-rank-cage",
-                           f"{where}: the {_name(c)} king started inside and can never have left"))
+                           f"{where}: the {color_name(c)} king started inside and can never have left"))
     return out
 
 
@@ -333,7 +330,7 @@ def count_reasons(pos: Position, frozen: int, regions: dict | None = None) -> li
             rule = "rook-count" if "rook" in sealed else "bishop-cage" if any(
                 "bishop" in k for k in sealed) else "strong-first-rank-cage"
             what = ", ".join(f"{v} {k}(s)" for k, v in caged.items() if v)
-            out.append(_reason(rule, f"{_name(c)} originals sealed in cages ("
+            out.append(_reason(rule, f"{color_name(c)} originals sealed in cages ("
                                      f"{', '.join(f'{v} {k}' for k, v in sealed.items())}) cannot be "
                                      f"outside them: the pieces outside need promotions ({what}) "
                                      f"but only {missing} pawn(s) are missing"))
@@ -357,7 +354,7 @@ def _weak_enemy_rooks(pos: Position, regions: dict) -> list:
         other = sum(_excess(pos, e, {}, inside).values())
         if n + other > pawns_missing or n > captures:
             out.append(_reason("weak-first-rank-cage",
-                               f"{_name(e)} rooks on {_names(inside)} are inside {_name(c)}'s "
+                               f"{color_name(e)} rooks on {_names(inside)} are inside {color_name(c)}'s "
                                f"rook-sealed cage, so each was promoted there after a pawn capture: "
                                f"{n + other} promotion(s) needed, {pawns_missing} pawn(s) missing, "
                                f"{captures} capture(s) available"))
@@ -399,7 +396,7 @@ def king_reasons(pos: Position, frozen: int) -> list:
         bad = forbidden_for_king(pos, c, frozen & ~chess.BB_SQUARES[k])
         if bad & chess.BB_SQUARES[k]:
             out.append(_reason("king-behind-pawn-cage",
-                               f"the {_name(c)} king stands on {chess.square_name(k)}, a square "
+                               f"the {color_name(c)} king stands on {chess.square_name(k)}, a square "
                                f"occupied or attacked by units that never moved"))
             continue
         castled = chess.BB_SQUARES[home + 2] | chess.BB_SQUARES[home - 2]
@@ -415,7 +412,7 @@ def king_reasons(pos: Position, frozen: int) -> list:
             seen |= grown
         if not seen & chess.BB_SQUARES[home]:
             out.append(_reason("king-behind-pawn-cage",
-                               f"the {_name(c)} king on {chess.square_name(k)} has no way back to "
+                               f"the {color_name(c)} king on {chess.square_name(k)} has no way back to "
                                f"{chess.square_name(home)} that avoids squares occupied or "
                                f"attacked by units that never moved"))
     return out

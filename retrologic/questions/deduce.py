@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from retrologic.errors import InputError
-from retrologic.result import Result
+from retrologic.result import Result, Verdict
 from retrologic.paths import encodings
 from retrologic.schema import Field, one_of, validate
 
 KIND = "deduce"
-HELP = "prove or refute a claim about a game's history"
 POSITION = "full"
 
 
@@ -86,7 +85,7 @@ def library_names() -> list[str]:
 
 def _constraint(text: str, default_name: str, where: str, file: str | None):
     """An expression, 'name: expression', or the name of a library entry."""
-    from retrologic.history.deduce import Constraint
+    from retrologic.history.query import Constraint
     text = text.strip()
     if _NAME.match(text):
         path = LIBRARY / f"{text}.toml"
@@ -107,7 +106,7 @@ def _constraint(text: str, default_name: str, where: str, file: str | None):
 
 
 def solve(problem, options) -> Result:
-    from retrologic.history.deduce import Constraint
+    from retrologic.history.query import Constraint
     assumptions, claims = [], []
     for i, c in enumerate(problem.constraints):
         item = Constraint(c["name"], c["expr"], c["parsed"], f"constraint[{i}].expr")
@@ -116,7 +115,7 @@ def solve(problem, options) -> Result:
     for key, target in (("assume", assumptions), ("claim", claims)):
         for i, text in enumerate(q[key]):
             target.append(_constraint(text, f"{key}{i + 1}", f"question.{key}[{i}]", problem.path))
-    from retrologic.certificate import with_destination
+    from retrologic.certformat import with_destination
     return answer(problem.position, assumptions, claims, engine=q["engine"], explain=q["explain"],
                   options=with_destination(options, problem), file=problem.path)
 
@@ -126,7 +125,7 @@ def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool 
     """Run the deduction and shape it as a Result."""
     from retrologic.history.deduce import deduce, render_deduction
     from retrologic.history.witness import render
-    from retrologic.problem import budget_of
+    from retrologic.options import budget_of
     try:
         d = deduce(position, assumptions, claims, engine=engine, explain=explain,
                    budget=budget_of(options),      # --nodes: SAT conflicts over the query
@@ -135,21 +134,22 @@ def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool 
     except InputError as e:
         raise e.located(file) from None
     statuses = {c.name: c.status for c in d.claims}
-    proved = sorted(n for n, s in statuses.items() if s == "proved")
-    refuted = sorted(n for n, s in statuses.items() if s == "refuted")
+    proved = sorted(n for n, s in statuses.items() if s == Verdict.PROVED)
+    refuted = sorted(n for n, s in statuses.items() if s == Verdict.REFUTED)
     lines = render_deduction(d)
-    if d.consistent is None or "unknown" in statuses.values():
-        verdict, reason = "unknown", d.reason or next(c.reason for c in d.claims if c.status == "unknown")
+    if d.consistent is None or Verdict.UNKNOWN in statuses.values():
+        verdict, reason = Verdict.UNKNOWN, d.reason or next(c.reason for c in d.claims
+                                                            if c.status == Verdict.UNKNOWN)
     elif d.uncertified:
-        verdict, reason = "unknown", d.uncertified      # a certificate asked for, stopped by a limit
+        verdict, reason = Verdict.UNKNOWN, d.uncertified   # a certificate asked for, stopped by a limit
     elif d.consistent is False:
-        verdict, reason = "proved", None
+        verdict, reason = Verdict.PROVED, None
     elif not claims:
-        verdict, reason = "refuted", "no claim to prove: the position has a history"
+        verdict, reason = Verdict.REFUTED, "no claim to prove: the position has a history"
         lines = ["a history of the position (consistent with the counting rules; not "
                  "necessarily a playable game):"] + ["  " + s for s in render(d.witness)] + lines
     else:
-        verdict, reason = ("refuted" if refuted else "proved"), None
+        verdict, reason = (Verdict.REFUTED if refuted else Verdict.PROVED), None
     if d.consistent is False:
         ans: Any = "illegal"
     elif not claims:
@@ -171,7 +171,7 @@ def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool 
                    for c in d.claims],
         # proved claims as constraint expressions: restrictions a cage verification can take
         "proved_constraints": [{"name": c.name, "expr": c.text} for c in d.claims
-                               if c.status == "proved" and d.consistent],
+                               if c.status == Verdict.PROVED and d.consistent],
         "certificates": d.certificates,
     }
     return Result(KIND, verdict, ans, reason, facts, details, lines,
@@ -200,7 +200,7 @@ def cage_restrictions(result: Result) -> list:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from retrologic.cli import add_limit_arguments
+    from retrologic.console import add_limit_arguments
     p.add_argument("fen", metavar="FEN", help="a full position (FEN)")
     p.add_argument("--claim", action="append", default=[], metavar="EXPR",
                    help="a claim to prove: an expression, 'name: expression', or a library name "
@@ -216,7 +216,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from retrologic.cli import emit, options_from
+    from retrologic.console import emit, options_from
     from retrologic.position import parse
     try:
         pos = parse(fen=args.fen)
