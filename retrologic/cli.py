@@ -13,12 +13,14 @@ import sys
 import traceback
 from typing import Any, Sequence
 
-from retrologic import __version__, limits, questions
+from retrologic import limits, questions
+# The helpers the question modules share live in retrologic.console (no import cycle through
+# this module); re-exported here for callers that import them from the CLI.
+from retrologic.console import (EXIT_INTERRUPTED, MAX_LINE, add_limit_arguments,  # noqa: F401
+                                emit, one_line, options_from, say, was_interrupted)
 from retrologic.errors import (EXIT_INTERNAL, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE,
-                               RetroError, cut, printable, shown)
-
-EXIT_INTERRUPTED = 130      # Ctrl-C (SIGINT): what was finished is printed, then this status
-MAX_LINE = 300              # an error line on stderr: at most this many characters
+                               RetroError)
+from retrologic.version import __version__
 
 EXIT_TEXT = """exit status:
   0    answered; every [expect] met; certificate accepted
@@ -30,77 +32,11 @@ EXIT_TEXT = """exit status:
   130  interrupted (Ctrl-C); what was finished has been printed"""
 
 
-def one_line(text: object, limit: int = MAX_LINE) -> str:
-    """`text` as one line of at most `limit` characters (cut with "…"): a message on stderr
-    never spans lines nor echoes a huge value in full."""
-    return cut(printable(str(text)[:limit * 4]), limit)
-
-
-def say(message: object) -> None:
-    """Print one `retrologic: ...` line on stderr (at most MAX_LINE characters)."""
-    print(one_line(f"retrologic: {message}"), file=sys.stderr, flush=True)
-
-
 class Parser(argparse.ArgumentParser):
     """argparse with a usage error on one line (exit 2) instead of the usage text and the error."""
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_USAGE, one_line(f"{self.prog}: error: {message} (see --help)") + "\n")
-
-
-def _timeout_argument(text: str) -> float:
-    """--timeout: a number of seconds accepted by limits.check_timeout (finite, > 0, bounded)."""
-    try:
-        return limits.check_timeout(float(text))
-    except ValueError as e:
-        why = "not a number of seconds" if "could not convert" in str(e) else str(e)
-        raise argparse.ArgumentTypeError(f"{why}: {shown(text)}") from None
-
-
-def _nodes_argument(text: str) -> int:
-    """--nodes: a positive whole number accepted by limits.check_nodes."""
-    try:
-        return limits.check_nodes(int(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a node limit is a positive whole number: {shown(text)}") from None
-
-
-def add_limit_arguments(p: argparse.ArgumentParser) -> None:
-    """The options every solving command shares: limits, JSON, progress, certificates."""
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--timeout", type=_timeout_argument, metavar="S",
-                   help="time limit in seconds, per problem (-> unknown)")
-    p.add_argument("--nodes", type=_nodes_argument, metavar="N",
-                   help="node limit, per problem (-> unknown)")
-    p.add_argument("--progress", action="store_true", help="show progress on stderr")
-    p.add_argument("--certificate-dir", metavar="DIR", help="write proofs/counterexamples here")
-
-
-def options_from(args: argparse.Namespace):
-    """SolveOptions from the shared arguments."""
-    from retrologic.problem import SolveOptions
-    return SolveOptions(timeout=getattr(args, "timeout", None), nodes=getattr(args, "nodes", None),
-                        progress=getattr(args, "progress", False),
-                        certificate_dir=getattr(args, "certificate_dir", None))
-
-
-def was_interrupted(result) -> bool:
-    """True when a result is unknown because Ctrl-C stopped its engine (its reason says so, or
-    the stop was requested while it ran)."""
-    return result.verdict == "unknown" and (
-        str(result.reason or "").startswith(limits.INTERRUPTED) or limits.interrupted())
-
-
-def emit(result, args: argparse.Namespace) -> int:
-    """Print a result as text or JSON; the exit status is 130 if interrupted, 4 for unknown,
-    else 0."""
-    if getattr(args, "json", False):
-        print(json.dumps(result.to_json(), indent=2), flush=True)
-    else:
-        print(result.render(), flush=True)
-    if was_interrupted(result):
-        return EXIT_INTERRUPTED
-    return EXIT_UNKNOWN if result.verdict == "unknown" else EXIT_OK
 
 
 # -- batches: solve and check -----------------------------------------------------------------

@@ -4,11 +4,24 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from retrologic.errors import shown
 
-VERDICTS = ("proved", "refuted", "unknown")
+
+class Verdict(StrEnum):
+    """The verdict of an answer (`Result.verdict`): proved, refuted (with a counterexample) or
+    unknown (with the limit hit). A str, so it compares and serialises as its value. Not to be
+    confused with `certificate.Verdict`, a checker's accepted/rejected judgement of a certificate.
+    """
+
+    PROVED = "proved"
+    REFUTED = "refuted"
+    UNKNOWN = "unknown"
+
+
+VERDICTS = tuple(v.value for v in Verdict)
 
 
 @dataclass
@@ -21,7 +34,7 @@ class Result:
     """
 
     kind: str
-    verdict: str
+    verdict: Verdict | str      # given as either; always a Verdict once constructed
     answer: Any = None
     reason: str | None = None
     facts: dict[str, Any] = field(default_factory=dict)
@@ -32,12 +45,25 @@ class Result:
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"bad verdict {self.verdict!r}")
-        self.facts.setdefault("verdict", self.verdict)
+        self.verdict = Verdict(self.verdict)
+        self.facts.setdefault("verdict", str(self.verdict))
         if self.answer is not None:
             self.facts.setdefault("answer", self.answer)
 
+    def __repr__(self) -> str:
+        """kind, verdict, answer and reason (not the rendering); long answers are cut."""
+        text = (f"Result(kind={self.kind!r}, verdict={str(self.verdict)!r}, "
+                f"answer={shown(self.answer, 300)}")
+        return text + (f", reason={shown(self.reason, 200)})" if self.reason else ")")
+
+    def __str__(self) -> str:
+        """The readable rendering, as the CLI prints it (so `print(result)` shows the answer)."""
+        return self.render()
+
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "verdict": self.verdict, "answer": self.answer}
+        """The result as plain JSON types (the CLI's --json record, without file and outcome)."""
+        out: dict[str, Any] = {"kind": self.kind, "verdict": str(self.verdict),
+                               "answer": self.answer}
         if self.reason:
             out["reason"] = self.reason
         out["facts"] = self.facts

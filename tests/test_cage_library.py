@@ -6,9 +6,9 @@ from __future__ import annotations
 import chess
 import pytest
 
-from retrologic.cages.search import learn, verify
+from retrologic.cages.search import verify
 from retrologic.cages.checker import check_proof
-from retrologic.cages.library import DEFAULT_DIR, CageEntry, Library, load_entry, load_library
+from retrologic.cages.library import DEFAULT_DIR, CageEntry, Library, learn, load_entry, load_library
 from retrologic.cages.rules import NoPawnCaptures
 from retrologic.cli import main
 from retrologic.errors import InputError

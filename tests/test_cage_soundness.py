@@ -17,7 +17,8 @@ import random
 import chess
 import pytest
 
-from retrologic.cages.search import load_library, verify
+from retrologic.cages.library import load_library
+from retrologic.cages.search import verify
 from retrologic.cages.rules import NoPawnCaptures, ORTH, DIAG, prune_rule, vacated
 from retrologic.position import Placement, Position, all_home, default_zone
 from retrologic.retract import apply, retractions

@@ -346,9 +346,10 @@ def _deduce_certs(directory: Path) -> list[dict]:
 
 
 def test_drup_proofs_of_satisfiable_formulas_are_rejected(tmp_path):
-    from retrologic.history.deduce import Constraint, Query, _cert_cnf
+    from retrologic.history.checker import certificate_cnf
+    from retrologic.history.clauses import dimacs
     from retrologic.history.drup import check as drup_check
-    from retrologic.history.cnf import dimacs
+    from retrologic.history.query import Constraint, Query
     [cert, illegal] = _deduce_certs(tmp_path)
     v = check(illegal)                       # accepted, stating the position and the assumption
     assert v.ok and illegal["assumptions"][0]["name"] in v.reason and illegal["fen"] in v.reason
@@ -363,7 +364,7 @@ def test_drup_proofs_of_satisfiable_formulas_are_rejected(tmp_path):
     pos = Position.from_fen(cert["fen"])
     claim = Constraint.parse(false_claim["name"], false_claim["expr"])
     query = Query(pos, [], [claim])
-    clauses, nv = _cert_cnf(query, list(query.model.groups.values()), claim)
+    clauses, nv = certificate_cnf(query, list(query.model.groups.values()), claim)
     from pysat.solvers import Solver
     with Solver(name="minisat22", bootstrap_with=clauses) as sat:
         assert sat.solve()                                      # satisfiable indeed

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import puzzle_walk as walk
 from retrologic.puzzle4x4 import game as p4
+from retrologic.puzzle4x4.checker import check_certificate, check_unsolvable
 from retrologic.errors import InputError
 
 
@@ -140,7 +141,7 @@ def test_random_starts_are_solvable() -> None:
         key = p4.random_start(rng)
         line = p4.solve(key)
         assert line is not None and len(line) == 15
-        assert p4.check_certificate(p4.certificate(key, line)).ok
+        assert check_certificate(p4.certificate(key, line)).ok
 
 
 # --- the solver against brute force -------------------------------------------------------------
@@ -189,34 +190,34 @@ def test_certificates_are_checked_independently() -> None:
         line = solver.solve(key)
         if line is not None:
             cert = p4.certificate(key, line)
-            assert p4.check_certificate(cert).ok
+            assert check_certificate(cert).ok
             if line:
                 broken = dict(cert, moves=cert["moves"][:-1])           # stops short
-                assert not p4.check_certificate(broken).ok
+                assert not check_certificate(broken).ok
                 f, t = cert["moves"][0][:2], cert["moves"][0][2:]
-                assert not p4.check_certificate(dict(cert, moves=[t + f] + cert["moves"][1:])).ok
+                assert not check_certificate(dict(cert, moves=[t + f] + cert["moves"][1:])).ok
             lines += 1
         else:
             proof = p4.unsolvability_proof(key, solver.failed)
             cert = p4.certificate(key, None, proof)
-            assert p4.check_unsolvable(cert).ok
+            assert check_unsolvable(cert).ok
             if len(proof) > 1:
-                assert not p4.check_unsolvable(dict(cert, positions=cert["positions"][:-1])).ok
+                assert not check_unsolvable(dict(cert, positions=cert["positions"][:-1])).ok
             proofs += 1
     assert lines > 50 and proofs > 50
 
 
 def test_checker_rejects_illegal_lines() -> None:
     cert = {"type": "puzzle4x4-line", "board": "K3/k3/4/4", "moves": ["a4a3"]}
-    assert p4.check_certificate(cert).ok
-    assert not p4.check_certificate(dict(cert, board="K3/1k2/4/4")).ok      # a3 is empty
-    assert not p4.check_certificate({"type": "puzzle4x4-line", "board": "Kr2/4/4/3N",
+    assert check_certificate(cert).ok
+    assert not check_certificate(dict(cert, board="K3/1k2/4/4")).ok      # a3 is empty
+    assert not check_certificate({"type": "puzzle4x4-line", "board": "Kr2/4/4/3N",
                                      "moves": ["b4a4"]}).ok                    # takes the white king
-    assert not p4.check_certificate({"type": "puzzle4x4-line", "board": "R1nr/4/4/K3",
+    assert not check_certificate({"type": "puzzle4x4-line", "board": "R1nr/4/4/K3",
                                      "moves": ["a4d4"]}).ok                    # jumps the knight
-    assert not p4.check_certificate({"type": "puzzle4x4-line", "board": "K3/k3/4/4",
+    assert not check_certificate({"type": "puzzle4x4-line", "board": "K3/k3/4/4",
                                      "moves": ["a3a4"]}).ok                    # wrong side
-    assert not p4.check_unsolvable({"type": "puzzle4x4-unsolvable", "board": "K3/k3/4/4",
+    assert not check_unsolvable({"type": "puzzle4x4-unsolvable", "board": "K3/k3/4/4",
                                     "positions": ["K3/k3/4/4"]}).ok           # solvable
 
 
@@ -262,7 +263,7 @@ def test_cli_solve_and_json(capsys) -> None:
     assert main(["puzzle4x4", "solve", "Nbrn/kqQB/nNRR/rbBK", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["answer"] == "solvable" and out["facts"]["line_length"] == 15
-    assert p4.check_certificate(out["details"]["certificate"]).ok
+    assert check_certificate(out["details"]["certificate"]).ok
     assert main(["puzzle4x4", "solve", "Nr1n/kq1B/nNRR/rbBK"]) == 0
     assert "unsolvable" in capsys.readouterr().out
     assert main(["puzzle4x4", "solve", walk_board(), "--nodes", "1"]) == 4

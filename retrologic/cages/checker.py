@@ -1,4 +1,9 @@
-"""Independent checkers of cage certificates.
+"""Independent checkers of cage certificates ("cage-proof", "cage-counterexample").
+
+Rule: this module imports python-chess and the flat core only (retrologic.position, .retract,
+.certformat, .errors, .schema): it reuses the engine's retraction generator (retrologic.retract,
+tested against python-chess and brute force), but never cages.search, .library or .rules: the
+prune rules a proof names are re-derived here with python-chess's attack tables.
 
 A proof is a set of zone positions; the checker accepts it when the start (the claimed cage: its
 board, frozen units and castling rights, under the zone, model and restrictions stated) is in
@@ -18,7 +23,7 @@ stand there, its castling rights are the member's, its frozen units are immobile
 its restrictions is implied by the certificate's (sides swapped with the colours). Models: a
 cage's claim (these units, with these frozen units, castling rights and restrictions, never
 stand together in a legal game) does not depend on the model that proved it, since both models
-only remove retractions that are impossible in every game (cage_rules); so a known cage is
+only remove retractions that are impossible in every game (cages.rules); so a known cage is
 checked under its own model and used for its own claim, and a "plain" certificate may use a
 cage proved in the "lines" model (Hwa's bootstrapping across models). The verdict then names
 each known cage with its model, so the reader sees which rules the whole proof rests on.
@@ -28,11 +33,12 @@ restrictions, and the known cages used.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 import chess
 
-from retrologic.certificate import Verdict, short, shown
+from retrologic.certformat import Verdict, short, shown
 from retrologic.errors import InputError
 from retrologic.position import CASTLINGS, Placement, Position
 from retrologic.retract import apply, retractions
@@ -43,6 +49,14 @@ HOME_SQUARES = {
     "B": chess.SquareSet([chess.C1, chess.F1]), "R": chess.SquareSet([chess.A1, chess.H1]),
     "Q": chess.SquareSet([chess.D1]), "K": chess.SquareSet([chess.E1]),
 }
+
+
+class Escape(StrEnum):
+    """How a refuted cage fails: a retraction line empties the zone, or gets every unit home.
+    A str (JSON and [expect] see its value); the search names its escapes with it too."""
+
+    EMPTY = "empty"
+    ALL_HOME = "all-home"
 
 
 class Malformed(ValueError):
@@ -448,9 +462,9 @@ def _check_counterexample(cert: dict[str, Any]) -> Verdict:
     if not _home(board):
         return Verdict(t, False, f"the line ends in {board.board_fen()}, "
                        "which still has a unit away from home")
-    end = "empty" if not board.occupied else "all-home"
+    end = Escape.EMPTY if not board.occupied else Escape.ALL_HOME
     if cert.get("end") not in (None, end):
         return Verdict(t, False, f"the line ends {end}, not {shown(cert.get('end'))}")
     return Verdict(t, True, f"not verified: {_claim(start, zone, model, restrictions)}: "
                             f"{len(line)} retraction(s) of the model reach "
-                            f"{'an empty zone' if end == 'empty' else 'every unit home'}")
+                            f"{'an empty zone' if end == Escape.EMPTY else 'every unit home'}")

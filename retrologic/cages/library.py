@@ -1,11 +1,14 @@
 """The verified-cage library (`encodings/cages/*.toml`): entries, sub-board matching with the
-colour swap, and learning a newly verified cage.
+colour swap, and learning a newly verified cage (Hwa §5, bootstrapping).
 
 A verified cage is illegal in every extension, so any position containing its units (with its
 frozen units frozen, under restrictions at least as strong) is illegal too: Hwa's bootstrapping.
 Nothing here is trusted blindly: an entry is verified again before its first use in a search
 (cached), the tests re-verify every entry, and a proof that uses an entry embeds the entry's own
 proof for the checker.
+
+Imports: the verifier (cages.search) and the entry record (cages.entry); the search never
+imports the library (it sees one through search.KnownCages), so the dependency goes one way.
 """
 
 from __future__ import annotations
@@ -18,13 +21,15 @@ from typing import Any, Iterable
 
 import chess
 
-from retrologic.cages.rules import MODELS, NoPawnCaptures, covers, restrictions_from, squares_of, zone_mask
+from retrologic.cages.entry import FORMAT, CageEntry, Match, toml_string  # noqa: F401 (re-exported)
+from retrologic.cages.rules import MODELS, NoPawnCaptures, covers, restrictions_from, zone_mask
+from retrologic.cages.search import CageResult, verify
 from retrologic.errors import InputError
+from retrologic.limits import Budget, budget_for
 from retrologic.position import Placement, Position
 from retrologic.paths import encodings
 from retrologic.schema import Field, one_of, parse_squares, validate
 
-FORMAT = "retrologic-cage/1"
 DEFAULT_DIR = encodings("cages")
 MAX_NAME = 100              # characters of a cage's name
 MAX_SLUG = 60               # characters of a file name's readable part
@@ -44,55 +49,6 @@ ENTRY = {
     "comment": Field(str, default=""),
     "states": Field(int),
 }
-
-
-@dataclass(frozen=True)
-class CageEntry:
-    """One verified cage: its units, the zone and model it was verified with, the units it
-    assumes frozen and the restrictions it assumes; `uses` names entries its proof relies on."""
-
-    name: str
-    placement: Placement
-    zone: int
-    frozen: int = 0
-    restrictions: tuple[NoPawnCaptures, ...] = ()
-    model: str = "lines"
-    uses: tuple[str, ...] = ()
-    source: str = ""
-    comment: str = ""
-    path: str | None = None
-
-    @property
-    def board(self) -> str:
-        return self.placement.board_fen()
-
-    def position(self) -> Position:
-        return Position(self.placement, None, 0, None, self.frozen, True)
-
-    def to_toml(self, states: int | None = None) -> str:
-        """The entry as a library file."""
-        def q(s: str) -> str:
-            return toml_string(s)
-
-        def arr(items: Iterable[str]) -> str:
-            return "[" + ", ".join(q(i) for i in items) + "]"
-        lines = [f"format = {q(FORMAT)}", f"name = {q(self.name)}", f"board = {q(self.board)}",
-                 f"zone = {arr(squares_of(self.zone))}", f"frozen = {arr(squares_of(self.frozen))}",
-                 f"restrictions = {arr(r.expr() for r in self.restrictions)}",
-                 f"model = {q(self.model)}", f"uses = {arr(self.uses)}", f"source = {q(self.source)}"]
-        if self.comment:
-            lines.append(f"comment = {q(self.comment)}")
-        if states is not None:
-            lines.append(f"states = {states}")
-        return "\n".join(lines) + "\n"
-
-
-@dataclass(frozen=True)
-class Match:
-    """A library entry found in a position; `swapped`: found after exchanging the colours."""
-
-    entry: CageEntry
-    swapped: bool
 
 
 @dataclass(frozen=True)
@@ -182,13 +138,12 @@ class Library:
             return Match(v.entry, v.swapped)
         return None
 
-    def proof(self, entry: CageEntry):
+    def proof(self, entry: CageEntry) -> CageResult | None:
         """The entry's own verification (cached): a CageResult, proved or not; None while it is
         being verified (an entry relying on itself through `uses` gets no help from itself)."""
         if entry.name not in self._proofs:
             if entry.name in self._busy:
                 return None
-            from retrologic.cages.search import verify
             self._busy.add(entry.name)
             try:
                 lib = self.subset(entry.uses) if entry.uses else None
@@ -347,18 +302,6 @@ def file_stem(name: str) -> str:
     return s if s == name else f"{s}-{digest(name)}"
 
 
-def toml_string(text: str) -> str:
-    """`text` as a TOML basic string: quotes, backslashes and control characters escaped."""
-    out = []
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
 
 def check_text(value: str, field: str, *, limit: int | None = None) -> str:
     """A name, source or comment fit to be written to a library file; InputError otherwise."""
@@ -413,3 +356,24 @@ def write_entry(entry: CageEntry, directory: str | Path, states: int | None = No
             raise InputError(f"cannot write: {e.strerror or e}", file=str(path)) from None
     raise InputError("no free file name for the entry", file=str(directory), field="name",
                      value=entry.name)
+
+
+def learn(position: Position | Placement | str, *, name: str, zone: Any = None,
+          restrictions: Iterable[Any] = (), frozen: Any = None, model: str = "lines",
+          source: str = "", comment: str = "", library: Library | None = None,
+          directory: str | None = None, nodes: int | None = None,
+          timeout: float | None = None, budget: Budget | None = None) -> tuple[CageResult, Any]:
+    """Verify a cage and, when proved, add it to the library directory (`encodings/cages` by
+    default) as a new entry; returns the result and the new file's path (None if not proved, or
+    if the position contains a known cage already). Limits: `budget`, or `timeout`/`nodes`."""
+    result = verify(position, zone, restrictions, library, model=model, frozen=frozen,
+                    budget=budget_for(timeout, nodes, budget))
+    if not result.proved:
+        return result, None
+    start = result.start
+    if library is not None and library.matches(start, result.restrictions) is not None:
+        return result, None     # implied by a known cage: nothing new to learn
+    entry = CageEntry(name, start.placement, result.zone, start.frozen, result.restrictions,
+                      model, tuple(e.name for e in result.lemmas), source, comment)
+    path = write_entry(entry, directory or DEFAULT_DIR, states=result.states)
+    return result, path

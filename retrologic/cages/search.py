@@ -10,7 +10,10 @@ node or time limit stops it first.
 
 Two models: "plain" is the paper's (only unblockable checks count); "lines" (the default) adds
 line checks through squares the retraction itself empties, which verifies Figure 5 (see
-cage_rules.prune_rule for the rules and why each is sound).
+cages.rules.prune_rule for the rules and why each is sound).
+
+Known cages close positions through any KnownCages (the library, cages.library.Library, which
+imports this module to verify its entries: this module never imports the library).
 """
 
 from __future__ import annotations
@@ -20,21 +23,33 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol
 
 import chess
 
-from retrologic.cages.library import CageEntry, Library, Match, load_library, write_entry
+from retrologic import certformat
+from retrologic.cages.checker import Escape
+from retrologic.cages.entry import CageEntry, Match
 from retrologic.cages.rules import (MODELS, NoPawnCaptures, prune_rule, restrictions_from,
                                    retraction_key, squares_of, zone_mask)
 from retrologic.errors import InputError
 from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Placement, Position, all_home, home_mask
-from retrologic.result import Result
+from retrologic.result import Result, Verdict
 from retrologic.retract import apply, retractions
 
-__all__ = ["verify", "CageResult", "load_library", "Library", "Match", "CageEntry", "learn",
-           "check_proof", "check_counterexample", "start_position"]
+__all__ = ["verify", "CageResult", "KnownCages", "check_proof", "check_counterexample",
+           "start_position"]
+
+
+class KnownCages(Protocol):
+    """What the search needs of known cages (cages.library.Library): the verified entry that
+    stands in a position, and an entry's own proof (embedded in certificates that use it)."""
+
+    def matches(self, position: Position | Placement,
+                restrictions: Iterable[NoPawnCaptures] = ()) -> Match | None: ...
+
+    def proof(self, entry: CageEntry) -> CageResult | None: ...
 
 
 @dataclass
@@ -47,7 +62,7 @@ class CageResult:
     retraction line from the start to the failing position, `escape` says how it fails.
     """
 
-    verdict: str
+    verdict: Verdict
     start: Position
     zone: int
     model: str
@@ -59,14 +74,14 @@ class CageResult:
     pruned: dict[int, dict[str, str]] = field(default_factory=dict)
     closed: dict[int, Match] = field(default_factory=dict)
     line: list[tuple[str, Position]] | None = None
-    escape: str | None = None
+    escape: Escape | None = None
     rules: Counter = field(default_factory=Counter)
     elapsed: float = 0.0
-    library: Library | None = None
+    library: KnownCages | None = None
 
     @property
     def proved(self) -> bool:
-        return self.verdict == "proved"
+        return self.verdict == Verdict.PROVED
 
     @property
     def lemmas(self) -> list[CageEntry]:
@@ -78,11 +93,11 @@ class CageResult:
 
     def certificate(self) -> dict[str, Any]:
         """The proof (closed set) or counterexample (line) as JSON for `retrologic check`."""
-        from retrologic import __version__
-        from retrologic.certificate import FORMAT
+        from retrologic.version import __version__
+        from retrologic.certformat import FORMAT
         head = {"format": FORMAT, "retrologic": __version__, "model": self.model, "zone": squares_of(self.zone),
                 "restrictions": [r.to_json() for r in self.restrictions]}
-        if self.verdict == "proved":
+        if self.verdict == Verdict.PROVED:
             lemmas = self.lemmas
             index = {e.name: i for i, e in enumerate(lemmas)}
             members = []
@@ -95,12 +110,13 @@ class CageResult:
                     m["pruned"] = dict(sorted(self.pruned[i].items()))
                 members.append(m)
             embedded = []
-            for e in lemmas:
-                proof = self.library.proof(e)       # verified before its first use
+            for e in lemmas:                        # lemmas: closed by self.library's entries
+                proof = self.library.proof(e) if self.library is not None else None
+                assert proof is not None            # verified before its first use
                 embedded.append({"name": e.name, "source": e.source, "proof": proof.certificate()})
             return {"type": "cage-proof", **head, "start": state_json(self.start), "members": members,
                     "lemmas": embedded}
-        if self.verdict == "refuted":
+        if self.verdict == Verdict.REFUTED:
             return {"type": "cage-counterexample", **head, "start": state_json(self.start),
                     "line": [{"retraction": k, "position": state_json(p)} for k, p in self.line or []],
                     "end": self.escape}
@@ -108,7 +124,7 @@ class CageResult:
 
     def to_result(self) -> Result:
         """The answer as a retrologic Result (facts for [expect], readable lines)."""
-        facts: dict[str, Any] = {"cage": self.proved if self.verdict != "unknown" else None,
+        facts: dict[str, Any] = {"cage": self.proved if self.verdict != Verdict.UNKNOWN else None,
                                  "model": self.model, "states": self.states,
                                  "zone": squares_of(self.zone),
                                  "lemmas_used": [e.name for e in self.lemmas]}
@@ -118,7 +134,7 @@ class CageResult:
                  + ("" if not self.restrictions else
                     "; restrictions: " + "; ".join(r.expr() for r in self.restrictions))]
         answer = None
-        if self.verdict == "proved":
+        if self.verdict == Verdict.PROVED:
             answer = "cage"
             lines.append(f"cage verified: the {len(self.members)} reachable zone positions never "
                          f"get every unit home ({self.expanded} expanded, {self.elapsed * 1000:.1f} ms)")
@@ -129,14 +145,14 @@ class CageResult:
             if self.closed:
                 lines.append(f"{len(self.closed)} positions closed by known cages: "
                              + ", ".join(e.name for e in self.lemmas))
-        elif self.verdict == "refuted":
+        elif self.verdict == Verdict.REFUTED:
             answer = "not verified"
             facts["escape"] = self.escape
             facts["line"] = [k for k, _ in self.line or []]
             facts["line_length"] = len(self.line or [])
             end = self.line[-1][1] if self.line else self.start
             lines.append(f"not verified: {len(self.line or [])} retractions reach "
-                         f"{'an empty zone' if self.escape == 'empty' else 'a position with every unit home'}"
+                         f"{'an empty zone' if self.escape == Escape.EMPTY else 'a position with every unit home'}"
                          f" ({end.placement.board_fen() or '8/8/8/8/8/8/8/8'})")
             if self.line:
                 lines.append("line: " + ", ".join(k for k, _ in self.line))
@@ -197,7 +213,7 @@ def _away(pos: Position) -> int:
 
 
 def verify(position: Position | Placement | str, zone: Any = None,
-           restrictions: Iterable[Any] = (), library: Library | None = None, *,
+           restrictions: Iterable[Any] = (), library: KnownCages | None = None, *,
            model: str = "lines", frozen: Any = None, nodes: int | None = None,
            timeout: float | None = None, progress: bool = False,
            budget: Budget | None = None) -> CageResult:
@@ -215,7 +231,7 @@ def verify(position: Position | Placement | str, zone: Any = None,
         raise InputError(f"unknown cage model (known: {', '.join(MODELS)})", field="model", value=model)
     start = start_position(position, frozen)
     rules: list[NoPawnCaptures] = []
-    raw = []
+    raw: list[Any] = []
     for r in restrictions:
         (rules if isinstance(r, NoPawnCaptures) else raw).append(r)
     if raw:
@@ -233,14 +249,14 @@ class _Search:
     zone: int
     model: str
     restrictions: tuple[NoPawnCaptures, ...]
-    library: Library | None
+    library: KnownCages | None
     nodes: int | None          # positions reached, this verification alone
     budget: Budget             # the shared limits: time, Ctrl-C, node limit (positions reached)
     progress: bool
 
     def run(self) -> CageResult:
         t0 = time.perf_counter()
-        res = CageResult("proved", self.start, self.zone, self.model, self.restrictions,
+        res = CageResult(Verdict.PROVED, self.start, self.zone, self.model, self.restrictions,
                          library=self.library)
         index: dict[Position, int] = {self.start: 0}
         members = res.members
@@ -292,7 +308,7 @@ class _Search:
                         return self._fail(res, j, parent, t0)
                     heapq.heappush(queue, (_away(child), j))
         except (_Limit, LimitHit) as e:
-            res.verdict, res.reason = "unknown", str(e)
+            res.verdict, res.reason = Verdict.UNKNOWN, str(e)
             res.members, res.pruned, res.closed = [], {}, {}
             res.states = len(members)
             res.elapsed = time.perf_counter() - t0
@@ -329,44 +345,22 @@ class _Search:
             line.append((key, res.members[k]))
             k = i
         line.reverse()
-        res.verdict = "refuted"
+        res.verdict = Verdict.REFUTED
         res.line = line
-        res.escape = "empty" if not res.members[j].placement.occupied else "all-home"
+        res.escape = Escape.EMPTY if not res.members[j].placement.occupied else Escape.ALL_HOME
         res.states = len(res.members)
         res.members, res.pruned, res.closed = [], {}, {}
         res.elapsed = time.perf_counter() - t0
         return res
 
 
-def learn(position: Position | Placement | str, *, name: str, zone: Any = None,
-          restrictions: Iterable[Any] = (), frozen: Any = None, model: str = "lines",
-          source: str = "", comment: str = "", library: Library | None = None,
-          directory: str | None = None, nodes: int | None = None,
-          timeout: float | None = None, budget: Budget | None = None) -> tuple[CageResult, Any]:
-    """Verify a cage and, when proved, add it to the library directory (`encodings/cages` by
-    default) as a new entry; returns the result and the new file's path (None if not proved, or
-    if the position contains a known cage already). Limits: `budget`, or `timeout`/`nodes`."""
-    from retrologic.cages.library import DEFAULT_DIR
-    result = verify(position, zone, restrictions, library, model=model, frozen=frozen,
-                    budget=budget_for(timeout, nodes, budget))
-    if not result.proved:
-        return result, None
-    start = result.start
-    if library is not None and library.matches(start, result.restrictions) is not None:
-        return result, None     # implied by a known cage: nothing new to learn
-    entry = CageEntry(name, start.placement, result.zone, start.frozen, result.restrictions,
-                      model, tuple(e.name for e in result.lemmas), source, comment)
-    path = write_entry(entry, directory or DEFAULT_DIR, states=result.states)
-    return result, path
-
-
-def check_proof(cert: dict[str, Any]):
+def check_proof(cert: dict[str, Any]) -> certformat.Verdict:
     """Checker of "cage-proof" certificates (retrologic.cages.checker, independent of the search)."""
     from retrologic.cages.checker import check_proof as check
     return check(cert)
 
 
-def check_counterexample(cert: dict[str, Any]):
+def check_counterexample(cert: dict[str, Any]) -> certformat.Verdict:
     """Checker of "cage-counterexample" certificates (retrologic.cages.checker)."""
     from retrologic.cages.checker import check_counterexample as check
     return check(cert)

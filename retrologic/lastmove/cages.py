@@ -33,13 +33,6 @@ def _squares(mask: int) -> list[str]:
     return [chess.square_name(s) for s in chess.scan_forward(mask)]
 
 
-def _mask(names: list[str]) -> int:
-    out = 0
-    for n in names:
-        out |= chess.BB_SQUARES[chess.parse_square(n)]
-    return out
-
-
 def clusters(pl: Placement) -> list[int]:
     """Groups of units linked by king-move adjacency (as square masks), largest last."""
     left = pl.occupied
@@ -167,18 +160,3 @@ def closers_for(lemmas: list[Path], discover: bool, use_library: bool = True) ->
     library = load_library(paths) if paths else None
     closer = CageCloser(library, discover)
     return closer, closer.discovered
-
-
-def reverify(node: dict[str, Any], nodes: int | None = None) -> tuple[bool, str, int]:
-    """Re-verify the cage named by a proof leaf, from scratch (no library), in at most `nodes`
-    positions; (proved, why not, positions reached). The caller validates the leaf's fields."""
-    from retrologic.cages.search import verify
-    from retrologic.errors import InputError
-    start = Position(Placement.from_board_fen(node["cage"]), None, 0, None, _mask(node["frozen"]), True)
-    try:
-        res = verify(start, _mask(node["zone"]), (), None, model=node["model"], nodes=nodes)
-    except InputError as e:
-        return False, f"cage {node['cage']} cannot be verified: {e}", 0
-    if res.verdict == "unknown":
-        return False, f"cage {node['cage']} too large to verify again ({res.reason})", res.states
-    return res.proved, f"cage {node['cage']} does not verify again ({res.verdict})", res.states

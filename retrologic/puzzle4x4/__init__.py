@@ -6,5 +6,6 @@ index    the packed index of puzzle positions;
 census   the census of all starting positions (in parallel, resumable);
 rate     the solvability rate estimate by sampling;
 retro    the retrograde solution of the whole game graph (tablebase.retrograde);
-checker  the independent replay of puzzle certificates.
+checker  the independent replay of puzzle certificates (python-chess alone: imports nothing
+         of this package).
 """

@@ -1,7 +1,7 @@
 """Question kinds: each module here is one `question.kind` and one CLI subcommand.
 
-A question module defines:
-  KIND, HELP             its name and a one-line description;
+A question module is a QuestionKind: it defines
+  KIND                   its name (its one-line help is in KINDS);
   POSITION               "full", "partial", "either", "optional" (either, or none at all) or
                          "none": which `position` table it takes;
   QUESTION               dict of schema.Field: the fields of its `question` table besides `kind`;
@@ -9,13 +9,46 @@ A question module defines:
                          includes/excludes);
   solve(problem, options) -> Result;
   add_arguments(parser), run(args) -> int   for `retrologic KIND ...`.
-Modules are imported only when used, so heavy solvers (ortools) cost nothing elsewhere.
+Modules are imported only when used, so heavy solvers (ortools) cost nothing elsewhere. This
+registry imports no question module by name, nor retrologic.problem or retrologic.cli (which
+import it): a question module imports the core (options, problemfile, console, result), never
+them, so there is no import cycle; the types below are imported for the checker of types only.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from typing import TYPE_CHECKING, Protocol, cast
+
+if TYPE_CHECKING:
+    import argparse
+
+    from retrologic.options import SolveOptions
+    from retrologic.problemfile import Problem
+    from retrologic.result import Result
+    from retrologic.schema import Field
+
+
+class QuestionKind(Protocol):
+    """What every question module provides (the module itself is the object)."""
+
+    KIND: str
+    POSITION: str
+    QUESTION: dict[str, Field]
+    EXPECT: set[str]
+
+    def solve(self, problem: Problem, options: SolveOptions) -> Result:
+        """Answer a validated problem of this kind under the options' limits."""
+        ...
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """The arguments of the subcommand `retrologic KIND ...`."""
+        ...
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Run the subcommand; returns the exit status."""
+        ...
+
 
 # kind -> (module, one-line help). The CLI subcommand of the same name runs the module.
 KINDS: dict[str, tuple[str, str]] = {
@@ -31,9 +64,10 @@ KINDS: dict[str, tuple[str, str]] = {
 }
 
 
-def load(kind: str) -> ModuleType:
+def load(kind: str) -> QuestionKind:
     """Import the module of a question kind."""
-    return importlib.import_module(KINDS[kind][0])
+    return cast("QuestionKind", importlib.import_module(KINDS[kind][0]))
+
 
 # CLI subcommand name -> question kind (the command names drop the hyphen of 'last-move').
 COMMANDS: dict[str, str] = {

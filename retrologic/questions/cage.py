@@ -7,15 +7,21 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from retrologic.cli import add_limit_arguments, emit, options_from
+from retrologic.console import add_limit_arguments, emit, options_from
 from retrologic.errors import EXIT_MISMATCH, InputError
-from retrologic.result import Result
+from retrologic.options import SolveOptions, budget_of
+from retrologic.problemfile import Problem, resolve_path
+from retrologic.result import Result, Verdict
 from retrologic.schema import Field, parse_squares
 
+if TYPE_CHECKING:
+    from retrologic.cages.library import Library
+    from retrologic.cages.search import CageResult
+    from retrologic.certformat import Destination
+
 KIND = "cage"
-HELP = "verify a cage (Hwa), with a checkable proof"
 POSITION = "partial"
 
 
@@ -47,18 +53,17 @@ QUESTION = {
 EXPECT = {"cage", "model", "states", "zone", "lemmas_used", "escape", "line", "line_length"}
 
 
-def _library(paths: list[Path]):
+def _library(paths: list[Path]) -> Library | None:
     from retrologic.cages.library import load_library
     return load_library(paths) if paths else None
 
 
-def solve(problem, options) -> Result:
+def solve(problem: Problem, options: SolveOptions) -> Result:
     """Verify the problem's cage under its zone, frozen units, constraints and lemmas."""
     from retrologic.cages import search as cage
     from retrologic.cages.library import DEFAULT_DIR
     from retrologic.cages.rules import restrictions_from
     from retrologic.position import Position
-    from retrologic.problem import budget_of, resolve_path
     q = problem.question
     try:
         rules, never = restrictions_from(problem.constraints, problem.position)
@@ -78,14 +83,16 @@ def solve(problem, options) -> Result:
     except InputError as e:
         raise e.located(problem.path, "question") from None
     out = result.to_result()
-    if options.certificate_dir and result.verdict != "unknown":
-        from retrologic.certificate import destination
+    if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
+        from retrologic.certformat import destination
         out.details["certificate"] = str(_write(result, destination(options.certificate_dir, problem)))
     return out
 
 
-def _write(result, dest) -> Path:
-    """Write the proof or counterexample to a retrologic.certificate.Destination."""
+def _write(result: CageResult, dest: Destination | None) -> Path:
+    """Write the proof or counterexample to a retrologic.certformat.Destination (given: the
+    caller has a certificate directory)."""
+    assert dest is not None
     what = "proof" if result.proved else "counterexample"
     return dest.write(result.certificate(), f"cage-{what}")
 
@@ -112,8 +119,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from retrologic.cages import search as cage
-    from retrologic.cages.library import DEFAULT_DIR, MAX_NAME, check_text, default_name
-    from retrologic.problem import budget_of
+    from retrologic.cages.library import DEFAULT_DIR, MAX_NAME, check_text, default_name, learn
     model = "plain" if args.plain else "lines"
     lib_paths = [Path(p) for p in args.library]
     if args.learn:
@@ -131,18 +137,18 @@ def run(args: argparse.Namespace) -> int:
     if args.learn:
         name = args.name or default_name(args.board)
         directory = lib_paths[0] if lib_paths and lib_paths[0].is_dir() else DEFAULT_DIR
-        result, path = cage.learn(args.board, name=name, zone=zone, restrictions=args.restrict,
-                                  frozen=args.frozen, model=model, source=args.source,
-                                  library=library, directory=str(directory),
-                                  budget=budget_of(options))
+        result, path = learn(args.board, name=name, zone=zone, restrictions=args.restrict,
+                             frozen=args.frozen, model=model, source=args.source,
+                             library=library, directory=str(directory),
+                             budget=budget_of(options))
     else:
         result = cage.verify(args.board, zone, args.restrict, library, model=model,
                              frozen=args.frozen, budget=budget_of(options),
                              progress=options.progress)
         path = None
     out = result.to_result()
-    if options.certificate_dir and result.verdict != "unknown":
-        from retrologic.certificate import as_destination
+    if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
+        from retrologic.certformat import as_destination
         question = {"kind": "cage", "zone": zone or "auto", "frozen": args.frozen or [],
                     "model": model, "restrict": args.restrict}
         out.details["certificate"] = str(_write(result, as_destination(

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any, Callable, Iterable
 
-
-from retrologic.lastmove import search as lastmove
-from retrologic.cli import add_limit_arguments, emit
+from retrologic.console import add_limit_arguments, emit
 from retrologic.errors import InputError
+from retrologic.lastmove import search as lastmove
+from retrologic.lastmove.checker import Status
+from retrologic.limits import Budget
+from retrologic.options import SolveOptions, budget_of
 from retrologic.position import Position, parse
+from retrologic.problemfile import Problem, resolve_path
 from retrologic.result import Result
 from retrologic.schema import Field
 
 KIND = "last-move"
-HELP = "what were the last move(s)? with a proof for every rejected candidate"
 POSITION = "full"
 
 
@@ -34,7 +37,7 @@ def _positive(v: int) -> int:
     return v
 
 
-def _at_most(limit: int):
+def _at_most(limit: int) -> Callable[[int], int]:
     """A Field check: a whole number from 1 to `limit`."""
     def check(v: int) -> int:
         if not 1 <= v <= limit:
@@ -56,21 +59,21 @@ EXPECT = {"impossible", "possible", "unknown", "illegal_for", "discovered"}
 
 
 def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
-           nodes: int = 200_000, timeout: float | None = None, lemmas: list[Path] = (),
+           nodes: int = 200_000, timeout: float | None = None, lemmas: Iterable[Path] = (),
            discover: bool = True, use_library: bool = True,
-           certificate_dir: str | None = None, budget=None) -> Result:
+           certificate_dir: Any = None, budget: Budget | None = None) -> Result:
     """Solve and render a last-move problem (limits: `budget`, the question's shared one, else
     `timeout`; `nodes` is the node limit when the budget has none)."""
     from retrologic.lastmove.cages import closers_for
-    closer, discovered = closers_for(lemmas, discover, use_library)
+    closer, discovered = closers_for(list(lemmas), discover, use_library)
     limits = lastmove.Limits(depth=depth, support=support, nodes=nodes, timeout=timeout,
                              budget=budget)
     res = lastmove.solve(pos, plies, limits, [closer])
     lines = []
     for c in res.candidates:
-        if c.status == "impossible":
+        if c.status == Status.IMPOSSIBLE:
             lines.append(f"{c.notation:<28} impossible: {_summary(c.proof)}")
-        elif c.status == "possible":
+        elif c.status == Status.POSSIBLE:
             lines.append(f"{c.notation:<28} possible: line {' '.join(c.support_line)}")
         else:
             lines.append(f"{c.notation:<28} unknown: {c.reason}")
@@ -80,9 +83,9 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
         lines.append("cages discovered: " + ", ".join(d["cage"] for d in discovered))
     lines.append(f"{res.nodes} nodes, {res.seconds:.2f} s")
     facts = {
-        "impossible": [c.notation for c in res.candidates if c.status == "impossible"],
-        "possible": [c.notation for c in res.candidates if c.status == "possible"],
-        "unknown": [c.notation for c in res.candidates if c.status == "unknown"],
+        "impossible": [c.notation for c in res.candidates if c.status == Status.IMPOSSIBLE],
+        "possible": [c.notation for c in res.candidates if c.status == Status.POSSIBLE],
+        "unknown": [c.notation for c in res.candidates if c.status == Status.UNKNOWN],
         "illegal_for": res.illegal_for,
         "discovered": [d["cage"] for d in discovered],
     }
@@ -93,7 +96,7 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
         "discovered_cages": discovered, "nodes": res.nodes, "seconds": round(res.seconds, 3),
     }
     if certificate_dir:
-        from retrologic.certificate import as_destination
+        from retrologic.certformat import as_destination
         cert = lastmove.certificate(pos, plies, res)
         stated = {"fen": pos.fen(), **({"to_move": "?"} if pos.turn is None else {}),
                   **({"frozen": cert["frozen"]} if cert["frozen"] else {})}
@@ -119,9 +122,8 @@ def _summary(proof: dict | None) -> str:
     return ", ".join(f"{k}" + (f" x{v}" if v > 1 else "") for k, v in sorted(counts.items()))
 
 
-def solve(problem, options) -> Result:
-    from retrologic.certificate import destination
-    from retrologic.problem import budget_of, resolve_path
+def solve(problem: Problem, options: SolveOptions) -> Result:
+    from retrologic.certformat import destination
     q = problem.question
     lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
     return answer(problem.position, plies=q["plies"], depth=q["depth"], support=q["support"],
@@ -156,7 +158,6 @@ def run(args: argparse.Namespace) -> int:
     for lemma in args.lemma:
         if not Path(lemma).exists():
             raise InputError("no such file", field="--lemma", value=lemma)
-    from retrologic.problem import budget_of
     result = answer(pos, plies=args.plies, depth=args.depth, nodes=args.nodes or 200_000,
                     budget=budget_of(args), lemmas=[Path(x) for x in args.lemma],
                     discover=not args.no_discover, use_library=not args.no_library,

@@ -6,52 +6,52 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Iterable
 
-from retrologic.legality import rules as legality
-from retrologic.cli import emit
+from retrologic.console import emit
 from retrologic.errors import InputError
+from retrologic.legality import rules as legality
+from retrologic.limits import Budget
+from retrologic.options import SolveOptions, budget_of
 from retrologic.position import Position, parse
+from retrologic.problemfile import KindSpec, Problem, parse as parse_problem, resolve_path
 from retrologic.result import Result
 
 KIND = "legal"
-HELP = "static legality checks of a position, with the rule that proves illegality"
 POSITION = "either"
 QUESTION: dict = {}
 EXPECT = {"rule", "rules"}
 
 
 def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None,
-                  budget=None) -> list[legality.Reason]:
+                  budget: Budget | None = None) -> list[legality.Reason]:
     """Illegality from lemmas: deduce problems about this very position supply proved claims,
     which become retraction restrictions; cage entries (verified again before use) that stand
     in the position under those restrictions prove it illegal. The deductions run under
-    `budget` (LimitHit when it is spent)."""
-    from retrologic import problem as problem_mod
+    `budget` (LimitHit when it is spent). A lemma problem is read with the deduce kind's fields
+    and solved by it directly (not through retrologic.problem, which imports this module)."""
     from retrologic.limits import LimitHit, budget_for
     budget = budget_for(budget=budget)
     from retrologic.cages.library import load_library
     from retrologic.cages.rules import restrictions_from
     from retrologic.schema import read_toml
-    from retrologic.questions.deduce import cage_restrictions
+    from retrologic.questions import deduce
     exprs, cage_files, facts = [], [], []
     for path in lemmas:
         data = read_toml(path)
         if "question" not in data:
             cage_files.append(path)
             continue
-        sub = problem_mod.load(path)
-        if sub.kind != "deduce":
-            raise InputError("a problem used as a lemma must be a deduce question", file=file,
-                             field="lemmas", value=str(path))
+        sub = _deduce_lemma(path, data, file)
         if sub.position is None or sub.position.placement != pos.placement:
             raise InputError("the deduction lemma is about another position", file=file,
                              field="lemmas", value=str(path))
-        res = problem_mod.solve(sub, problem_mod.SolveOptions(budget=budget))
+        res = deduce.solve(sub, SolveOptions(budget=budget))
         budget.check_now()
         if budget.nodes is not None and budget.spent >= budget.nodes and res.verdict == "unknown":
             raise LimitHit(budget.node_reason())
         if res.verdict == "proved":
-            proved = cage_restrictions(res)
+            proved = deduce.cage_restrictions(res)
             exprs += proved
             facts += [str(e) for e in proved]
     if not cage_files:
@@ -59,7 +59,8 @@ def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None,
     library = load_library(cage_files)
     rules, _ = restrictions_from(exprs, pos) if exprs else ([], 0)
     match = library.matches(pos, rules)
-    if match is None or not library.proof(match.entry).proved:
+    proof = None if match is None else library.proof(match.entry)
+    if match is None or proof is None or not proof.proved:
         return []
     e = match.entry
     under = f" under the deduced {'; '.join(facts)}" if facts and e.restrictions else ""
@@ -67,7 +68,22 @@ def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None,
                                     f"{', colours swapped' if match.swapped else ''}){under}")]
 
 
-def answer(pos: Position, lemmas: list[Path] = (), file: str | None = None, budget=None) -> Result:
+def _deduce_lemma(path: Path, data: dict, file: str | None) -> Problem:
+    """A lemma problem (its decoded TOML `data`), validated with the fields of the deduce kind,
+    the only kind a lemma may be."""
+    from retrologic.questions import deduce
+
+    def deduce_only(kind: object, _file: str) -> KindSpec:
+        if kind != "deduce":
+            raise InputError("a problem used as a lemma must be a deduce question", file=file,
+                             field="lemmas", value=str(path))
+        return deduce
+
+    return parse_problem(data, deduce_only, file=str(path))
+
+
+def answer(pos: Position, lemmas: Iterable[Path] = (), file: str | None = None,
+           budget: Budget | None = None) -> Result:
     """Illegal (proved, with the rules) or unknown (no static proof found, or the deductions of
     the lemmas stopped by a limit of `budget`)."""
     from retrologic.limits import LimitHit
@@ -89,9 +105,7 @@ def answer(pos: Position, lemmas: list[Path] = (), file: str | None = None, budg
                   facts={"rule": None, "rules": []})
 
 
-def solve(problem, options) -> Result:
-    from retrologic.problem import resolve_path
-    from retrologic.problem import budget_of
+def solve(problem: Problem, options: SolveOptions) -> Result:
     lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
     return answer(problem.position, lemmas, problem.path, budget_of(options))
 

@@ -7,18 +7,20 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from retrologic.puzzle4x4 import game as p4
-from retrologic.cli import add_limit_arguments, emit, options_from
 from retrologic import limits
+from retrologic.console import add_limit_arguments, emit, options_from
 from retrologic.errors import EXIT_OK, InputError
 from retrologic.limits import Budget
-from retrologic.result import Result
+from retrologic.options import SolveOptions, budget_of
+from retrologic.problemfile import Problem
+from retrologic.puzzle4x4 import game as p4
+from retrologic.puzzle4x4.game import Outcome
+from retrologic.result import Result, Verdict
 from retrologic.schema import Field
 
 KIND = "puzzle4x4"
-HELP = "the 4x4 capture puzzle: solve, rate, generate, census"
 POSITION = "none"
 TASKS = ("solve", "retrograde", "rate")
 
@@ -38,7 +40,7 @@ MAX_PLAYOUTS = 10_000_000     # about an hour of play-outs: past that, a typo, n
 MAX_ATTEMPTS = 1_000_000
 
 
-def _count(most: int):
+def _count(most: int) -> Callable[[Any], int]:
     """A Field check / argument check: a whole number from 1 to `most`."""
     def check(value: Any) -> int:
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
@@ -72,10 +74,9 @@ def _header(key: int) -> dict[str, Any]:
     return {"units": units, "to_move": "white" if p4.white_to_move(key) else "black"}
 
 
-def _budget(options, nodes: bool = True) -> Budget:
+def _budget(options: SolveOptions | None, nodes: bool = True) -> Budget:
     """The question's shared limits (the CLI's Budget when it made one, else --timeout and,
     with `nodes`, --nodes; the clock starts here)."""
-    from retrologic.problem import budget_of
     budget = budget_of(options)
     if not nodes:
         budget = budget.share()
@@ -83,36 +84,37 @@ def _budget(options, nodes: bool = True) -> Budget:
     return budget
 
 
-def solve_board(key: int, options) -> Result:
+def solve_board(key: int, options: SolveOptions) -> Result:
     """Forward search: a winning line (checked by the independent checker) or a closed-set proof."""
+    from retrologic.puzzle4x4.checker import check_certificate, check_unsolvable
     solver = p4.Solver(budget=_budget(options),
                        progress=_node_progress if options.progress else None)
     facts = _header(key)
     try:
         line = solver.solve(key)
     except p4.LimitReached as e:
-        return Result(KIND, "unknown", reason=str(e), facts={**facts, "solvable": None},
+        return Result(KIND, Verdict.UNKNOWN, reason=str(e), facts={**facts, "solvable": None},
                       details={"nodes": solver.nodes})
     if line is not None:
         cert = p4.certificate(key, line)
-        verdict = p4.check_certificate(cert)
+        verdict = check_certificate(cert)
         if not verdict.ok:
             raise AssertionError(f"the solver's line fails the checker: {verdict.reason}")
         names, k = [], key
         for m in line:
             names.append(p4.move_name(k, m))
             k = p4.play(k, m)
-        result = Result(KIND, "proved", "solvable",
+        result = Result(KIND, Verdict.PROVED, Outcome.SOLVABLE,
                         facts={**facts, "solvable": True, "line_length": len(line)},
                         details={"line": names, "nodes": solver.nodes, "certificate": cert},
                         lines=["solvable: " + " ".join(names), f"({solver.nodes} nodes searched)"])
     else:
         proof = p4.unsolvability_proof(key, solver.failed)
         cert = p4.certificate(key, None, proof)
-        verdict = p4.check_unsolvable(cert)
+        verdict = check_unsolvable(cert)
         if not verdict.ok:
             raise AssertionError(f"the solver's proof fails the checker: {verdict.reason}")
-        result = Result(KIND, "proved", "unsolvable", facts={**facts, "solvable": False},
+        result = Result(KIND, Verdict.PROVED, Outcome.UNSOLVABLE, facts={**facts, "solvable": False},
                         details={"nodes": solver.nodes, "proof_positions": len(proof)},
                         lines=[f"unsolvable: no line from {p4.to_string(key)} leaves the white king "
                                f"alone ({len(proof)} position(s) in the proof, "
@@ -121,9 +123,9 @@ def solve_board(key: int, options) -> Result:
     return result
 
 
-def _write_certificate(cert: dict[str, Any], key: int, options) -> None:
+def _write_certificate(cert: dict[str, Any], key: int, options: SolveOptions) -> None:
     if options.certificate_dir:
-        from retrologic.certificate import as_destination
+        from retrologic.certformat import as_destination
         dest = as_destination(options.certificate_dir,
                               question={"kind": KIND, "board": p4.to_string(key)}, position=None)
         path = dest.write(cert, cert["type"])
@@ -134,8 +136,9 @@ def _node_progress(nodes: int) -> None:
     print(f"\r\x1b[K{nodes} nodes", end="", file=sys.stderr, flush=True)
 
 
-def retrograde_board(key: int, options) -> Result:
+def retrograde_board(key: int, options: SolveOptions) -> Result:
     """The retrograde engine over every reachable position, cross-checked with the forward solver."""
+    from retrologic.puzzle4x4.checker import check_certificate, check_unsolvable
     from retrologic.puzzle4x4 import retro
     from retrologic.tablebase import retrograde as rg
     facts = _header(key)
@@ -143,10 +146,10 @@ def retrograde_board(key: int, options) -> Result:
     try:
         game, sol = retro.solve(key, limit=options.nodes, budget=budget)
         if not sol.complete:
-            return Result(KIND, "unknown", reason=sol.reason, facts={**facts, "solvable": None})
+            return Result(KIND, Verdict.UNKNOWN, reason=sol.reason, facts={**facts, "solvable": None})
         forward = p4.Solver(budget=budget).solve(key) is not None
     except p4.LimitReached as e:
-        return Result(KIND, "unknown", reason=str(e), facts={**facts, "solvable": None})
+        return Result(KIND, Verdict.UNKNOWN, reason=str(e), facts={**facts, "solvable": None})
     i = int(game.index([key])[0])
     won = bool(sol.outcome[i] == rg.WIN)
     line = retro.winning_line(game, sol)
@@ -155,15 +158,16 @@ def retrograde_board(key: int, options) -> Result:
     if line is not None:
         facts["line_length"] = len(line)
     if forward != won:
-        return Result(KIND, "unknown", reason="the retrograde engine and the forward search "
+        return Result(KIND, Verdict.UNKNOWN, reason="the retrograde engine and the forward search "
                       "disagree: a bug, please report it", facts={**facts, "solvable": None})
     verdict = "agrees"
     # unsolvable: the whole reachable set is closed under moves and holds no solved position
     cert = p4.certificate(key, line, None if won else game.keys.tolist())
-    if not (p4.check_certificate(cert) if won else p4.check_unsolvable(cert)).ok:
+    if not (check_certificate(cert) if won else check_unsolvable(cert)).ok:
         raise AssertionError("the retrograde certificate fails the checker")
     _write_certificate(cert, key, options)
-    lines = [f"{'solvable' if won else 'unsolvable'} (retrograde over {game.size} reachable positions, "
+    outcome = Outcome.SOLVABLE if won else Outcome.UNSOLVABLE
+    lines = [f"{outcome} (retrograde over {game.size} reachable positions, "
              f"{n_won} solvable, {sol.seconds:.2f} s); forward search {verdict}"]
     if line is not None:
         k, names = key, []
@@ -171,10 +175,11 @@ def retrograde_board(key: int, options) -> Result:
             names.append(p4.move_name(k, m))
             k = p4.play(k, m)
         lines.append(" ".join(names))
-    return Result(KIND, "proved", "solvable" if won else "unsolvable", facts=facts, lines=lines)
+    return Result(KIND, Verdict.PROVED, outcome, facts=facts, lines=lines)
 
 
-def rate_board(key: int, playouts: int, seed: int, exact: bool, options=None) -> Result:
+def rate_board(key: int, playouts: int, seed: int, exact: bool,
+               options: SolveOptions | None = None) -> Result:
     """The difficulty (see puzzle4x4_rate)."""
     from retrologic.puzzle4x4 import rate
     try:
@@ -182,7 +187,7 @@ def rate_board(key: int, playouts: int, seed: int, exact: bool, options=None) ->
                       exact_limit=getattr(options, "nodes", None),
                       budget=_budget(options, nodes=False))
     except p4.LimitReached as e:
-        return Result(KIND, "unknown", reason=str(e), facts=_header(key))
+        return Result(KIND, Verdict.UNKNOWN, reason=str(e), facts=_header(key))
     finite = r["difficulty_bits"] != float("inf")
     facts = {**_header(key), "solvable": r["solvable"], "first_moves": r["first_moves"],
              "good_first_moves": r["good_first_moves"],
@@ -197,12 +202,12 @@ def rate_board(key: int, playouts: int, seed: int, exact: bool, options=None) ->
                    "player needs)",
              f"{r['good_first_moves']} of {r['first_moves']} first moves keep it solvable"]
     details = {k: v for k, v in r.items() if v != float("inf")}
-    return Result(KIND, "proved", round(r["difficulty_bits"], 3) if r["p"] > 0 else None,
+    return Result(KIND, Verdict.PROVED, round(r["difficulty_bits"], 3) if r["p"] > 0 else None,
                   facts=facts, details=details, lines=lines)
 
 
-def solve(problem, options) -> Result:
-    from retrologic.certificate import with_destination
+def solve(problem: Problem, options: SolveOptions) -> Result:
+    from retrologic.certformat import with_destination
     options = with_destination(options, problem)
     q = problem.question
     key = p4.parse(q["board"], field="question.board", file=problem.path)
@@ -291,16 +296,16 @@ def _generate(args: argparse.Namespace) -> int:
     except p4.LimitReached as e:
         if args.progress:
             print(file=sys.stderr)
-        return emit(Result(KIND, "unknown", reason=f"{e.reason}: no start of {args.difficulty} "
+        return emit(Result(KIND, Verdict.UNKNOWN, reason=f"{e.reason}: no start of {args.difficulty} "
                            f"bits (+-{args.tolerance}) found before it"), args)
     if args.progress:
         print(file=sys.stderr)
     if got is None:
-        result = Result(KIND, "unknown", reason=f"no start within {args.tolerance} bits of "
+        result = Result(KIND, Verdict.UNKNOWN, reason=f"no start within {args.tolerance} bits of "
                         f"{args.difficulty} in {args.attempts} attempts")
         return emit(result, args)
     key, r = got
-    result = Result(KIND, "proved", p4.to_string(key),
+    result = Result(KIND, Verdict.PROVED, p4.to_string(key),
                     facts={"difficulty_bits": round(r["difficulty_bits"], 3)},
                     details=r, lines=[f"{p4.to_string(key)}  difficulty {r['difficulty_bits']:.2f} bits "
                                       f"(p = {r['p']:.5f}, {r['attempts']} starts tried)"])

@@ -6,15 +6,16 @@ import argparse
 
 import chess
 
-from retrologic.cli import emit
+from retrologic.console import emit
+from retrologic.options import SolveOptions
 from retrologic.position import Position
+from retrologic.problemfile import Problem
 from retrologic.questions.legal import position_argument
 from retrologic.result import Result
 from retrologic.retract import OPEN, apply, notations, retractions
 from retrologic.schema import Field, one_of
 
 KIND = "retractions"
-HELP = "list every retraction of a position with its resulting position"
 POSITION = "either"
 MODES = ("typed", "open", "none")
 
@@ -43,7 +44,7 @@ def answer(pos: Position, uncaptures: str = "typed", counts: bool = True) -> Res
                   lines=lines)
 
 
-def solve(problem, options) -> Result:
+def solve(problem: Problem, options: SolveOptions) -> Result:
     q = problem.question
     return answer(problem.position, q["uncaptures"], q["counts"])
 

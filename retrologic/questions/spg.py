@@ -14,13 +14,13 @@ import chess
 from retrologic.spg import solver as spg
 from retrologic.errors import InputError
 from retrologic.limits import Budget
-from retrologic.result import Result
+from retrologic.result import Result, Verdict
 from retrologic.schema import Field, one_of
 from retrologic.spg.search import Limits
+from retrologic.spg.status import Feasibility, Listing, SpgStatus
 from retrologic.spg.strategy import analyse
 
 KIND = "spg"
-HELP = "shortest proof games, with uniqueness"
 POSITION = "full"
 QUESTION = {
     "moves": Field((float, int, str), required=True,
@@ -30,8 +30,9 @@ QUESTION = {
 }
 EXPECT = {"status", "count", "plies", "shorter"}
 
-VERDICT = {"unique": "proved", "cooked": "refuted", "no solution": "refuted",
-           "shorter": "refuted", "unknown": "unknown"}
+VERDICT = {SpgStatus.UNIQUE: Verdict.PROVED, SpgStatus.COOKED: Verdict.REFUTED,
+           SpgStatus.NO_SOLUTION: Verdict.REFUTED, SpgStatus.SHORTER: Verdict.REFUTED,
+           SpgStatus.UNKNOWN: Verdict.UNKNOWN}
 SHOWN = 10  # games printed in full unless --all
 
 
@@ -42,13 +43,13 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     sans = [spg.san_text(g) for g in answer.games]
     length = spg.moves_text(answer.plies)
     reason = None
-    if status == "unknown":
+    if status == SpgStatus.UNKNOWN:
         reason = answer.reason or "a limit was hit"
-    elif status == "no solution":
+    elif status == SpgStatus.NO_SOLUTION:
         reason = f"no game of {length} reaches the diagram"
-    elif status == "shorter":
+    elif status == SpgStatus.SHORTER:
         reason = f"a shorter game ({spg.moves_text(answer.shorter)}) reaches the diagram"
-    elif status == "cooked":
+    elif status == SpgStatus.COOKED:
         reason = f"{'' if answer.complete else 'at least '}{answer.count} games of {length} " \
                  "reach the diagram"
     # a limit never overstates: the count is exact only when the length was decided, and
@@ -94,7 +95,7 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     if answer.shorter_game is not None:
         details["shorter_game"] = spg.san_text(answer.shorter_game)
     if certificate_dir:
-        from retrologic.certificate import as_destination
+        from retrologic.certformat import as_destination
         dest = as_destination(certificate_dir, question={"kind": KIND, "moves": length},
                               position={"fen": answer.target.board_fen()})
         paths = []
@@ -116,17 +117,18 @@ def strategy_lines(answer: spg.SpgAnswer) -> list[str]:
     out = []
     report = answer.strategy
     if report is not None:
-        if report.status == "infeasible":
+        if report.status == Feasibility.INFEASIBLE:
             out.append(f"strategies of {spg.moves_text(answer.plies)}: none ({report.reason}), "
                        "so no game; not searched")
-        elif report.status == "feasible":
+        elif report.status == Feasibility.FEASIBLE:
             still = " ".join(chess.square_name(s) for s in chess.scan_forward(report.frozen))
             out.append(f"strategies of {spg.moves_text(answer.plies)}: feasible; units proved "
                        f"still: {still or 'none beyond the frozen ones'} "
                        f"({report.solves} CP-SAT solves, {report.seconds:.2f} s)")
         else:
             out.append(f"strategies: not decided ({report.reason}); searched without them")
-    skipped = [s["plies"] for s in answer.searches[1:] if s.get("strategies") == "infeasible"]
+    skipped = [s["plies"] for s in answer.searches[1:]
+               if s.get("strategies") == Feasibility.INFEASIBLE]
     if skipped:
         out.append("shorter lengths without a strategy (not searched): "
                    + ", ".join(spg.moves_text(p) for p in skipped))
@@ -140,7 +142,7 @@ def schedule_lines(answer: spg.SpgAnswer) -> list[str]:
         rep = entry.get("schedule")
         if rep is None:
             continue
-        verdict = "every game listed" if rep["status"] == "complete" else rep["reason"]
+        verdict = "every game listed" if rep["status"] == Listing.COMPLETE else rep["reason"]
         out.append(f"schedule model, {spg.moves_text(entry['plies'])}: {verdict}; "
                    f"{rep['games']} game(s), {rep['rejected']} cut off by the play-out, "
                    f"{rep['solves']} CP-SAT solves, {rep['variables']} variables, "
@@ -155,7 +157,7 @@ def listed_strategies(target: chess.Board, plies: int, limit: int,
     report, _ = analyse(target, plies, limit=limit, timeout=timeout, budget=budget)
     head = f"strategies of {spg.moves_text(plies)}: {len(report.strategies)}" + \
         (" (all of them)" if report.complete else f" listed (limit {limit} or time)")
-    if report.status == "infeasible":
+    if report.status == Feasibility.INFEASIBLE:
         head = f"strategies of {spg.moves_text(plies)}: none ({report.reason})"
     lines = [head] + [f"  S{i + 1}: {s.text()}" for i, s in enumerate(report.strategies)]
     return lines, report.as_dict()
@@ -164,7 +166,7 @@ def listed_strategies(target: chess.Board, plies: int, limit: int,
 def _limits(options: Any) -> Limits:
     """The question's limits: the CLI's shared Budget when it made one, else one made from
     --timeout/--nodes (the clock starts here)."""
-    from retrologic.problem import budget_of
+    from retrologic.options import budget_of
     return Limits(progress=options.progress, budget=budget_of(options))
 
 
@@ -184,14 +186,14 @@ def solve(problem: Any, options: Any) -> Result:
         raise e.located(problem.path) from None
     answer = spg.solve(target, plies, _limits(options),
                        engine=problem.question["engine"])
-    from retrologic.certificate import destination
+    from retrologic.certformat import destination
     return answer_result(answer, show=None,
                          certificate_dir=destination(options.certificate_dir, problem))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """`retrologic spg FEN --moves 8.0 [--all] [--timeout S]`."""
-    from retrologic.cli import add_limit_arguments
+    from retrologic.console import add_limit_arguments
     parser.add_argument("fen", metavar="FEN", help="the diagram (board part of a FEN is enough)")
     parser.add_argument("--moves", required=True, metavar="N.0|N.5",
                         help="length, Popeye style: N.0 ends with Black's move, N.5 with White's")
@@ -210,7 +212,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `spg` subcommand."""
-    from retrologic.cli import emit, options_from
+    from retrologic.console import emit, options_from
     plies = spg.parse_moves(args.moves, field="--moves")
     target = spg.parse_target(args.fen, plies, field="FEN")
     options = options_from(args)

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from retrologic.console import add_limit_arguments, emit, options_from
 from retrologic.errors import EXIT_MISMATCH, EXIT_OK, InputError
+from retrologic.options import SolveOptions, budget_of
+from retrologic.problemfile import Problem
 from retrologic.result import Result
 from retrologic.schema import Field
 
+if TYPE_CHECKING:
+    from retrologic.tablebase.table import Library
+
 KIND = "tablebase"
-HELP = "retrograde endgame tablebases (DTM)"
 POSITION = "none"      # the position, if any, is question.fen: a build question has none
 
 
@@ -60,7 +65,7 @@ EXPECT = {"table", *STATS, "verified", "mismatches", "outcome", "dtm_plies", "ma
 UNORDERED = frozenset({"answer", "best_moves"})
 
 
-def solve(problem, options) -> Result:
+def solve(problem: Problem, options: SolveOptions) -> Result:
     """Answer a tablebase question: build a table (with statistics) or probe a position."""
     q = problem.question
     if not q.get("table") and not q.get("fen"):
@@ -72,14 +77,13 @@ def solve(problem, options) -> Result:
     return build(lib, q["table"], verify=q["verify"])
 
 
-def _library(directory: str | None, options):
-    from retrologic.problem import budget_of
+def _library(directory: str | None, options: SolveOptions) -> Library:
     from retrologic.tablebase.table import Library
     return Library(directory, progress=bool(getattr(options, "progress", False)),
                    budget=budget_of(options), nodes=getattr(options, "nodes", None))
 
 
-def build(lib, signature: str, verify: int = 0) -> Result:
+def build(lib: Library, signature: str, verify: int = 0) -> Result:
     """Build (or load) a table and report its statistics; optionally forward-check a sample."""
     from retrologic.tablebase.index import oriented, parse_signature
     sig, _ = oriented(*parse_signature(signature, field="table"))
@@ -114,7 +118,7 @@ def build(lib, signature: str, verify: int = 0) -> Result:
                   reason="the forward check disagrees with the table" if verdict == "unknown" else None)
 
 
-def probe(lib, fen: str) -> Result:
+def probe(lib: Library, fen: str) -> Result:
     """The value of a position, every optimal move, and a principal variation."""
     from retrologic.tablebase import retrograde as rg
     from retrologic.tablebase.table import Incomplete, from_board, parse_fen
@@ -159,7 +163,6 @@ def _cli_signature(value: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from retrologic.cli import add_limit_arguments
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     p = sub.add_parser("build", help="build tables (sub-tables first) and save them",
                        description="Build DTM tables by retrograde analysis and save them as DIR/SIG.npz.")
@@ -186,12 +189,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from retrologic.cli import emit, options_from
     from retrologic.tablebase.table import Library
     if args.action == "build":
         if args.plot and len(args.tables) > 1:
             raise InputError("--plot takes one table at a time", field="--plot", value=args.plot)
-        from retrologic.problem import budget_of
         lib = Library(args.out, progress=args.progress, budget=budget_of(args), nodes=args.nodes)
         status = EXIT_OK
         for sig in args.tables:

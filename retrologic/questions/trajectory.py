@@ -11,11 +11,10 @@ import chess
 
 from retrologic.spg import trajectory as T
 from retrologic.errors import InputError, shown
-from retrologic.result import Result
+from retrologic.result import Result, Verdict
 from retrologic.schema import Field, parse_color, parse_square, parse_squares
 
 KIND = "trajectory"
-HELP = "distance maps and trajectory bundles (shortest, or admissible of degree k via docks)"
 POSITION = "none"     # obstacles come from the question's own optional `board` and `frozen`
 
 PIECE_NAMES = {"k": chess.KING, "king": chess.KING, "q": chess.QUEEN, "queen": chess.QUEEN,
@@ -166,7 +165,7 @@ def answer(q: dict[str, Any], *, where: str = "question", file: str | None = Non
         lines = [f"{name} on {chess.square_name(start)}: distance map "
                  f"('-' unreachable, '#' unmovable obstacle)"]
         lines += _map_lines(dmap, 0, unmovable)
-        return Result(KIND, "proved", None, facts=facts, details=details, lines=lines,
+        return Result(KIND, Verdict.PROVED, None, facts=facts, details=details, lines=lines,
                       unordered=UNORDERED)
 
     shortest = dmap[target]
@@ -231,7 +230,7 @@ def answer(q: dict[str, Any], *, where: str = "question", file: str | None = Non
         lines.append(f"bundle: {count} trajectories, more than the limit "
                      f"{q.get('limit', DEFAULT_LIMIT)}: not listed (raise 'limit' to list them)")
     details["squares_mask"] = squares
-    return Result(KIND, "proved", answer_list, facts=facts, details=details, lines=lines,
+    return Result(KIND, Verdict.PROVED, answer_list, facts=facts, details=details, lines=lines,
                   unordered=UNORDERED)
 
 
@@ -292,7 +291,7 @@ def solve(problem, options) -> Result:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from retrologic.cli import add_limit_arguments
+    from retrologic.console import add_limit_arguments
     p.add_argument("--piece", help="K, Q, R, B, N or P (or the --board unit on --from)")
     p.add_argument("--color", help="white or black")
     p.add_argument("--from", dest="start", required=True, metavar="SQ", help="start square")
@@ -315,7 +314,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from retrologic.cli import emit
+    from retrologic.console import emit
     from retrologic.schema import validate
     table: dict[str, Any] = {"from": args.start}
     for key, value in (("piece", args.piece), ("color", args.color), ("to", args.to),

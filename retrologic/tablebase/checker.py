@@ -1,6 +1,11 @@
 """Independent forward check of a table: python-chess generates every legal move and detects mate
 and stalemate, and each position's stored value must equal the best value over its children.
 
+Rule: this module imports python-chess, numpy and, to read the table it checks, the table's
+storage (tablebase.table: the library and its probes; tablebase.index: decoding an index to
+squares; tablebase.retrograde: the outcome codes WIN, LOSS, DRAW, INVALID only); never
+tablebase.moves, the engine's move and unmove generator whose result it checks.
+
 Checked on every position of a table this proves it correct (by induction on the distance: the
 first wrong position would have correct children); checked on a sample, it samples that proof.
 """

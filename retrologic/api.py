@@ -1,0 +1,219 @@
+"""The public Python API: one function per question, each returning a `Result`.
+
+Loaded on first use by `retrologic.__getattr__` (so `import retrologic` stays light). Every
+function takes a position as a python-chess `Board` (a full position), a `BaseBoard` (a
+placement only: a partial position), a FEN, a board-only string such as
+`8/8/8/8/8/8/PPkPP3/KR1b4` (a partial position: Hwa's extension principle), or a
+`retrologic.position.Position`; it wraps the same engine and builds the same `Result` as the
+question module of the CLI, so the API and `retrologic KIND ... --json` agree. Limits:
+`timeout` (seconds) and `nodes` make one `limits.Budget` for the call; a limit hit gives the
+verdict unknown with the limit quoted. Bad input raises `retrologic.errors.InputError`.
+
+    >>> import retrologic, chess
+    >>> retrologic.retractions(chess.Board())
+    Result(kind='retractions', verdict='proved', answer=['Na6-b8', 'Nc6-b8', 'Nf6-g8', 'Nh6-g8'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Union
+
+import chess
+
+from retrologic.errors import InputError
+from retrologic.position import Position, parse
+from retrologic.result import Result
+
+if TYPE_CHECKING:
+    from retrologic.history.deduce import Constraint
+    from retrologic.limits import Budget
+
+__all__ = ["retractions", "verify_cage", "deduce", "last_move", "is_legal", "solve_spg",
+           "position_of"]
+
+PositionLike = Union[chess.BaseBoard, Position, str]
+"""What the API's functions take as a position (see the module docstring)."""
+
+
+def position_of(position: PositionLike, *, frozen: Any = None,
+                to_move: str | None = None) -> Position:
+    """A retrologic Position from any accepted form; `frozen` (squares of units that never
+    moved) and `to_move` ("white", "black" or "?") as in a problem file's position table."""
+    if isinstance(position, Position):
+        if frozen is None and to_move is None:
+            return position
+        text, key = position.fen(), "board" if position.partial else "fen"
+    elif isinstance(position, chess.Board):
+        text, key = position.fen(en_passant="fen"), "fen"  # a double step just played is known
+    elif isinstance(position, chess.BaseBoard):
+        text, key = position.board_fen(), "board"
+    elif isinstance(position, str):
+        text, key = position, "fen" if " " in position.strip() else "board"
+    else:
+        raise InputError("must be a chess.Board, a FEN or a board string", field="position",
+                         value=type(position).__name__)
+    try:
+        out = parse(**{key: text}, frozen=frozen, to_move=to_move)
+    except ValueError as e:
+        raise InputError(str(e), field="position", value=text) from None
+    if isinstance(position, Position):      # keep what the text form cannot say
+        out = replace(out, frozen=out.frozen | position.frozen,
+                      turn=position.turn if to_move is None else out.turn)
+    return out
+
+
+def _full(position: PositionLike, what: str, **kwargs: Any) -> Position:
+    pos = position_of(position, **kwargs)
+    if pos.partial:
+        raise InputError(f"{what} needs a full position: a FEN or a chess.Board",
+                         field="position", value=pos.fen())
+    return pos
+
+
+def _budget(timeout: float | None, nodes: int | None) -> Budget:
+    """The call's Budget, as the question modules make it (a timeout of 0: already spent; a
+    figure the CLI refuses, such as nan or a fractional node count, is an InputError)."""
+    from retrologic.problem import SolveOptions, budget_of
+    return budget_of(SolveOptions(timeout=timeout, nodes=nodes))
+
+
+def _texts(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def retractions(position: PositionLike, *, uncaptures: str = "typed",
+                counts: bool = True) -> Result:
+    """Every retraction of the position (the last move taken back), each with its predecessor's
+    FEN in `details["retractions"]`; complete by construction (`retract.retractions`).
+
+    `uncaptures`: "typed" (one retraction per type of uncaptured unit), "open" (type left open)
+    or "none"; `counts`: reject predecessors with impossible unit counts."""
+    from retrologic.questions import retractions as question
+    if uncaptures not in question.MODES:
+        raise InputError(f"must be one of {', '.join(question.MODES)}", field="uncaptures",
+                         value=uncaptures)
+    return question.answer(position_of(position), uncaptures, counts)
+
+
+def is_legal(position: PositionLike, *, lemmas: Iterable[str | Path] = (),
+             timeout: float | None = None, nodes: int | None = None) -> Result:
+    """Static proofs of illegality, as the `legal` question: verdict proved with answer
+    "illegal" and every rule that fires in `details["reasons"]`, else unknown (a static check
+    never proves a position legal). `lemmas`: deduce problem files and cage files chained into
+    a proof (`legality.rules.reasons`, then deduce -> cage); their deductions run under the
+    limits."""
+    from retrologic.questions import legal as question
+    return question.answer(position_of(position), [Path(p) for p in lemmas],
+                           budget=_budget(timeout, nodes))
+
+
+def verify_cage(position: PositionLike, zone: Any = "auto", frozen: Any = None, *,
+                restrictions: Iterable[Any] | str = (), model: str = "lines",
+                library: bool | str | Path | Iterable[str | Path] = False,
+                timeout: float | None = None, nodes: int | None = None) -> Result:
+    """Verify that the position is a cage (Hwa, "Cages in Retrograde Analysis", section 3):
+    proved with the closed set of reachable zone positions, refuted with the retraction line
+    that gets every unit home (facts `line`, `escape`), or unknown at a limit
+    (`cages.search.verify`).
+
+    `zone`: "auto" (occupied squares and their king-move neighbours) or squares; `frozen`:
+    squares of units that never moved; `restrictions`: predicate-language expressions such as
+    'pawn_captures(either, from_file="d", to_file="e") == 0'; `model`: "lines" or "plain" (the
+    paper's); `library`: True for the verified cages of encodings/cages, or paths."""
+    from retrologic.cages import search as cage
+    from retrologic.cages.library import DEFAULT_DIR, load_library
+    if library is True:
+        paths: list[Any] = [DEFAULT_DIR]
+    elif library is False or library is None:
+        paths = []
+    else:
+        paths = [library] if isinstance(library, (str, Path)) else list(library)
+    known = load_library(paths) if paths else None
+    result = cage.verify(position_of(position), None if zone == "auto" else zone,
+                         _texts(restrictions), known, model=model, frozen=frozen,
+                         budget=_budget(timeout, nodes))
+    return result.to_result()
+
+
+def deduce(position: PositionLike, claims: Iterable[Any] | str = (),
+           assumptions: Iterable[Any] | str = (), *, engine: str = "sat",
+           explain: bool = True, frozen: Any = None, timeout: float | None = None,
+           nodes: int | None = None, certificate_dir: str | None = None) -> Result:
+    """Prove or refute claims about the position's history (captures, promotions, pawn files)
+    with the history model on SAT/CP-SAT (`history.deduce.deduce`): proved (with an UNSAT core;
+    a DRUP certificate in `certificate_dir`), refuted (a witness history) or unknown.
+
+    `claims` and `assumptions`: an expression, "name: expression", the name of an
+    encodings/constraints entry, or a list of those (or of `history.deduce.Constraint`).
+    Without claims the answer says whether the position has a history at all. `nodes` counts
+    SAT conflicts over the query."""
+    from retrologic.problem import SolveOptions
+    from retrologic.questions import deduce as question
+    pos = _full(position, "deduce", frozen=frozen)
+
+    def constraints(values: Any, name: str, where: str) -> list[Constraint]:
+        """Constraints named as the CLI names them (claim1, assume1, ...)."""
+        out = []
+        for i, value in enumerate(_texts(values)):
+            if isinstance(value, str):
+                value = question._constraint(value, f"{name}{i + 1}", f"{where}[{i}]", None)
+            out.append(value)
+        return out
+
+    options = SolveOptions(budget=_budget(timeout, nodes), certificate_dir=certificate_dir)
+    return question.answer(pos, constraints(assumptions, "assume", "assumptions"),
+                           constraints(claims, "claim", "claims"), engine=engine, explain=explain,
+                           options=options)
+
+
+def last_move(position: PositionLike, plies: int = 1, *, to_move: str | None = None,
+              depth: int = 6, support: int = 6, lemmas: Iterable[str | Path] = (),
+              discover: bool = True, library: bool = True, timeout: float | None = None,
+              nodes: int | None = None) -> Result:
+    """The last `plies` single moves: each candidate sequence of retractions is proved
+    impossible (a refutation tree, cages discovered on the way) or shown possible by a
+    supporting line (`lastmove.search.solve`); the answer lists the candidates left.
+
+    The side to move says who moved last (`to_move="?"`: either). `depth`/`support`: plies of
+    refutation search and of a supporting line; `nodes`: positions examined (default 200,000,
+    the question's); `lemmas`: cage files; `library`: use encodings/cages."""
+    from retrologic.questions import lastmove as question
+    pos = _full(position, "last_move", to_move=to_move)
+    for name, value, limit in (("plies", plies, question.MAX_PLIES),
+                               ("depth", depth, question.MAX_DEPTH),
+                               ("support", support, question.MAX_DEPTH)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
+            raise InputError(f"must be a whole number from 1 to {limit}", field=name, value=value)
+    return question.answer(pos, plies=plies, depth=depth, support=support,
+                           nodes=nodes or 200_000, budget=_budget(timeout, nodes),
+                           lemmas=[Path(p) for p in lemmas], discover=discover,
+                           use_library=library)
+
+
+def solve_spg(position: PositionLike, moves: float | str, *, engine: str = "auto",
+              strategies: bool = True, timeout: float | None = None,
+              nodes: int | None = None) -> Result:
+    """Shortest proof games: every game of `moves` (Popeye: N.0 ends with Black's move, N.5
+    with White's) from the initial array to the diagram's placement, then every shorter length
+    (`spg.solver.solve`). Verdict proved when unique; refuted when cooked, without solution or
+    shorter; the answer lists the games in SAN, `details["pgn"]` as PGN.
+
+    `engine`: "auto", "search" or "schedule"; `strategies`: the CP-SAT strategy layer first."""
+    from retrologic.questions import spg as question
+    from retrologic.spg import solver as spg
+    from retrologic.spg.search import Limits
+    plies = spg.parse_moves(moves)
+    if isinstance(position, Position):
+        text = position.placement.board_fen()
+    elif isinstance(position, chess.BaseBoard):
+        text = position.board_fen()     # only the placement is compared with a game's end
+    else:
+        text = position
+    target = spg.parse_target(text, plies, field="position")
+    answer = spg.solve(target, plies, Limits(budget=_budget(timeout, nodes)),
+                       strategies=strategies, engine=engine)
+    return question.answer_result(answer, show=None)

@@ -1,0 +1,167 @@
+"""The certificate format: what a checker answers and how certificates are written.
+
+Shared by the engines that write certificates (stamp, write, Destination) and the checkers that
+read them (Verdict, Rejected, verdict_of, short, shown, frozen_mask). The dispatch from a
+certificate's type to its checker is retrologic.certificate, which imports the checkers; this
+module imports none of them, so a checker (and any engine module it relies on) can import it
+without an import cycle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+FORMAT = 2                 # certificate format version (1: before issue 17, no metadata)
+MAX_REASON = 200           # characters of a reason (the claim of an accepted certificate: 300)
+
+
+@dataclass
+class Verdict:
+    """A checker's answer: accepted (the reason states the claim proved) or rejected (why)."""
+
+    type: str
+    ok: bool
+    reason: str = ""
+
+
+class Rejected(ValueError):
+    """A malformed or false part of a certificate; the message is the reason it is rejected."""
+
+
+def verdict_of(kind: str, body: Callable[[dict[str, Any]], str], cert: dict[str, Any]) -> Verdict:
+    """Run a checker body that returns the claim it accepted or raises Rejected."""
+    try:
+        return Verdict(kind, True, body(cert))
+    except Rejected as e:
+        return Verdict(kind, False, str(e))
+
+
+def short(text: Any, limit: int = MAX_REASON) -> str:
+    """`text` on one line of printable characters (others escaped, so a hostile certificate
+    cannot put terminal controls or lone surrogates in a reason), cut to `limit` characters."""
+    s = " ".join(str(text).split())
+    s = "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """A value quoted in a reason, cut short (a certificate may hold megabytes in one field)."""
+    return short(repr(value), limit)
+
+
+def frozen_mask(names: Any, occupied: int) -> int:
+    """The frozen units a certificate states (a list of square names), as a mask; ValueError
+    when it is not such a list or names an empty square (a frozen unit must stand there)."""
+    import chess
+    if not isinstance(names, list) or not all(n in chess.SQUARE_NAMES for n in names):
+        raise ValueError("'frozen' must be a list of square names")
+    mask = 0
+    for name in names:
+        mask |= chess.BB_SQUARES[chess.parse_square(name)]
+    if mask & ~occupied:
+        raise ValueError("a frozen square is empty")
+    return mask
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+def _jsonable(value: Any) -> Any:
+    """A JSON-safe copy (paths, tuples and other objects of a question table as text)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def digest(question: Any, position: Any) -> str:
+    """A short digest naming the certificates of a problem given on the command line."""
+    text = json.dumps({"question": _jsonable(question), "position": _jsonable(position)},
+                      sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def _stem(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_+=-]+", "-", text).strip("-.") or "problem"
+
+
+@dataclass
+class Destination:
+    """Where and under which name a problem's certificates go: `DIR/STEM.KIND.json`, never
+    overwriting a file (a `-2`, `-3`... suffix instead), with the problem's metadata."""
+
+    directory: Path
+    stem: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def write(self, cert: dict[str, Any], kind: str) -> Path:
+        """Stamp `cert` with the metadata and write it; returns the path written."""
+        return write(stamp(cert, **self.meta), self.directory / f"{self.stem}.{_stem(kind)}.json")
+
+
+def destination(directory: Any, problem: Any = None) -> Destination | None:
+    """The destination of a problem file's certificates (named after the file's stem), or
+    None when no directory is given."""
+    if not directory:
+        return None
+    if isinstance(directory, Destination):
+        return directory
+    meta: dict[str, Any] = {}
+    stem = None
+    if problem is not None:
+        meta["question"] = {"kind": problem.kind, **_jsonable(problem.question)}
+        if problem.position_table is not None:
+            meta["position"] = _jsonable(problem.position_table)
+        path = str(getattr(problem, "path", "") or "")
+        if path and not path.startswith("<"):
+            stem = _stem(Path(path).stem)
+            meta["problem"] = {"file": Path(path).name, "title": str(problem.title)}
+    if stem is None:
+        stem = f"{meta.get('question', {}).get('kind', 'problem')}-" + \
+            digest(meta.get("question"), meta.get("position"))
+    return Destination(Path(directory), stem, meta)
+
+
+def with_destination(options: Any, problem: Any) -> Any:
+    """A shallow copy of solve options whose `certificate_dir` is the problem's Destination
+    (certificates named after the problem file), for engines that take the options along."""
+    import copy
+    out = copy.copy(options)
+    out.certificate_dir = destination(getattr(options, "certificate_dir", None), problem)
+    return out
+
+
+def as_destination(directory: Any, *, question: dict[str, Any], position: Any) -> Destination | None:
+    """`directory` as a Destination: a problem file's as it is, a plain directory (a command-line
+    question) named by the question's kind and a digest of the question and position."""
+    if not directory:
+        return None
+    if isinstance(directory, Destination):
+        return directory
+    kind = _stem(str(question.get("kind", "problem")))
+    return Destination(Path(directory), f"{kind}-{digest(question, position)}",
+                       {"question": _jsonable(question), "position": _jsonable(position)})
+
+
+def stamp(cert: dict[str, Any], *, question: Any = None, position: Any = None,
+          problem: Any = None) -> dict[str, Any]:
+    """A copy of `cert` with the format version, the retrologic version and the metadata."""
+    from retrologic.version import __version__
+    out = dict(cert)
+    out["format"] = FORMAT
+    out["retrologic"] = __version__
+    for key, value in (("question", question), ("position", position), ("problem", problem)):
+        if value is not None:
+            out[key] = _jsonable(value)
+    return out
+
+
+def write(cert: dict[str, Any], path: str | Path) -> Path:
+    """Write a certificate as JSON, atomically (temporary file + rename), creating the
+    directory; an existing file is never overwritten (the name gets a `-2`, `-3`... suffix).
+    Returns the path written."""
+    from retrologic.files import atomic_write_text, exclusive_path
+    cert = stamp(cert)
+    path = exclusive_path(Path(path))
+    return atomic_write_text(path, json.dumps(cert, indent=1) + "\n")

@@ -1,0 +1,85 @@
+"""What the `retrologic` commands share: the limit options every solving command takes, their
+SolveOptions, and printing a result (text or JSON) with its exit status.
+
+Apart from retrologic.cli (which imports the question registry) so that the question modules
+can import these helpers without an import cycle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from retrologic import limits
+from retrologic.errors import EXIT_OK, EXIT_UNKNOWN, cut, printable, shown
+from retrologic.options import SolveOptions
+
+EXIT_INTERRUPTED = 130      # Ctrl-C (SIGINT): what was finished is printed, then this status
+MAX_LINE = 300              # an error line on stderr: at most this many characters
+
+
+def one_line(text: object, limit: int = MAX_LINE) -> str:
+    """`text` as one line of at most `limit` characters (cut with "…"): a message on stderr
+    never spans lines nor echoes a huge value in full."""
+    return cut(printable(str(text)[:limit * 4]), limit)
+
+
+def say(message: object) -> None:
+    """Print one `retrologic: ...` line on stderr (at most MAX_LINE characters)."""
+    print(one_line(f"retrologic: {message}"), file=sys.stderr, flush=True)
+
+
+def _timeout_argument(text: str) -> float:
+    """--timeout: a number of seconds accepted by limits.check_timeout (finite, > 0, bounded)."""
+    try:
+        return limits.check_timeout(float(text))
+    except ValueError as e:
+        why = "not a number of seconds" if "could not convert" in str(e) else str(e)
+        raise argparse.ArgumentTypeError(f"{why}: {shown(text)}") from None
+
+
+def _nodes_argument(text: str) -> int:
+    """--nodes: a positive whole number accepted by limits.check_nodes."""
+    try:
+        return limits.check_nodes(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a node limit is a positive whole number: {shown(text)}") from None
+
+
+def add_limit_arguments(p: argparse.ArgumentParser) -> None:
+    """The options every solving command shares: limits, JSON, progress, certificates."""
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--timeout", type=_timeout_argument, metavar="S",
+                   help="time limit in seconds, per problem (-> unknown)")
+    p.add_argument("--nodes", type=_nodes_argument, metavar="N",
+                   help="node limit, per problem (-> unknown)")
+    p.add_argument("--progress", action="store_true", help="show progress on stderr")
+    p.add_argument("--certificate-dir", metavar="DIR", help="write proofs/counterexamples here")
+
+
+def options_from(args: argparse.Namespace) -> SolveOptions:
+    """SolveOptions from the shared arguments."""
+    return SolveOptions(timeout=getattr(args, "timeout", None), nodes=getattr(args, "nodes", None),
+                        progress=getattr(args, "progress", False),
+                        certificate_dir=getattr(args, "certificate_dir", None))
+
+
+def was_interrupted(result: Any) -> bool:
+    """True when a result is unknown because Ctrl-C stopped its engine (its reason says so, or
+    the stop was requested while it ran)."""
+    return result.verdict == "unknown" and (
+        str(result.reason or "").startswith(limits.INTERRUPTED) or limits.interrupted())
+
+
+def emit(result: Any, args: argparse.Namespace) -> int:
+    """Print a result as text or JSON; the exit status is 130 if interrupted, 4 for unknown,
+    else 0."""
+    if getattr(args, "json", False):
+        print(json.dumps(result.to_json(), indent=2), flush=True)
+    else:
+        print(result.render(), flush=True)
+    if was_interrupted(result):
+        return EXIT_INTERRUPTED
+    return EXIT_UNKNOWN if result.verdict == "unknown" else EXIT_OK

@@ -1,0 +1,336 @@
+"""The independent checker of last-move certificates ("lastmove-proof").
+
+Rule: this module imports python-chess, the flat core (retrologic.position, .retract,
+.certformat) and retrologic.legality.rules, and, to verify cage leaves again, the cage verifier
+retrologic.cages.search (from scratch, with no library); never lastmove.search nor
+lastmove.cages, the engine whose answer it checks. It re-runs the candidate generation with the
+engine's retraction generator (retrologic.retract, tested against python-chess and brute force:
+completeness rests on it), and re-derives every candidate step and proof-tree edge with
+python-chess, every static rule with legality.rules.
+
+The statuses of a candidate (Status) are defined here, with the certificate they appear in;
+the engine imports them from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+import chess
+
+from retrologic.certformat import Rejected, Verdict, frozen_mask, verdict_of
+from retrologic.legality import rules as legality
+from retrologic.position import Position
+from retrologic.retract import Retraction, apply, in_check, retractions
+
+
+class Status(StrEnum):
+    """The status of a last-move candidate: proved impossible, possible (a supporting line was
+    found), or unknown (neither within the limits). A str: JSON and comparisons see its value."""
+
+    IMPOSSIBLE = "impossible"
+    POSSIBLE = "possible"
+    UNKNOWN = "unknown"
+
+
+STATUSES = tuple(s.value for s in Status)
+
+
+class _Line(NamedTuple):
+    """A candidate as the checker generates it: its retractions (last move first), notation,
+    and the positions after each retraction (the last is the leaf)."""
+
+    line: list[Retraction]
+    notation: str
+    positions: list[Position]
+
+
+MAX_CHECK_PLIES = 8          # longer candidate lists are not checked (they explode anyway)
+REVERIFY_NODES = 20_000      # positions a cage leaf may take to verify again (as in discovery)
+REVERIFY_TOTAL = 100_000     # and all the cage leaves of one certificate together
+
+
+def _is_game_array(pos: Position) -> bool:
+    """The initial array with White to move (or open): it needs no last move, so no proof may
+    call it impossible."""
+    start = Position.from_board(chess.Board())
+    return pos.placement == start.placement and pos.turn in (chess.WHITE, None)
+
+
+def _replay(child: Position, r: Retraction, parent: Position) -> None:
+    """Re-derive one retraction with python-chess: the forward move is legal in the predecessor
+    and gives back the placement and side to move of the position above."""
+    board = chess.Board(child.fen())
+    move = r.move()
+    if not board.is_legal(move):
+        raise Rejected(f"{move.uci()} is not legal in {child.fen()} (python-chess)")
+    board.push(move)
+    if board.board_fen() != parent.placement.board_fen() or \
+            (parent.turn is not None and board.turn != parent.turn):
+        raise Rejected(f"{move.uci()} from {child.fen()} does not give {parent.fen()} (python-chess)")
+
+
+def _diagram(cert: dict[str, Any]) -> Position:
+    fen, to_move = cert.get("fen"), cert.get("to_move")
+    if not isinstance(fen, str):
+        raise Rejected("'fen' must be a FEN string")
+    try:
+        diagram = Position.from_fen(fen)
+    except ValueError as e:
+        raise Rejected(f"bad fen: {str(e)[:80]}") from None
+    if to_move is None:
+        diagram = diagram.with_turn(None)
+    elif to_move not in ("white", "black"):
+        raise Rejected("'to_move' must be 'white', 'black' or null (either side moved last)")
+    elif (to_move == "white") != diagram.turn:
+        raise Rejected(f"'to_move' {to_move} contradicts the FEN's side to move")
+    try:
+        frozen = frozen_mask(cert.get("frozen", []), diagram.placement.occupied)
+    except ValueError as e:
+        raise Rejected(str(e)) from None
+    from dataclasses import replace
+    return replace(diagram, frozen=frozen)
+
+
+def _metadata(cert: dict[str, Any], diagram: Position, plies: int) -> None:
+    """The problem's position and question (when stated) must be the certificate's own."""
+    from retrologic.position import parse
+    pos = cert.get("position")
+    if isinstance(pos, dict) and pos:
+        try:
+            stated = parse(fen=pos.get("fen"), board=pos.get("board"), frozen=pos.get("frozen"),
+                           to_move=pos.get("to_move"))
+        except (ValueError, TypeError) as e:
+            raise Rejected(f"the stated position is malformed: {str(e)[:80]}") from None
+        if (stated.placement, stated.turn, stated.castling, stated.ep_square, stated.frozen) != \
+                (diagram.placement, diagram.turn, diagram.castling, diagram.ep_square, diagram.frozen):
+            raise Rejected(f"the stated position {stated.fen()} is not the certificate's {diagram.fen()}")
+    q = cert.get("question")
+    if isinstance(q, dict) and "plies" in q and q["plies"] != plies:
+        raise Rejected(f"the question asks for {q['plies']!r} plies, the certificate has {plies}")
+
+
+def check_proof(cert: dict[str, Any]) -> Verdict:
+    """Check a last-move proof: the candidate list is complete and every candidate marked
+    impossible has a closed proof tree; the claim accepted is "under the stipulation that the
+    diagram is legal, its last move(s) are among the candidates not marked impossible".
+
+    What it relies on: the candidate list and each proof node's retractions are generated by the
+    engine's retraction generator (retrologic.retract, tested against python-chess and brute
+    force), so completeness rests on it; every candidate step and every proof-tree edge is
+    re-derived by python-chess (the forward move is legal and gives back the position above);
+    static rules are re-derived by retrologic.legality.rules; a cage leaf's units must stand in the
+    position, its frozen units must be immobile there (frozen in the diagram or pinned by a
+    castling right), and the cage is verified again from scratch. The diagram's castling
+    rights, e.p. square, side to move and frozen units are those of the certificate's `fen`,
+    `to_move` and `frozen`, which the verdict repeats."""
+    return verdict_of("lastmove-proof", _check, cert)
+
+
+def _check(cert: dict[str, Any]) -> str:
+    diagram = _diagram(cert)
+    plies = cert.get("plies")
+    if isinstance(plies, bool) or not isinstance(plies, int) or not 1 <= plies <= MAX_CHECK_PLIES:
+        raise Rejected(f"'plies' must be an integer from 1 to {MAX_CHECK_PLIES}")
+    _metadata(cert, diagram, plies)
+    entries = cert.get("candidates")
+    if not isinstance(entries, list):
+        raise Rejected("'candidates' must be a list")
+    have: dict[tuple, dict[str, Any]] = {}
+    for n, e in enumerate(entries):
+        if not isinstance(e, dict) or not isinstance(e.get("notation"), str) or \
+                not isinstance(e.get("uci"), list) or not all(isinstance(u, str) for u in e["uci"]) \
+                or e.get("status") not in STATUSES:
+            raise Rejected(f"candidates[{n}]: needs 'notation', 'uci' (strings) and a status "
+                       f"({', '.join(STATUSES)})")
+        if e["status"] == "impossible" and not isinstance(e.get("proof"), dict):
+            raise Rejected(f"candidate {e['notation'][:40]}: impossible without a proof")
+        key = (e["notation"], tuple(e["uci"]))
+        if key in have:
+            raise Rejected(f"candidate {e['notation'][:40]} is listed twice")
+        have[key] = e
+    sides = [chess.WHITE, chess.BLACK] if diagram.turn is None else [not diagram.turn]
+    generated: dict[tuple, _Line] = {}
+    for side in sides:
+        for c in _candidates_capped(diagram.with_turn(not side), plies, len(have) - len(generated)):
+            generated[(c.notation, tuple(r.move().uci() for r in c.line))] = c
+    if set(generated) != set(have):
+        missing = sorted(n for n, _ in set(generated) - set(have))
+        extra = sorted(n for n, _ in set(have) - set(generated))
+        raise Rejected(f"candidate list differs: missing {missing[:4]}, extra {extra[:4]}")
+    cages = _Cages()
+    for key, c in generated.items():
+        e = have[key]
+        if e.get("uncaptures", [r.uncapture for r in c.line]) != [r.uncapture for r in c.line] or \
+                e.get("en_passant", [r.en_passant for r in c.line]) != [r.en_passant for r in c.line]:
+            raise Rejected(f"candidate {c.notation}: uncaptures or e.p. flags differ from its moves")
+        above = diagram
+        for r, pos in zip(c.line, c.positions):
+            try:
+                _replay(pos, r, above)
+            except Rejected as why:
+                raise Rejected(f"candidate {c.notation}: {why}") from None
+            above = pos
+        if e["status"] != "impossible":
+            continue
+        try:
+            _check_tree(c.positions[-1], e["proof"], cages)
+        except Rejected as why:
+            raise Rejected(f"{c.notation}: {why}") from None
+    left = [c.notation for key, c in generated.items() if have[key]["status"] != "impossible"]
+    side = "either side" if diagram.turn is None else chess.COLOR_NAMES[not diagram.turn]
+    frozen = ",".join(chess.square_name(s) for s in chess.scan_forward(diagram.frozen))
+    head = f"diagram {diagram.fen()}" + (f" frozen {frozen}" if frozen else "") + \
+        f", {side} moved last, {plies} pl{'y' if plies == 1 else 'ies'}: "
+    if not left:
+        return head + f"all {len(generated)} candidates impossible: the diagram is illegal"
+    return head + f"{len(generated) - len(left)} of {len(generated)} candidates impossible; " \
+                  f"the last move is among: {', '.join(left)}"
+
+
+def _candidates_capped(pos: Position, plies: int, cap: int) -> list[_Line]:
+    """The engine's candidates(pos, plies) walk (lastmove.search), re-run here, raising Rejected as soon as there are more than
+    `cap` (the certificate's list is then incomplete; a long walk is never finished)."""
+    out: list[_Line] = []
+
+    def walk(p: Position, line: list[Retraction], names: list[str], seen: list[Position]) -> None:
+        if len(line) == plies:
+            out.append(_Line(list(line), " ".join(names), list(seen)))
+        else:
+            checked = {c: in_check(p, not c) for c in chess.COLORS}
+            rs = retractions(p)
+            if not rs and line:
+                out.append(_Line(list(line), " ".join(names), list(seen)))
+            for r in rs:
+                q = apply(p, r)
+                walk(q, line + [r], names + [r.notation(checked[r.color])], seen + [q])
+        if len(out) > cap:
+            raise Rejected("the candidate list is incomplete (more candidates than listed)")
+
+    walk(pos, [], [], [])
+    return out
+
+
+@dataclass
+class _Cages:
+    """Cage leaves verified again during one check, and the positions that may still cost."""
+
+    done: dict[tuple, tuple[bool, str]] = field(default_factory=dict)
+    left: int = REVERIFY_TOTAL
+
+
+def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
+    """Check that `node` proves `pos` impossible (raises Rejected with the reason otherwise)."""
+    cages = _Cages() if cages is None else cages
+    if not isinstance(node, dict):
+        raise Rejected("a proof node must be an object")
+    if node.get("fen") != pos.fen():
+        raise Rejected(f"proof node {str(node.get('fen'))[:80]} is not the position {pos.fen()}")
+    if _is_game_array(pos):
+        raise Rejected("the initial array needs no last move: it is not impossible")
+    rule = node.get("rule")
+    if rule is not None:
+        if not isinstance(rule, str):
+            raise Rejected("a rule must be a string")
+        if rule == "retro-stalemate":
+            if retractions(pos):
+                raise Rejected(f"retractions exist where retro-stalemate is claimed ({pos.fen()})")
+            return
+        if rule == "cage":
+            _check_cage_leaf(pos, node, cages)
+            return
+        found = {r.rule for r in legality.state_and_count_reasons(pos) + legality.cage_rule_reasons(pos)}
+        if rule not in found:
+            raise Rejected(f"rule {rule[:40]} does not hold in {pos.fen()}")
+        return
+    kids = node.get("retractions")
+    if not isinstance(kids, list):
+        raise Rejected("a node with neither rule nor retractions")
+    by_key: dict[tuple, dict[str, Any]] = {}
+    for k in kids:
+        if not isinstance(k, dict) or not isinstance(k.get("uci"), str) or \
+                not isinstance(k.get("retraction"), str) or "proof" not in k:
+            raise Rejected("a retraction of a proof node needs 'retraction', 'uci' and 'proof'")
+        key = (k["uci"], k.get("uncapture"), k["retraction"])
+        if key in by_key:
+            raise Rejected(f"retraction {k['retraction'][:40]} listed twice")
+        by_key[key] = k
+    rs = retractions(pos)
+    want = {(r.move().uci(), r.uncapture, r.notation()): r for r in rs}
+    if set(want) != set(by_key):
+        raise Rejected(f"retractions of {pos.fen()} differ from the proof's")
+    for key, r in want.items():
+        child = apply(pos, r)
+        _replay(child, r, pos)
+        _check_tree(child, by_key[key]["proof"], cages)
+
+
+def _check_cage_leaf(pos: Position, node: dict[str, Any], cages: _Cages) -> None:
+    """A cage leaf: the cage's units stand in the position, its frozen units are immobile in
+    the position (frozen, or pinned by a castling right) and its zone holds its units, and the
+    cage verifies again from scratch (no library; at most REVERIFY_NODES positions)."""
+    from retrologic.position import Placement
+    board, zone, frozen, model = (node.get(k) for k in ("cage", "zone", "frozen", "model"))
+    if not isinstance(board, str) or model not in ("lines", "plain"):
+        raise Rejected("a cage leaf needs 'cage' (a board) and 'model' (lines or plain)")
+    for what, names in (("zone", zone), ("frozen", frozen)):
+        if not isinstance(names, list) or not all(n in chess.SQUARE_NAMES for n in names):
+            raise Rejected(f"a cage leaf's {what} must be a list of square names")
+    try:
+        cage = Placement.from_board(chess.BaseBoard(board))
+    except ValueError:
+        raise Rejected(f"bad cage board {board[:80]!r}") from None
+    if not cage.occupied:
+        raise Rejected("an empty cage")
+    for sq in chess.scan_forward(cage.occupied):
+        if cage.piece_at(sq) != pos.placement.piece_at(sq):
+            raise Rejected(f"cage {board} is not part of {pos.fen()}")
+    zmask = fmask = 0
+    for n in zone:
+        zmask |= chess.BB_SQUARES[chess.parse_square(n)]
+    for n in frozen:
+        fmask |= chess.BB_SQUARES[chess.parse_square(n)]
+    if cage.occupied & ~zmask:
+        raise Rejected(f"cage {board}: its zone does not hold its units")
+    if fmask & ~cage.occupied:
+        raise Rejected(f"cage {board}: a frozen square holds no unit of the cage")
+    if fmask & ~pos.immobile:
+        names = ",".join(chess.square_name(s) for s in chess.scan_forward(fmask & ~pos.immobile))
+        raise Rejected(f"cage {board} assumes frozen units ({names}) that are not frozen in {pos.fen()}")
+    key = (cage, zmask, fmask, model)
+    if key not in cages.done:
+        if cages.left <= 0:
+            raise Rejected(f"more than {REVERIFY_TOTAL} positions of cages to verify again")
+        ok, why, states = reverify({"cage": board, "zone": zone, "frozen": frozen, "model": model},
+                                   nodes=min(REVERIFY_NODES, cages.left))
+        cages.done[key] = (ok, why)
+        cages.left -= max(states, 1)
+    ok, why = cages.done[key]
+    if not ok:
+        raise Rejected(why)
+
+
+
+def reverify(node: dict[str, Any], nodes: int | None = None) -> tuple[bool, str, int]:
+    """Re-verify the cage named by a proof leaf, from scratch (no library), in at most `nodes`
+    positions; (proved, why not, positions reached). The caller validates the leaf's fields."""
+    from retrologic.cages.search import verify
+    from retrologic.errors import InputError
+    from retrologic.position import Placement
+    start = Position(Placement.from_board_fen(node["cage"]), None, 0, None, _mask(node["frozen"]), True)
+    try:
+        res = verify(start, _mask(node["zone"]), (), None, model=node["model"], nodes=nodes)
+    except InputError as e:
+        return False, f"cage {node['cage']} cannot be verified: {e}", 0
+    if res.verdict == "unknown":
+        return False, f"cage {node['cage']} too large to verify again ({res.reason})", res.states
+    return res.proved, f"cage {node['cage']} does not verify again ({res.verdict})", res.states
+
+
+def _mask(names: list[str]) -> int:
+    out = 0
+    for n in names:
+        out |= chess.BB_SQUARES[chess.parse_square(n)]
+    return out
