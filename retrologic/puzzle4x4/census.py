@@ -1,6 +1,6 @@
 """Census of 4x4 capture puzzle starts: is every one solvable?
 
-Work is cut into shards: an index range of the symmetry-reduced set (puzzle4x4_index), or a
+Work is cut into shards: an index range of the symmetry-reduced set (puzzle4x4.index), or a
 seeded batch of random starts. Each finished shard is written as JSON in the output directory
 (atomically: a temporary file, then a rename), so an interrupted census resumes where it
 stopped; the summary is read back from the shard files (an unreadable one is run again).

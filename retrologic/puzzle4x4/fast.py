@@ -286,7 +286,7 @@ class FastSolver:
         return np.concatenate(oks), np.concatenate(nodes)
 
     def census(self, lo: int, hi: int, budget: Budget | None = None) -> dict:
-        """Solve every representative start with lo <= index < hi (see puzzle4x4_index); with
+        """Solve every representative start with lo <= index < hi (see puzzle4x4.index); with
         a `budget`, in chunks of CENSUS_CHUNK indices, its limits looked at between them."""
         from retrologic.puzzle4x4 import index as idx
         kept = solvable = nodes = 0

@@ -180,7 +180,7 @@ def retrograde_board(key: int, options: SolveOptions) -> Result:
 
 def rate_board(key: int, playouts: int, seed: int, exact: bool,
                options: SolveOptions | None = None) -> Result:
-    """The difficulty (see puzzle4x4_rate)."""
+    """The difficulty (see puzzle4x4.rate)."""
     from retrologic.puzzle4x4 import rate
     try:
         r = rate.rate(key, playouts=playouts, seed=seed, exact=exact,

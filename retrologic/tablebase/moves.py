@@ -1,6 +1,6 @@
 """Vectorised move and un-move generation for one 8x8 material signature: the retrograde Game.
 
-`ChessTable` implements the `retrologic.tablebase.retrograde` interface over `tablebase_index` layouts:
+`ChessTable` implements the `retrologic.tablebase.retrograde` interface over `tablebase.index` layouts:
 moves that keep the material are in-table; captures and promotions are exits, valued from the
 sub-tables (already solved) they lead into. Attack tables come from python-chess; the work is
 numpy over whole batches of positions.
