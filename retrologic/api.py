@@ -75,7 +75,7 @@ def _full(position: PositionLike, what: str, **kwargs: Any) -> Position:
 def _budget(timeout: float | None, nodes: int | None) -> Budget:
     """The call's Budget, as the question modules make it (a timeout of 0: already spent; a
     figure the CLI refuses, such as nan or a fractional node count, is an InputError)."""
-    from retrologic.problem import SolveOptions, budget_of
+    from retrologic.options import SolveOptions, budget_of
     return budget_of(SolveOptions(timeout=timeout, nodes=nodes))
 
 
@@ -151,7 +151,7 @@ def deduce(position: PositionLike, claims: Iterable[Any] | str = (),
     encodings/constraints entry, or a list of those (or of `history.deduce.Constraint`).
     Without claims the answer says whether the position has a history at all. `nodes` counts
     SAT conflicts over the query."""
-    from retrologic.problem import SolveOptions
+    from retrologic.options import SolveOptions
     from retrologic.questions import deduce as question
     pos = _full(position, "deduce", frozen=frozen)
 

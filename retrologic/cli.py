@@ -15,9 +15,9 @@ from typing import Any, Sequence
 
 from retrologic import limits, questions
 # The helpers the question modules share live in retrologic.console (no import cycle through
-# this module); re-exported here for callers that import them from the CLI.
-from retrologic.console import (EXIT_INTERRUPTED, MAX_LINE, add_limit_arguments,  # noqa: F401
-                                emit, one_line, options_from, say, was_interrupted)
+# this module).
+from retrologic.console import (EXIT_INTERRUPTED, add_limit_arguments, one_line, options_from, say,
+                                was_interrupted)
 from retrologic.errors import (EXIT_INTERNAL, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE,
                                RetroError)
 from retrologic.version import __version__

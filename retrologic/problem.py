@@ -2,8 +2,8 @@
 kind, solve it with the kind's solver, and compare the result with its [expect] table.
 
 The kinds are looked up in the registry retrologic.questions; the file format itself is
-retrologic.problemfile and the options retrologic.options (re-exported here), which the question
-modules import instead of this module, so no import cycle runs through it.
+retrologic.problemfile and the options retrologic.options, which the question modules import
+instead of this module, so no import cycle runs through it.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from typing import Any
 
 from retrologic import problemfile, questions
 from retrologic.errors import InputError
-from retrologic.options import SolveOptions, budget_of  # noqa: F401 (re-exported)
-from retrologic.problemfile import (CONSTRAINT, FORMAT, META, TOP, Problem,  # noqa: F401
-                                    resolve_path)
+from retrologic.options import SolveOptions
+from retrologic.problemfile import Problem
 from retrologic.result import Result, compare_expect
 
 
