@@ -14,7 +14,10 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from retrologic.position import Position
 
 FORMAT = 2                 # certificate format version (1: before issue 17, no metadata)
 MAX_REASON = 200           # characters of a reason (the claim of an accepted certificate: 300)
@@ -66,6 +69,18 @@ def frozen_mask(names: Any, occupied: int) -> int:
     if mask & ~occupied:
         raise ValueError("a frozen square is empty")
     return mask
+
+
+def stated_position(cert: dict[str, Any]) -> Position:
+    """The position a certificate states in its 'fen' field; Rejected when it is not a FEN."""
+    from retrologic.position import Position
+    fen = cert.get("fen")
+    if not isinstance(fen, str):
+        raise Rejected("'fen' must be a FEN string")
+    try:
+        return Position.from_fen(fen)
+    except ValueError as e:
+        raise Rejected(f"bad fen: {str(e)[:80]}") from None
 
 
 # --- writing ----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import Any
 
 import chess
 
-from retrologic.certformat import Rejected, Verdict, frozen_mask, verdict_of
+from retrologic.certformat import Rejected, Verdict, frozen_mask, stated_position, verdict_of
 from retrologic.errors import InputError
 from retrologic.history.clauses import dimacs, to_cnf
 from retrologic.history.drup import check, parse_proof
@@ -73,13 +73,7 @@ def check_certificate(cert: dict[str, Any]) -> Verdict:
 
 
 def _check_drup(cert: dict[str, Any]) -> str:
-    fen = cert.get("fen")
-    if not isinstance(fen, str):
-        raise Rejected("'fen' must be a FEN string")
-    try:
-        pos = Position.from_fen(fen)
-    except ValueError as e:
-        raise Rejected(f"bad fen: {str(e)[:80]}") from None
+    pos = stated_position(cert)
     try:
         frozen = frozen_mask(cert.get("frozen", []), pos.placement.occupied)
     except ValueError as e:

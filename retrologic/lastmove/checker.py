@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import chess
 
-from retrologic.certformat import Rejected, Verdict, frozen_mask, verdict_of
+from retrologic.certformat import Rejected, Verdict, frozen_mask, stated_position, verdict_of
 from retrologic.legality import rules as legality
 from retrologic.position import Position
 from retrologic.retract import Retraction, apply, in_check, retractions
@@ -73,13 +73,8 @@ def _replay(child: Position, r: Retraction, parent: Position) -> None:
 
 
 def _diagram(cert: dict[str, Any]) -> Position:
-    fen, to_move = cert.get("fen"), cert.get("to_move")
-    if not isinstance(fen, str):
-        raise Rejected("'fen' must be a FEN string")
-    try:
-        diagram = Position.from_fen(fen)
-    except ValueError as e:
-        raise Rejected(f"bad fen: {str(e)[:80]}") from None
+    to_move = cert.get("to_move")
+    diagram = stated_position(cert)
     if to_move is None:
         diagram = diagram.with_turn(None)
     elif to_move not in ("white", "black"):
