@@ -38,10 +38,14 @@ CHECKER_RULES: dict[str, frozenset[str]] = {
         "chess", "retrologic.certformat", "retrologic.errors", "retrologic.position",
         "retrologic.retract", "retrologic.schema"}),
     # the last-move checker re-runs the candidate generation (retract), re-derives static rules
-    # (legality.rules) and verifies cage leaves again with the cage verifier
+    # (legality.rules), verifies cage leaves again with the cage verifier and replays the games
+    # of possible candidates with the legal-game checker
     "retrologic.lastmove.checker": frozenset({
         "chess", "retrologic.certformat", "retrologic.errors", "retrologic.position",
-        "retrologic.retract", "retrologic.legality.rules", "retrologic.cages.search"}),
+        "retrologic.retract", "retrologic.legality.rules", "retrologic.cages.search",
+        "retrologic.legalgame.checker"}),
+    # the legal-game checker: python-chess alone, never the finder or the proof-game analysis
+    "retrologic.legalgame.checker": frozenset({"chess", "retrologic.certformat"}),
     # the deduce checker rebuilds the CNF (model, query, clauses) and checks the proof with drup
     "retrologic.history.checker": frozenset({
         "chess", "retrologic.certformat", "retrologic.errors", "retrologic.position",

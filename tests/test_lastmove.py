@@ -57,13 +57,18 @@ def test_corrupted_proofs_are_rejected():
     assert not check(bad).ok
 
 
-def test_support_lines_replay_to_the_diagram():
+def test_games_and_support_lines_replay_to_the_diagram():
+    """A possible candidate's game (from the initial array) and an unresolved one's supporting
+    line both replay with python-chess to the diagram; a game ends with the candidate."""
     for fen, plies in ((THREE, 3), (KNIGHT, 1), ("7R/7p/5P1k/4PKpP/8/8/8/8 w - - 0 1", 1)):
         pos = Position.from_fen(fen)
         res = lastmove.solve(pos, plies)
-        possible = [c for c in res.candidates if c.status == "possible"]
-        assert possible
-        for c in possible:
+        shown = [c for c in res.candidates if c.status != "impossible" and lastmove.support_pgn(c)]
+        assert shown
+        for c in shown:
+            if c.status == "possible":
+                assert [m.uci() for m in c.game[-plies:]] == \
+                    [r.move().uci() for r in reversed(c.line)]
             game = chess.pgn.read_game(io.StringIO(lastmove.support_pgn(c)))
             board = game.board()
             for move in game.mainline_moves():
@@ -91,7 +96,8 @@ def test_discovered_cage_leaves_are_reverified():
     pos = Position.from_fen(BRANDIS)
     closer, discovered = closers_for([], discover=True, use_library=False)
     res = lastmove.solve(pos, 1, closers=[closer])
-    assert res.verdict == "proved" and res.answer == ["Ka2-a1"]
+    # every other candidate impossible; Ka2-a1 has no game yet: unresolved, so unknown
+    assert res.verdict == "unknown" and res.answer == ["Ka2-a1"]
     assert [d["cage"] for d in discovered] == ["8/8/8/8/8/8/PPkPP3/KR1b4"]
     cert = lastmove.certificate(pos, 1, res)
     assert check(cert).ok

@@ -1,7 +1,8 @@
 """The independent checker of last-move certificates ("lastmove-proof").
 
 Rule: this module imports python-chess, the flat core (retrologic.position, .retract,
-.certformat) and retrologic.legality.rules, and, to verify cage leaves again, the cage verifier
+.certformat), retrologic.legality.rules, the game replay of retrologic.legalgame.checker (for
+the games of possible candidates), and, to verify cage leaves again, the cage verifier
 retrologic.cages.search (from scratch, with no library); never lastmove.search nor
 lastmove.cages, the engine whose answer it checks. It re-runs the candidate generation with the
 engine's retraction generator (retrologic.retract, tested against python-chess and brute force:
@@ -27,12 +28,14 @@ from retrologic.retract import Retraction, apply, in_check, retractions
 
 
 class Status(StrEnum):
-    """The status of a last-move candidate: proved impossible, possible (a supporting line was
-    found), or unknown (neither within the limits). A str: JSON and comparisons see its value."""
+    """The status of a last-move candidate: proved impossible (a proof tree), possible (proved:
+    a legal game from the initial array whose last moves are the candidate), or unresolved
+    (neither within the limits: at most a line of retractions no rule refutes, "not refuted").
+    A str: JSON and comparisons see its value."""
 
     IMPOSSIBLE = "impossible"
     POSSIBLE = "possible"
-    UNKNOWN = "unknown"
+    UNRESOLVED = "unresolved"
 
 
 STATUSES = tuple(s.value for s in Status)
@@ -142,6 +145,8 @@ def _check(cert: dict[str, Any]) -> str:
                        f"({', '.join(STATUSES)})")
         if e["status"] == "impossible" and not isinstance(e.get("proof"), dict):
             raise Rejected(f"candidate {e['notation'][:40]}: impossible without a proof")
+        if e["status"] == "possible" and not isinstance(e.get("game"), list):
+            raise Rejected(f"candidate {e['notation'][:40]}: possible without a game")
         key = (e["notation"], tuple(e["uci"]))
         if key in have:
             raise Rejected(f"candidate {e['notation'][:40]} is listed twice")
@@ -168,6 +173,9 @@ def _check(cert: dict[str, Any]) -> str:
             except Rejected as why:
                 raise Rejected(f"candidate {c.notation}: {why}") from None
             above = pos
+        if e["status"] == "possible":
+            _check_game(e["game"], c, diagram.with_turn(not c.line[0].color))
+            continue
         if e["status"] != "impossible":
             continue
         try:
@@ -175,14 +183,36 @@ def _check(cert: dict[str, Any]) -> str:
         except Rejected as why:
             raise Rejected(f"{c.notation}: {why}") from None
     left = [c.notation for key, c in generated.items() if have[key]["status"] != "impossible"]
+    shown_possible = [c.notation for key, c in generated.items()
+                      if have[key]["status"] == "possible"]
     side = "either side" if diagram.turn is None else chess.COLOR_NAMES[not diagram.turn]
     frozen = ",".join(chess.square_name(s) for s in chess.scan_forward(diagram.frozen))
     head = f"diagram {diagram.fen()}" + (f" frozen {frozen}" if frozen else "") + \
         f", {side} moved last, {plies} pl{'y' if plies == 1 else 'ies'}: "
     if not left:
         return head + f"all {len(generated)} candidates impossible: the diagram is illegal"
-    return head + f"{len(generated) - len(left)} of {len(generated)} candidates impossible; " \
-                  f"the last move is among: {', '.join(left)}"
+    if len(left) == len(shown_possible):
+        which = "unique" if len(left) == 1 else f"several ({len(left)})"
+        return head + f"{which}, each shown by a legal game: {', '.join(left)}; " \
+                      f"every other of the {len(generated)} candidates impossible"
+    return head + f"{len(generated) - len(left)} of {len(generated)} candidates impossible, " \
+                  f"{len(shown_possible)} shown possible by a game; the last move is among: " \
+                  f"{', '.join(left)}"
+
+
+def _check_game(moves: Any, c: _Line, diagram: Position) -> None:
+    """A possible candidate's game: legal from the initial array (python-chess), reaching the
+    diagram exactly (placement, side to move, castling rights, e.p.), its last moves those of
+    the candidate."""
+    from retrologic.legalgame.checker import replay
+    want = [r.move().uci() for r in reversed(c.line)]
+    if not isinstance(moves, list) or moves[len(moves) - len(want):] != want or \
+            len(moves) < len(want):
+        raise Rejected(f"candidate {c.notation}: its game does not end with {' '.join(want)}")
+    try:
+        replay(moves, chess.Board(diagram.fen()))
+    except Rejected as why:
+        raise Rejected(f"candidate {c.notation}: game: {why}") from None
 
 
 def _candidates_capped(pos: Position, plies: int, cap: int) -> list[_Line]:

@@ -3,17 +3,20 @@
 For each candidate sequence of N retractions, the position it leads to is
   * impossible — an AND-proof: every retraction from it leads to an impossible position, down to
     leaves closed by a static rule (retrologic.legality.rules), a verified cage, or no retraction at all;
-  * possible — a further line of retractions without contradiction was found (support, not a
-    proof of legality: the problem stipulates that the diagram is legal);
-  * unknown — neither within the limits.
-Under the stipulation of legality the last move is among the candidates not proved impossible,
-so the answer is *proved* when every other candidate has a proof and none is unknown.
+  * possible — proved by a legal game from the initial array whose last moves are the
+    candidate (a game to the position before it, by `legalgame.finder`, then the candidate);
+  * unresolved — neither within the limits (a further line of retractions no rule refutes may
+    be shown: "not refuted", not a proof).
+The answer is *proved* when no candidate is unresolved: *unique* (one possible, each other
+impossible), *several* (two or more possible, each with its game: the problem is cooked) or
+*none possible* (every candidate impossible: the diagram is illegal).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import chess
@@ -24,6 +27,8 @@ from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Position
 from retrologic.result import Verdict
 from retrologic.retract import Retraction, apply, in_check, retractions
+
+CERTIFY_NODES = 15_000   # positions the game finder expands per candidate at most (a count)
 
 # A closer proves a position illegal by outside knowledge (a cage): it has `known(pos)` (cheap,
 # tried at every node) and `discover(pos, budget)` (expensive, tried only where the search is
@@ -177,8 +182,10 @@ class Candidate:
     line: list[Retraction]
     notation: str
     positions: list[Position]          # after each retraction (the last is the leaf)
-    status: Status = Status.UNKNOWN
+    status: Status = Status.UNRESOLVED
     proof: dict[str, Any] | None = None
+    game: list[chess.Move] = field(default_factory=list)       # possible: the game to the diagram
+    diagram: Position | None = None                             # with the side to move it fixes
     support: list[Retraction] = field(default_factory=list)   # the supporting line, from the leaf
     support_line: list[str] = field(default_factory=list)     # its notation
     reason: str | None = None
@@ -194,13 +201,13 @@ def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[
         if budget is not None:
             budget.check(every=16)
         if len(line) == plies:
-            out.append(Candidate(list(line), " ".join(names), list(seen)))
+            out.append(Candidate(list(line), " ".join(names), list(seen), diagram=pos))
             return
         checked = {c: in_check(p, not c) for c in chess.COLORS}
         rs = retractions(p)
         if not rs and line:
             # A prefix that cannot be extended: a candidate refuted by retro-stalemate.
-            out.append(Candidate(list(line), " ".join(names), list(seen)))
+            out.append(Candidate(list(line), " ".join(names), list(seen), diagram=pos))
             return
         for r in rs:
             q = apply(p, r)
@@ -228,17 +235,44 @@ def classify(c: Candidate, search: Search) -> str | None:
                     c.status, c.proof = Status.IMPOSSIBLE, proof
                     return None
         search.discovering = False
+        if certify(c, search):
+            return None
         line = support(leaf, search.limits.support, search)
     except LimitHit as e:
-        c.status, c.reason = Status.UNKNOWN, e.reason
+        c.status, c.reason = Status.UNRESOLVED, e.reason
         return e.reason
+    c.status = Status.UNRESOLVED
     if line is not None:
-        c.status = Status.POSSIBLE
         c.support, c.support_line = line, _names(leaf, line)
+        c.reason = "not refuted (a line of retractions no rule refutes), and no game found"
     else:
-        c.status, c.reason = Status.UNKNOWN, (f"no proof within {search.limits.depth} plies and no "
-                                         f"supporting line of {search.limits.support} plies")
+        c.reason = (f"no proof within {search.limits.depth} plies, no game found and no "
+                    f"supporting line of {search.limits.support} plies")
     return None
+
+
+def certify(c: Candidate, search: Search) -> bool:
+    """Prove the candidate possible: a legal game to the position before it (the finder, under
+    the solve's budget), followed by the candidate's moves, replayed by python-chess to the
+    diagram exactly. True (and the candidate possible, with its game) when found."""
+    from retrologic.legalgame.checker import reached_fault
+    from retrologic.legalgame.finder import find_game
+    leaf = c.positions[-1]
+    head = find_game(leaf.to_board(), search.budget, node_cap=CERTIFY_NODES)
+    if head is None:
+        return False
+    board = chess.Board()
+    for move in head:
+        board.push(move)
+    tail = [r.move() for r in reversed(c.line)]
+    for move in tail:
+        if not board.is_legal(move):
+            return False
+        board.push(move)
+    if c.diagram is None or reached_fault(board, c.diagram.to_board()) is not None:
+        return False
+    c.status, c.game = Status.POSSIBLE, head + tail
+    return True
 
 
 def _names(pos: Position, line: list[Retraction]) -> list[str]:
@@ -247,6 +281,15 @@ def _names(pos: Position, line: list[Retraction]) -> list[str]:
         out.append(r.notation(in_check(pos, not r.color)))
         pos = apply(pos, r)
     return out
+
+
+class Finding(StrEnum):
+    """What a proved answer found: exactly one candidate possible (each other impossible), two
+    or more possible (each with its game: cooked), or none (the diagram is illegal)."""
+
+    UNIQUE = "unique"
+    SEVERAL = "several"
+    NONE = "none possible"
 
 
 @dataclass
@@ -260,6 +303,7 @@ class LastMoveResult:
     illegal_for: list[str]
     nodes: int
     seconds: float
+    finding: "Finding | None" = None     # proved: unique, several or none possible
 
 
 def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
@@ -282,36 +326,45 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
             hit, cands = e.reason, []
         for c in cands:
             if hit:
-                c.status, c.reason = Status.UNKNOWN, hit
+                c.status, c.reason = Status.UNRESOLVED, hit
                 continue
             hit = classify(c, search)
         if hit is None and all(c.status == Status.IMPOSSIBLE for c in cands):
             illegal_for.append(chess.COLOR_NAMES[side])
         all_cands.extend(cands)
     survivors = [c for c in all_cands if c.status != Status.IMPOSSIBLE]
-    unknown = [c for c in all_cands if c.status == Status.UNKNOWN]
+    unresolved = [c for c in all_cands if c.status == Status.UNRESOLVED]
     answer = [c.notation for c in survivors]
+    finding = None
     if hit is not None:
         verdict = Verdict.UNKNOWN
-        reason = f"{hit}: {len(unknown)} candidate(s) undecided" + ("" if not unknown else (
-            ": " + ", ".join(c.notation for c in unknown[:5]) + (", ..." if len(unknown) > 5 else "")))
-    elif unknown:
+        reason = f"{hit}: {len(unresolved)} candidate(s) unresolved" + ("" if not unresolved else (
+            ": " + ", ".join(c.notation for c in unresolved[:5])
+            + (", ..." if len(unresolved) > 5 else "")))
+    elif unresolved:
         verdict = Verdict.UNKNOWN
-        reason = f"{len(unknown)} candidate(s) undecided: " + "; ".join(
-            f"{c.notation}: {c.reason}" for c in unknown[:5])
+        reason = f"{len(unresolved)} candidate(s) unresolved: " + "; ".join(
+            f"{c.notation}: {c.reason}" for c in unresolved[:5])
     elif not survivors:
-        verdict, reason = Verdict.PROVED, "every candidate is impossible: the position is illegal"
+        verdict, finding = Verdict.PROVED, Finding.NONE
+        reason = "every candidate is impossible: the position is illegal"
     else:
         verdict, reason = Verdict.PROVED, None
+        finding = Finding.UNIQUE if len(survivors) == 1 else Finding.SEVERAL
     return LastMoveResult(all_cands, verdict, answer, reason, illegal_for, search.nodes,
-                          time.perf_counter() - search.started)
+                          time.perf_counter() - search.started, finding)
 
 
 def support_pgn(c: Candidate) -> str | None:
-    """PGN of a possible candidate: from the earliest position of its supporting line, forward
-    through the support moves and the candidate's moves, to the diagram."""
+    """PGN of an unresolved candidate's supporting line ("not refuted"): from the earliest
+    position of the line, forward through it and the candidate's moves, to the diagram; for a
+    possible candidate, its legal game from the initial array."""
     import chess.pgn
-    if c.status != Status.POSSIBLE:
+    if c.status == Status.POSSIBLE:
+        game = chess.pgn.Game.from_board(_replayed(c.game))
+        game.headers["Event"] = f"retrologic last-move proof: {c.notation}"
+        return str(game)
+    if not c.support:
         return None
     start = c.positions[-1]
     for r in c.support:
@@ -328,8 +381,16 @@ def support_pgn(c: Candidate) -> str | None:
     return str(game)
 
 
+def _replayed(moves: list[chess.Move]) -> chess.Board:
+    board = chess.Board()
+    for move in moves:
+        board.push(move)
+    return board
+
+
 def certificate(diagram: Position, plies: int, result: LastMoveResult) -> dict[str, Any]:
-    """The proof of a last-move answer: every candidate, each impossible one with its proof."""
+    """The proof of a last-move answer: every candidate, each impossible one with its proof
+    tree, each possible one with its legal game from the initial array."""
     from retrologic.certformat import stamp
     return stamp({
         "type": "lastmove-proof",
@@ -341,5 +402,7 @@ def certificate(diagram: Position, plies: int, result: LastMoveResult) -> dict[s
             {"notation": c.notation, "uci": [r.move().uci() for r in c.line],
              "uncaptures": [r.uncapture for r in c.line],
              "en_passant": [r.en_passant for r in c.line],
-             "status": c.status, "proof": c.proof} for c in result.candidates],
+             "status": c.status, "proof": c.proof,
+             **({"game": [m.uci() for m in c.game]} if c.status == Status.POSSIBLE else {})}
+            for c in result.candidates],
     })

@@ -1,5 +1,6 @@
-"""Question kind `last-move`: what were the last N single moves? Every rejected candidate comes
-with a proof; the answer is proved when all other candidates are impossible."""
+"""Question kind `last-move`: what were the last N single moves? Proved on both sides: every
+rejected candidate comes with a proof tree, every possible one with a legal game ending in it;
+the answer is unique, several or none possible, or unknown while a candidate is unresolved."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ QUESTION = {
     "discover": Field(bool, default=True, doc="discover cages automatically"),
     "library": Field(bool, default=True, doc="use the verified cages of encodings/cages"),
 }
-EXPECT = {"impossible", "possible", "unknown", "illegal_for", "discovered"}
+EXPECT = {"impossible", "possible", "unresolved", "illegal_for", "discovered", "finding"}
 
 
 def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
@@ -74,9 +75,15 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
         if c.status == Status.IMPOSSIBLE:
             lines.append(f"{c.notation:<28} impossible: {_summary(c.proof)}")
         elif c.status == Status.POSSIBLE:
-            lines.append(f"{c.notation:<28} possible: line {' '.join(c.support_line)}")
+            lines.append(f"{c.notation:<28} possible: a legal game of {len(c.game)} plies "
+                         "ends with it")
+        elif c.support_line:
+            lines.append(f"{c.notation:<28} unresolved, not refuted: line "
+                         f"{' '.join(c.support_line)}")
         else:
-            lines.append(f"{c.notation:<28} unknown: {c.reason}")
+            lines.append(f"{c.notation:<28} unresolved: {c.reason}")
+    if res.finding:
+        lines.append(f"{res.finding}" + (f": {', '.join(res.answer)}" if res.answer else ""))
     if res.illegal_for:
         lines.append("illegal if " + " / ".join(res.illegal_for) + " moved last")
     if discovered:
@@ -85,13 +92,15 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
     facts = {
         "impossible": [c.notation for c in res.candidates if c.status == Status.IMPOSSIBLE],
         "possible": [c.notation for c in res.candidates if c.status == Status.POSSIBLE],
-        "unknown": [c.notation for c in res.candidates if c.status == Status.UNKNOWN],
+        "unresolved": [c.notation for c in res.candidates if c.status == Status.UNRESOLVED],
         "illegal_for": res.illegal_for,
+        "finding": None if res.finding is None else str(res.finding),
         "discovered": [d["cage"] for d in discovered],
     }
     details = {
         "candidates": [{"notation": c.notation, "status": c.status, "reason": c.reason,
                         "support": c.support_line, "pgn": lastmove.support_pgn(c),
+                        "game": [m.uci() for m in c.game],
                         "proof": c.proof} for c in res.candidates],
         "discovered_cages": discovered, "nodes": res.nodes, "seconds": round(res.seconds, 3),
     }
@@ -143,7 +152,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a verified cage to use (repeatable)")
     p.add_argument("--no-discover", action="store_true", help="do not discover cages")
     p.add_argument("--no-library", action="store_true", help="do not use encodings/cages")
-    p.add_argument("--pgn", action="store_true", help="print a PGN for each possible candidate")
+    p.add_argument("--pgn", action="store_true",
+                   help="print a PGN for each candidate not impossible (a possible one's game; "
+                        "an unresolved one's line, not refuted)")
     add_limit_arguments(p)
 
 

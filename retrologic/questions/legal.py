@@ -1,14 +1,17 @@
-"""Question kind `legal`: static proofs of illegality (counts, back-rank pawns, impossible checks,
-castling and e.p. state, retro-stalemate, Retractor's static cages), each with its rule; with
-`lemmas`, also deduce -> cage chains (a cage verified under deduced restrictions)."""
+"""Question kind `legal`, proved on both sides: *illegal* by static proofs (counts, back-rank
+pawns, impossible checks, castling and e.p. state, retro-stalemate, Retractor's static cages),
+each with its rule, and with `lemmas` by deduce -> cage chains (a cage verified under deduced
+restrictions); *legal* (a full position) by construction: a game from the initial array that
+reaches it (`legalgame.finder`, certificate `legal-game`)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
-from retrologic.console import emit
+import chess
+from retrologic.console import add_limit_arguments, emit
 from retrologic.errors import InputError
 from retrologic.legality import rules as legality
 from retrologic.limits import Budget
@@ -20,7 +23,7 @@ from retrologic.result import Result
 KIND = "legal"
 POSITION = "either"
 QUESTION: dict = {}
-EXPECT = {"rule", "rules"}
+EXPECT = {"rule", "rules", "legal"}
 
 
 def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None,
@@ -83,36 +86,81 @@ def _deduce_lemma(path: Path, data: dict, file: str | None) -> Problem:
 
 
 def answer(pos: Position, lemmas: Iterable[Path] = (), file: str | None = None,
-           budget: Budget | None = None) -> Result:
-    """Illegal (proved, with the rules) or unknown (no static proof found, or the deductions of
-    the lemmas stopped by a limit of `budget`)."""
-    from retrologic.limits import LimitHit
+           budget: Budget | None = None, certificate_dir: Any = None) -> Result:
+    """Illegal (proved, with the rules), legal (proved, with a game: full positions only) or
+    unknown (neither found within the limits of `budget`; partial positions: no static proof)."""
+    from retrologic.limits import LimitHit, budget_for
+    budget = budget_for(budget=budget)
     found = legality.reasons(pos)
     if not found and lemmas:
         try:
             found = chain_reasons(pos, list(lemmas), file, budget)
         except LimitHit as e:
-            return Result(KIND, "unknown", "no static illegality found", reason=e.reason,
-                          facts={"rule": None, "rules": []})
+            return _unknown("no static illegality found", e.reason)
     if found:
         rules = sorted({r.rule for r in found})
-        return Result(KIND, "proved", "illegal", facts={"rule": found[0].rule, "rules": rules},
+        return Result(KIND, "proved", "illegal",
+                      facts={"legal": False, "rule": found[0].rule, "rules": rules},
                       details={"reasons": [{"rule": r.rule, "message": r.message} for r in found]},
                       lines=["illegal"] + [f"[{r.rule}] {r.message}" for r in found],
                       unordered=frozenset({"rules"}))
-    return Result(KIND, "unknown", "no static illegality found",
-                  reason="static checks only; a proof of legality needs a game",
-                  facts={"rule": None, "rules": []})
+    if pos.partial or pos.turn is None:
+        return _unknown("no static illegality found",
+                        "static checks only for a partial position; a proof of legality needs "
+                        "a full position (a game reaches one exact position)")
+    return _by_construction(pos, budget, certificate_dir)
+
+
+def _unknown(answer: str, reason: str) -> Result:
+    return Result(KIND, "unknown", answer, reason=reason,
+                  facts={"legal": None, "rule": None, "rules": []})
+
+
+def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Result:
+    """Legal, proved by a game found by the finder and replayed by the certificate's checker;
+    unknown when the finder stops (its tries or the budget spent)."""
+    from retrologic.legalgame.checker import reached_fault
+    from retrologic.legalgame.finder import find_game
+    from retrologic.legalgame.game import LegalGame
+    from retrologic.limits import LimitHit
+    target = pos.to_board()
+    try:
+        moves = find_game(target, budget)
+    except LimitHit as e:
+        return _unknown("no static illegality found, no game found", e.reason)
+    if moves is None:
+        return _unknown("no static illegality found, no game found",
+                        "the game finder's tries ran out (a heuristic search: no proof either "
+                        "way)")
+    game = LegalGame(tuple(moves), target)
+    board = chess.Board()
+    for move in moves:
+        board.push(move)
+    fault = reached_fault(board, target)
+    if fault:                       # the finder's game must pass the checker's own test
+        raise AssertionError(f"the game finder's game is wrong: {fault}")
+    details: dict[str, Any] = {"game": game.san(), "uci": game.uci()}
+    if certificate_dir:
+        from retrologic.certformat import as_destination
+        dest = as_destination(certificate_dir, question={"kind": KIND},
+                              position={"fen": target.fen(en_passant="fen")})
+        details["certificate"] = str(dest.write(game.certificate(), "legal-game"))
+    return Result(KIND, "proved", "legal",
+                  facts={"legal": True, "rule": None, "rules": [], "plies": game.plies},
+                  details=details,
+                  lines=[f"legal: a game of {game.plies} plies reaches it", game.san()])
 
 
 def solve(problem: Problem, options: SolveOptions) -> Result:
+    from retrologic.certformat import destination
     lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
-    return answer(problem.position, lemmas, problem.path, budget_of(options))
+    return answer(problem.position, lemmas, problem.path, budget_of(options),
+                  destination(options.certificate_dir, problem))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("position", metavar="FEN|BOARD", help="a FEN, or a board-only placement (partial)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_limit_arguments(p)
 
 
 def position_argument(text: str) -> Position:
@@ -126,4 +174,5 @@ def position_argument(text: str) -> Position:
 
 
 def run(args: argparse.Namespace) -> int:
-    return emit(answer(position_argument(args.position)), args)
+    return emit(answer(position_argument(args.position), budget=budget_of(args),
+                       certificate_dir=args.certificate_dir), args)

@@ -1,0 +1,95 @@
+"""The independent checker of `legal-game` certificates: a legal game from the initial array
+that reaches a full position exactly, the proof that the position is legal (issue #19).
+
+Rule: this module imports python-chess and the flat core (retrologic.certformat) only; never
+the finder nor the proof-game analysis. Every move is replayed with python-chess, and the final
+position is compared field by field with the one stated: placement, side to move, castling
+rights (a right the FEN gives must still be available, a right it lacks must be lost) and the
+e.p. square (stated: the last move is that double step; not stated: no e.p. capture is legal).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+
+from retrologic.certformat import Rejected, Verdict, shown, verdict_of
+
+MAX_GAME_PLIES = 5_000     # a legal game is never longer (the 50-move rule aside): refused beyond
+
+
+def target_board(fen: Any) -> chess.Board:
+    """The stated full position as a python-chess board; Rejected when it is not a full FEN."""
+    if not isinstance(fen, str) or len(fen) > 256:
+        raise Rejected(f"'fen' must be a FEN string, not {shown(fen)}")
+    try:
+        board = chess.Board(fen)
+    except ValueError as e:
+        raise Rejected(f"bad fen: {str(e)[:80]}") from None
+    return board
+
+
+def reached_fault(board: chess.Board, target: chess.Board) -> str | None:
+    """Why `board` (the end of a game) is not the position `target` (None: it is): placement,
+    side to move, castling rights and e.p. square, as the FEN states them."""
+    if board.board_fen() != target.board_fen():
+        return f"the game ends on {board.board_fen()}, not {target.board_fen()}"
+    if board.turn != target.turn:
+        return "the game ends with the other side to move"
+    have, want = board.clean_castling_rights(), target.castling_rights
+    if have != want:
+        shown_have = board.castling_xfen() if have else "-"
+        return (f"the game ends with castling rights {shown_have}, the position states "
+                f"{target.fen().split()[2]}")
+    if target.ep_square is not None:
+        if board.ep_square != target.ep_square:
+            return (f"the position's e.p. square {chess.square_name(target.ep_square)} needs the "
+                    "game's last move to be that double step")
+    elif board.ep_square is not None and board.has_legal_en_passant():
+        return "the game ends with an e.p. capture legal that the position does not state"
+    return None
+
+
+def replay(moves: Any, target: chess.Board) -> chess.Board:
+    """Replay UCI `moves` from the initial array with python-chess; Rejected at an illegal move or
+    when the end is not `target`. Returns the final board."""
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        raise Rejected("'moves' must be a list of UCI strings")
+    if len(moves) > MAX_GAME_PLIES:
+        raise Rejected(f"longer than {MAX_GAME_PLIES} plies")
+    board = chess.Board()
+    for i, uci in enumerate(moves):
+        try:
+            move = chess.Move.from_uci(uci)
+        except ValueError:
+            raise Rejected(f"ply {i + 1}: not a UCI move: {shown(uci)}") from None
+        if not board.is_legal(move):
+            raise Rejected(f"ply {i + 1}: {uci} is illegal in {board.fen()}")
+        board.push(move)
+    fault = reached_fault(board, target)
+    if fault:
+        raise Rejected(fault)
+    return board
+
+
+def _body(cert: dict[str, Any]) -> str:
+    target = target_board(cert.get("fen"))
+    if target.castling_rights != target.clean_castling_rights():
+        raise Rejected("the FEN's castling rights need a king or rook that is not at home")
+    moves = cert.get("moves")
+    replay(moves, target)
+    stated = cert.get("position")
+    if isinstance(stated, dict) and isinstance(stated.get("fen"), str):
+        other = target_board(stated["fen"])
+        if other.fen() != target.fen():
+            raise Rejected(f"the stated position {other.fen()} is not the certificate's")
+    if "plies" in cert and cert["plies"] != len(moves):
+        raise Rejected(f"'plies' {shown(cert['plies'])} is not the game's length {len(moves)}")
+    return f"legal: a game of {len(moves)} plies from the initial array reaches {target.fen()}"
+
+
+def check_certificate(cert: dict[str, Any]) -> Verdict:
+    """Check a `legal-game` certificate: the claim accepted is "the position is legal", proved
+    by the game replayed from the initial array."""
+    return verdict_of("legal-game", _body, cert)

@@ -1,0 +1,350 @@
+"""A legal game from the initial array to a full position, of any length: legality by
+construction (issue #19; Texel's proof-game tool is the reference: a capture kernel first, then
+a guided search).
+
+The game is built in two phases on the proof-game analysis (`spg.analysis`: the identity-free
+lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-trajectories-coq.txt):
+
+1. **Captures.** While either side still has captures to make (its opponent has more units
+   than the target), a greedy best-first search looks for the next capture that keeps both
+   sides' bounds finite, guided by how close a unit of the capturing side stands to a victim.
+   Each capture found is committed: the next search starts from it.
+2. **Placement.** A weighted A* on the bound (in plies, with the side to move and the castling
+   rights the target asks for) plays the units to their target squares.
+
+A phase that fails is retried with the other weights of `TRIES` (the whole game anew). The
+search is a heuristic: it never proves anything by failing (the caller says *unknown*); what
+it finds is a real game, which `legalgame.checker` replays with python-chess.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import chess
+
+from retrologic.limits import Budget, LimitHit
+from retrologic.spg.analysis import Analysis, min_assignment
+from retrologic.spg.distances import INF
+
+# (capture-phase weight of the capture distance, placement weight of the bound, node cap of a
+# phase): the tries in order, a later one when an earlier one fails
+# slack: how much a capture may raise the victim side's bound (a unit the target needs, to be
+# replaced by a promotion, raises it): 0 keeps the units the target needs on the first tries
+TRIES = ((2.0, 3.0, 1_500, 0), (1.0, 1.5, 4_000, 0), (2.0, 3.0, 4_000, INF))
+BRANCHES = 3  # capture outcomes tried in turn before backtracking further
+FIND_NODES = 60_000  # positions one `find` expands at most over all its tries (then: not found)
+
+
+class GiveUp(Exception):
+    """The finder's own node cap (FIND_NODES) is spent: no game found, no limit of the user's."""
+CASTLING_UNITS = {chess.BB_H1: chess.BB_E1 | chess.BB_H1, chess.BB_A1: chess.BB_E1 | chess.BB_A1,
+                  chess.BB_H8: chess.BB_E8 | chess.BB_H8, chess.BB_A8: chess.BB_E8 | chess.BB_A8}
+
+
+def placement_key(board: chess.BaseBoard) -> tuple[int, ...]:
+    """The placement as a tuple of bitboards (compares boards by units and squares only)."""
+    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[chess.WHITE])
+
+
+def castling_units(rights: int) -> int:
+    """The kings and rooks that must never move for these castling rights to stand."""
+    units = 0
+    for rook, both in CASTLING_UNITS.items():
+        if rights & rook:
+            units |= both
+    return units
+
+
+def plies_needed(turn: chess.Color, white: int, black: int, target_turn: chess.Color) -> int:
+    """Fewest plies that give White `white` moves and Black `black` moves, `turn` moving first,
+    and leave `target_turn` to move."""
+    same = turn == target_turn
+    first, second = (white, black) if turn == chess.WHITE else (black, white)
+    plies = max(2 * first - 1, 2 * second, 0)
+    if (plies % 2 == 0) != same:
+        plies += 1
+    return plies
+
+
+@dataclass
+class Phase:
+    """What one phase of the search is after: `done` a position (and its parent) that ends it,
+    `score` the
+    priority of a position (lower first; None: dead), over at most `nodes` positions."""
+
+    done: Callable[[chess.Board, chess.Board], bool]
+    score: Callable[[chess.Board, int], float | None]
+    nodes: int
+
+
+class Finder:
+    """Builds a legal game from the initial array to `target` (a full position, no e.p. square:
+    the caller retracts a double step first), under `budget` (LimitHit when it is spent)."""
+
+    def __init__(self, target: chess.Board, budget: Budget, node_cap: int = FIND_NODES) -> None:
+        self.target = target
+        self.budget = budget
+        self.rights = target.clean_castling_rights()
+        self.start = chess.Board()
+        self.frozen_extra = castling_units(self.rights)
+        self.analysis = Analysis(self.start, target, extra_frozen=self.frozen_extra)
+        self.frozen = self.analysis.frozen
+        self.target_key = placement_key(target)
+        self.count = {c: chess.popcount(target.occupied_co[c]) for c in chess.COLORS}
+        self.nodes = 0
+        self.node_cap = node_cap
+        self.fits: dict[tuple, bool] = {}
+
+    # the bound ----------------------------------------------------------------------------------
+
+    def side_bounds(self, board: chess.Board) -> tuple[int, int] | None:
+        """(White's, Black's) lower bounds on their remaining moves; None when either is INF."""
+        bound = self.analysis.bound
+        white = bound.side_bound(board, chess.WHITE)
+        if white >= INF:
+            return None
+        black = bound.side_bound(board, chess.BLACK)
+        if black >= INF:
+            return None
+        if not self.captures_fit(board, chess.WHITE) or not self.captures_fit(board, chess.BLACK):
+            return None
+        extra = board.castling_rights & ~self.rights
+        if extra & chess.BB_RANK_1:
+            white += 2      # a right the target has lost: its king or rook still has to move
+        if extra & chess.BB_RANK_8:
+            black += 2
+        return white, black
+
+    def captures_fit(self, board: chess.Board, color: chess.Color) -> bool:
+        """Whether `color`'s units can become its target units with, all together, no more pawn
+        captures than it has captures left (the bound counts each pawn's captures alone)."""
+        need = self.captures_left(board, color)
+        mask = board.occupied_co[color]
+        key = (color, need, board.pawns & mask, board.knights & mask, board.bishops & mask,
+               board.rooks & mask, board.queens & mask, board.kings & mask)
+        hit = self.fits.get(key)
+        if hit is None:
+            units = [(sq, board.piece_type_at(sq) or 0)
+                     for sq in chess.scan_forward(mask & ~self.frozen)]
+            routes = self.analysis.unit_routes
+            cost = [[min((c for _, c, _ in routes(color, utype, usq, ttype, tsq, max(need, 0))),
+                         default=INF) for usq, utype in units]
+                    for tsq, ttype in self.analysis.target_units[color]]
+            hit = need >= 0 and len(cost) <= len(units) and \
+                (not cost or min_assignment(cost) <= need)
+            self.fits[key] = hit
+        return hit
+
+    def plies_left(self, board: chess.Board) -> int | None:
+        """A lower bound on the plies to the target position (None: never)."""
+        bounds = self.side_bounds(board)
+        if bounds is None:
+            return None
+        return plies_needed(board.turn, bounds[0], bounds[1], self.target.turn)
+
+    def captures_left(self, board: chess.BaseBoard, color: chess.Color) -> int:
+        """The captures `color` still has to make (its opponent's units over the target's)."""
+        return chess.popcount(board.occupied_co[not color]) - self.count[not color]
+
+    def distance(self, color: chess.Color, ptype: int, frm: chess.Square, to: chess.Square,
+                 captures: int) -> int:
+        """Fewest moves for a unit to go from `frm` to `to` with at most `captures` captures
+        (pawns: by capture count; pieces: the distance map), frozen units as obstacles."""
+        if ptype == chess.PAWN:
+            maps = self.analysis.pawn_maps(color, frm)
+            return min(maps[c][to] for c in range(min(captures, len(maps) - 1) + 1))
+        return self.analysis.piece_map(ptype, color, frm)[to]
+
+    def capture_distance(self, board: chess.Board) -> int:
+        """How far the nearest useful capture is. A side with captures to make whose pawns must
+        still capture on known squares (the bound's victim slots) is measured there: its pawn's
+        moves to the slot plus a victim's moves to it; its free captures (beyond the slots) by the
+        fewest moves of one of its units to a capturable unit (kings and frozen units are not)."""
+        best = INF
+        bound = self.analysis.bound
+        type_at = board.piece_type_at
+        for color in chess.COLORS:
+            need = self.captures_left(board, color)
+            if need <= 0:
+                continue
+            victims = [(sq, type_at(sq)) for sq in
+                       chess.scan_forward(board.occupied_co[not color] & ~board.kings
+                                          & ~self.frozen)]
+            if not victims:
+                continue
+            units = [(sq, type_at(sq)) for sq in
+                     chess.scan_forward(board.occupied_co[color] & ~self.frozen)]
+            slots = bound.capture_slots(board, color)
+            if need > len(slots):
+                for sq, ptype in units:
+                    for v, _ in victims:
+                        d = self.distance(color, ptype, sq, v, 1)
+                        if d < best:
+                            best = d
+            pawns = [sq for sq, ptype in units if ptype == chess.PAWN]
+            for mask in set(slots):
+                for s in chess.scan_forward(mask):
+                    reach = min((self.distance(color, chess.PAWN, p, s, need) for p in pawns),
+                                default=INF)
+                    if reach >= best:
+                        continue
+                    come = min(self.distance(not color, vtype, v, s, 0) for v, vtype in victims)
+                    if reach + come < best:
+                        best = reach + come
+        return best
+
+    # the phases ---------------------------------------------------------------------------------
+
+    def legal_moves(self, board: chess.Board) -> Iterator[chess.Move]:
+        """The legal moves that neither move nor capture a unit that must stand still."""
+        frozen = self.frozen
+        for move in board.legal_moves:
+            if chess.BB_SQUARES[move.from_square] & frozen or \
+                    chess.BB_SQUARES[move.to_square] & frozen:
+                continue
+            yield move
+
+    def is_target(self, board: chess.Board) -> bool:
+        return (board.turn == self.target.turn and placement_key(board) == self.target_key
+                and board.clean_castling_rights() == self.rights)
+
+    def search(self, board: chess.Board, phase: Phase) -> Iterator[list[chess.Move]]:
+        """Best-first search from `board` for positions `phase.done` accepts: the moves to each,
+        best first, until the phase's node cap is reached or every position is dead. Boards are
+        kept without their move stacks; a path is rebuilt from parent links."""
+        first = phase.score(board, 0)
+        if first is None:
+            return
+        parents: list[tuple[int, chess.Move | None]] = [(-1, None)]
+        root = board.copy(stack=False)
+        heap: list[tuple[float, int, chess.Board, int]] = [(first, 0, root, 0)]
+        seen = {root._transposition_key()}
+        expanded = 0
+
+        def path(index: int) -> list[chess.Move]:
+            moves = []
+            while index > 0:
+                index, move = parents[index]
+                moves.append(move)
+            return moves[::-1]
+
+        while heap:
+            _, index, node, depth = heapq.heappop(heap)
+            expanded += 1
+            self.nodes += 1
+            self.budget.check(1, every=16)
+            if self.nodes > self.node_cap:
+                raise GiveUp
+            if expanded > phase.nodes:
+                return
+            for move in list(self.legal_moves(node)):
+                child = node.copy(stack=False)
+                child.push(move)
+                key = child._transposition_key()
+                if key in seen:
+                    continue
+                seen.add(key)
+                parents.append((index, move))
+                if phase.done(child, node):
+                    yield path(len(parents) - 1)
+                    continue
+                score = phase.score(child, depth + 1)
+                if score is not None:
+                    heapq.heappush(heap, (score, len(parents) - 1, child, depth + 1))
+
+    def capture_phase(self, units: int, weight: float, nodes: int, slack: int) -> Phase:
+        """The next capture (fewer than `units` units on the board) that keeps both bounds
+        finite and raises the victim side's bound by at most `slack`."""
+        bound = self.analysis.bound
+
+        def done(board: chess.Board, parent: chess.Board) -> bool:
+            if chess.popcount(board.occupied) >= units or self.side_bounds(board) is None:
+                return False
+            victim = board.turn
+            return bound.side_bound(board, victim) <= bound.side_bound(parent, victim) + slack
+
+        def score(board: chess.Board, depth: int) -> float | None:
+            plies = self.plies_left(board)
+            if plies is None:
+                return None
+            return weight * self.capture_distance(board) + 0.5 * plies + 0.25 * depth
+
+        return Phase(done, score, nodes)
+
+    def placement_phase(self, weight: float, nodes: int) -> Phase:
+        """The target position itself."""
+        def score(board: chess.Board, depth: int) -> float | None:
+            plies = self.plies_left(board)
+            if plies is None:
+                return None
+            return depth + weight * plies
+
+        return Phase(lambda board, _parent: self.is_target(board), score, nodes)
+
+    def find(self) -> list[chess.Move] | None:
+        """A game to the target (None: not found within the tries; LimitHit past the budget)."""
+        if self.analysis.impossible:
+            return None
+        try:
+            for weight_capture, weight_place, nodes, slack in TRIES:
+                game = self._extend(self.start.copy(), weight_capture, weight_place, nodes,
+                                    slack)
+                if game is not None:
+                    return game
+        except GiveUp:
+            pass
+        return None
+
+    def _extend(self, board: chess.Board, weight_capture: float, weight_place: float,
+                nodes: int, slack: int) -> list[chess.Move] | None:
+        """A game through `board` (its move stack is the game so far): depth first over the
+        captures, the best `BRANCHES` outcomes of each capture search in turn, then the
+        placement search (a dead end at any point backtracks to the previous capture)."""
+        if self.captures_left(board, chess.WHITE) <= 0 and \
+                self.captures_left(board, chess.BLACK) <= 0:
+            if self.is_target(board):
+                return list(board.move_stack)
+            phase = self.placement_phase(weight_place, nodes)
+            moves = next(self.search(board.copy(), phase), None)
+            return None if moves is None else board.move_stack + moves
+        phase = self.capture_phase(chess.popcount(board.occupied), weight_capture, nodes, slack)
+        outcomes = self.search(board.copy(), phase)
+        for moves in itertools.islice(outcomes, BRANCHES):
+            after = board.copy()
+            for move in moves:
+                after.push(move)
+            game = self._extend(after, weight_capture, weight_place, nodes, slack)
+            if game is not None:
+                return game
+        return None
+
+
+def find_game(target: chess.Board, budget: Budget,
+              node_cap: int = FIND_NODES) -> list[chess.Move] | None:
+    """A legal game from the initial array to `target` (see `Finder`); an e.p. square in the
+    target is the double step just played: the game reaches the position before it, then plays
+    it. None: no game found within the tries or `node_cap` positions (LimitHit: the budget ran
+    out)."""
+    ep = target.ep_square
+    if ep is None:
+        return Finder(target, budget, node_cap).find()
+    mover = not target.turn
+    step = 8 if mover == chess.WHITE else -8
+    before = target.copy(stack=False)
+    before.ep_square = None
+    pawn_to, pawn_from = ep + step, ep - step
+    before.remove_piece_at(pawn_to)
+    before.set_piece_at(pawn_from, chess.Piece(chess.PAWN, mover))
+    before.turn = mover
+    head = Finder(before, budget, node_cap).find()
+    if head is None:
+        return None
+    return head + [chess.Move(pawn_from, pawn_to)]
+
+
+__all__ = ["Finder", "LimitHit", "find_game", "plies_needed"]

@@ -1,0 +1,39 @@
+"""A legal game as the engines hand it on: its moves, the position it reaches, its SAN text
+and its `legal-game` certificate (checked by `legalgame.checker`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import chess
+
+
+@dataclass(frozen=True)
+class LegalGame:
+    """A game from the initial array (`moves`) that reaches `target` exactly."""
+
+    moves: tuple[chess.Move, ...]
+    target: chess.Board
+
+    @property
+    def plies(self) -> int:
+        return len(self.moves)
+
+    def uci(self) -> list[str]:
+        return [m.uci() for m in self.moves]
+
+    def san(self) -> str:
+        """The game in SAN with move numbers ("1.e4 e5 2.Nf3 ...")."""
+        board, out = chess.Board(), []
+        for move in self.moves:
+            san = board.san(move)
+            out.append(f"{board.fullmove_number}.{san}" if board.turn == chess.WHITE else san)
+            board.push(move)
+        return " ".join(out)
+
+    def certificate(self) -> dict[str, Any]:
+        """The `legal-game` certificate: the position and the moves (UCI), with the SAN text."""
+        from retrologic.certformat import stamp
+        return stamp({"type": "legal-game", "fen": self.target.fen(en_passant="fen"),
+                      "plies": self.plies, "moves": self.uci(), "san": self.san()})
