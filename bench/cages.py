@@ -3,15 +3,29 @@ algorithm as the baseline (depth-first, pruning only repetitions on the current 
 cap, no cache), run on the same transitions and rules.
 
     python bench/cages.py [--repeat 5] [--depth 30] [--baseline-nodes 50000]
+
+A whole collection (bench/cages-collection.txt) verified in order three ways, side by side:
+no learning, learning each cage's start board only (the old `--learn`), and learning every
+board of each closed set (Hwa's bootstrapping); time, positions and verdicts per board:
+
+    python bench/cages.py --collection [FILE] [--nodes 20000]
+    python bench/cages.py --make-collection      # rewrite bench/cages-collection.txt
+
+Library lookup cost with thousands of entries (indexed against testing every entry):
+
+    python bench/cages.py --lookup [--entries 2000]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
 from pathlib import Path
+
+import chess
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -62,12 +76,205 @@ def paper_search(start: Position, zone: int, model: str, rules, depth: int, cap:
         return "unknown", nodes
 
 
+COLLECTION = ROOT / "bench" / "cages-collection.txt"
+NO_DXE = 'pawn_captures(either, from_file="d", to_file="e") == 0'
+
+
+def _line(board: str, *, frozen=(), restrict=(), zone=None, model="lines", name=None) -> str:
+    words = [board]
+    if zone:
+        words.append("zone=" + ",".join(zone))
+    if frozen:
+        words.append("frozen=" + ",".join(frozen))
+    words += [f"restrict='{r}'" for r in restrict]
+    if model != "lines":
+        words.append(f"model={model}")
+    if name:
+        words.append(f"name={name}")
+    return " ".join(words)
+
+
+def make_collection(nodes: int) -> str:
+    """The collection: the library's cages and the problem files' boards, then variants (boards
+    of their closed sets, colour swaps, other holes, two cages on one board, an extra unit, and
+    non-cages); expect= from a run without learning (omitted where that run hits `nodes`)."""
+    from retrologic.cages.library import load_library
+    from retrologic.cages.rules import squares_of
+    from retrologic.cages.search import verify
+    lib = load_library()
+    lines: list[tuple[str, str]] = []       # (comment, line)
+
+    def add(comment: str, line: str) -> None:
+        if line not in {x for _, x in lines}:
+            lines.append((comment, line))
+    for e in lib.entries:
+        add(f"library: {e.name}", _line(e.board, frozen=squares_of(e.frozen),
+                                         restrict=[r.expr() for r in e.restrictions],
+                                         zone=squares_of(e.zone)))
+    for path in sorted((ROOT / "problems" / "cages").glob("*.toml")):
+        prob = problem.load(path)
+        q = prob.question
+        frozen = sorted(set(q["frozen"]) | set(squares_of(prob.position.frozen)))
+        restrict = [c["expr"] for c in prob.constraints]
+        add(f"problem: {path.stem}", _line(prob.position.placement.board_fen(), frozen=frozen,
+                                            restrict=restrict, model=q["model"],
+                                            zone=None if q["zone"] == "auto" else q["zone"]))
+    for e in lib.entries:                   # boards of closed sets, some colour-swapped
+        proof = lib.proof(e)
+        for k, m in enumerate(proof.members[1:4], 1):
+            pl = m.placement.colour_swapped() if k == 2 else m.placement
+            frozen = chess.flip_vertical(m.frozen) if k == 2 else m.frozen
+            rs = [(r.swapped() if k == 2 else r).expr() for r in e.restrictions]
+            add(f"closed-set board of {e.name}" + (", colours swapped" if k == 2 else ""),
+                _line(pl.board_fen(), frozen=squares_of(frozen), restrict=rs))
+    top = ["7K/pppp1ppp/4p3", "K7/pppp1ppp/4p3", "3K4/pppp1ppp/4p3", "8/ppppKppp/4p3",
+           "1K6/pppppppp/8"]
+    for f in "abcdefgh":                    # the king behind pawns with the hole elsewhere
+        rank7 = "".join("1" if c == f else "p" for c in "abcdefgh")
+        rank6 = "".join("p" if c == f else "1" for c in "abcdefgh")
+        fix = lambda r: re.sub("1+", lambda m: str(len(m.group())), r)   # noqa: E731
+        for king in ("7K", "K7"):
+            add(f"king behind pawns, hole on {f}",
+                f"{king}/{fix(rank7)}/{fix(rank6)}/8/8/8/8/8")
+    bottoms = {"fig3 swapped": "8/8/6P1/5PPB/8", "bishop b1": "8/8/8/P1P5/1B6",
+               "bishop c1 + rook": "8/8/2P5/1PrP4/2B5", "knight g1 free": "8/8/8/6PP/6Nr",
+               "black bishop c1": "8/8/8/1PPP4/2b5", "knight d4": "8/3N4/8/8/8"}
+    for t in top:
+        for what, bottom in bottoms.items():
+            add(f"two cages (or one and a free unit): king behind pawns and {what}",
+                f"{t}/{bottom}")
+    for what, board in {"two holes": "7K/pp1pp1pp/2p2p2/8/8/8/8/8",
+                        "hole on g, no g6": "K7/pppppp1p/8/8/8/8/8/8",
+                        "fig3 without g6": "6b1/5pp1/8/8/8/8/8/8",
+                        "fig2 without d2": "8/8/8/8/8/8/PPk1P3/KR1b4",
+                        "corner bishop, no d7": "4B1rk/4pKpp/8/8/8/8/8/8",
+                        "knight g1 free, no h2": "8/8/8/8/8/8/6P1/6Nr"}.items():
+        add(f"not a cage? {what}", board)
+    out = ["# A collection of cage boards for `retrologic cage --collection FILE --learn` and",
+           "# `python bench/cages.py --collection` (made by `python bench/cages.py --make-collection`).",
+           "# One board per line: BOARD [zone=SQ,...] [frozen=SQ,...] [restrict=EXPR]... [model=plain]",
+           f"# [expect=proved|refuted]; expect= is the verdict without learning (node limit {nodes}),",
+           "# left out where that run stops undecided. Order matters: later boards may be cut by",
+           "# cages (and boards of their closed sets) learned from earlier ones."]
+    for comment, line in lines:
+        from retrologic.cages import collection
+        item = collection.parse(line)[0]
+        r = verify(item.board, item.zone, item.restrict, model=item.model,
+                   frozen=list(item.frozen) or None, nodes=nodes)
+        # a plain-model refutation may become a proof once a lines-model cage is known (Hwa's
+        # bootstrapping across models, as tests/test_cage_library.py checks): no expect= there
+        plain_refuted = item.model == "plain" and r.verdict == "refuted"
+        expect = "" if r.verdict == "unknown" or plain_refuted else f" expect={r.verdict}"
+        out.append(f"{line}{expect}  # {comment}")
+    return "\n".join(out) + "\n"
+
+
+def run_collection(path: Path, nodes: int | None) -> None:
+    """The collection three ways: no learning, start boards only, every closed-set board."""
+    from retrologic.cages import collection
+    items = collection.load(path)
+    modes = {"none": dict(learn=False), "start": dict(learn=True, members=False),
+             "members": dict(learn=True, members=True)}
+    runs = {k: collection.run(items, nodes=nodes, **kw) for k, kw in modes.items()}
+    print(f"{'line':>5} {'board':44s} | {'no learning':>22s} | {'start boards':>22s} | "
+          f"{'closed-set boards':>22s}")
+    for i, item in enumerate(items):
+        cells = []
+        for k in modes:
+            r = runs[k].outcomes[i].result
+            cells.append(f"{r.verdict:8s}{r.states:>6d}{r.elapsed * 1000:8.1f}")
+        print(f"{item.line:>5} {item.board[:44]:44s} | " + " | ".join(cells))
+    print()
+    for k, run in runs.items():
+        s = run.summary()
+        print(f"{k:8s}: {s['boards']} boards, {s['proved']} proved, {s['refuted']} refuted, "
+              f"{s['unknown']} unknown; {s['positions']} positions, {s['elapsed_s']:.2f} s; "
+              f"learned {s['learned']} cages + {s['members']} members; expect not met: {s['not_met']}")
+    base = runs["none"].outcomes
+    for k in ("start", "members"):
+        changed = [(o.item.line, b.result.verdict, o.result.verdict)
+                   for o, b in zip(runs[k].outcomes, base) if o.result.verdict != b.result.verdict]
+        wrong = [c for c in changed if c[1] != "unknown"]
+        print(f"{k}: verdicts changed from no learning: {len(changed)} "
+              f"(unknown -> decided: {len(changed) - len(wrong)}; other: {wrong or 'none'})")
+
+
+def lookup_cost(entries: int, probes: int = 2000) -> None:
+    """Lookups in a library of `entries` entries and members: the index against testing every
+    entry. The library: what the collection run learns (real cages and their members), filled
+    up with those boards shifted along the board (not cages: cached as unverified, so they are
+    tested as candidates like any entry but never reported)."""
+    import random
+    from retrologic.cages import collection
+    from retrologic.cages.entry import CageEntry
+    from retrologic.cages.library import Library
+    from retrologic.cages.search import CageResult
+    from retrologic.position import Placement
+    from retrologic.result import Verdict
+    lib = Library()
+    collection.run(collection.load(COLLECTION), lib, nodes=20_000)
+    real = lib.size
+    base = [lib.get(n) for n in list(lib._names)]
+    shift = 1
+    while lib.size < entries and shift < 64:
+        for e in base:
+            pl = Placement(*(((m << shift if shift < 32 else m >> (shift - 31)) & chess.BB_ALL)
+                             for m in e.placement))
+            if chess.popcount(pl.occupied) == chess.popcount(e.placement.occupied) \
+                    and f"{e.name}>{shift}" not in lib._names:
+                filler = CageEntry(f"{e.name}>{shift}", pl, chess.BB_ALL)
+                lib.add(filler)
+                lib._proofs[filler.name] = CageResult(Verdict.UNKNOWN, filler.position(),
+                                                      chess.BB_ALL, "lines", (), reason="filler")
+            if lib.size >= entries:
+                break
+        shift += 1
+    rng = random.Random(1)
+    positions = []
+    for _ in range(probes):
+        board = chess.Board()
+        for _ in range(rng.randrange(10, 80)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        pl = Placement.from_board(board)
+        keep = sum(1 << sq for sq in chess.scan_forward(pl.occupied) if rng.random() < 0.5)
+        positions.append(Position(pl.without(~keep & chess.BB_ALL), None, 0, None, 0, True))
+    items = collection.load(COLLECTION)
+    positions += [start_position(i.board, list(i.frozen) or None) for i in items]
+    print(f"library: {lib.size} entries and members ({real} learned from the collection, the "
+          f"rest filler); {len(positions)} lookups (random partial positions and the "
+          f"collection's boards)")
+    for name, fn in (("index", lib.matches), ("every entry", lib._matches_linear)):
+        t0 = time.perf_counter()
+        found = [fn(p) for p in positions]
+        us = (time.perf_counter() - t0) / len(positions) * 1e6
+        print(f"{name:12s}: {us:9.1f} us per lookup, {sum(f is not None for f in found)} found")
+    assert [lib.matches(p) for p in positions] == [lib._matches_linear(p) for p in positions]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--depth", type=int, default=30)
     ap.add_argument("--baseline-nodes", type=int, default=50_000)
+    ap.add_argument("--collection", nargs="?", const=str(COLLECTION), metavar="FILE")
+    ap.add_argument("--make-collection", action="store_true")
+    ap.add_argument("--nodes", type=int, default=20_000, help="per board (collection runs)")
+    ap.add_argument("--lookup", action="store_true")
+    ap.add_argument("--entries", type=int, default=2000)
     args = ap.parse_args()
+    if args.make_collection:
+        COLLECTION.write_text(make_collection(args.nodes))
+        print(f"wrote {COLLECTION}")
+        return
+    if args.collection:
+        run_collection(Path(args.collection), args.nodes)
+        return
+    if args.lookup:
+        lookup_cost(args.entries)
+        return
     files = sorted((ROOT / "problems" / "cages").glob("*.toml"))
     problem.solve(problem.load(files[0]))            # warm-up: imports, first-call costs
     rows = []

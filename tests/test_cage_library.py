@@ -161,3 +161,21 @@ def test_learn_on_the_command_line(tmp_path, capsys):
                  "--name", "rook"]) == 0
     lib = load_library(tmp_path)
     assert lib.get("rook").frozen == chess.BB_G1
+
+
+def test_castling_rights_are_stored_and_required_for_a_match(tmp_path):
+    """A cage proved with a castling right (a black bishop g1 shut in by Ke1/Rh1 that never
+    moved) keeps the right in its entry, and matches only where the right stands."""
+    pos = Position(Placement.from_board_fen("8/8/8/8/8/8/4PPPP/4K1bR"), None, chess.BB_H1, None, 0, True)
+    result, path = learn(pos, name="castled", directory=str(tmp_path), library=Library())
+    assert result.proved and 'castling = ["h1"]' in path.read_text()
+    lib = load_library(tmp_path)
+    assert lib.get("castled").castling == chess.BB_H1 and lib.proof(lib.get("castled")).proved
+    assert lib.matches(pos) is not None and lib.matches(pos.placement) is None
+    assert check_proof(verify(pos, library=lib).certificate()).ok
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "x.toml").write_text(path.read_text().replace('castling = ["h1"]', 'castling = ["a1"]'))
+    with pytest.raises(InputError) as e:
+        load_library(bad)
+    assert e.value.field == "castling"

@@ -2,12 +2,23 @@
 
 Plain data shared by the cage search (which closes positions with matched entries and embeds
 their proofs) and the library (which loads, verifies and writes entries); it imports neither.
+
+Members (Hwa's bootstrapping, every board of a verified closed set): an entry may list the
+other boards of its proof's closed set (`members`, each a board with its frozen units and
+castling rights, written compactly as one string). Each is a cage in its own right, with the
+entry's zone, model and restrictions: the search is stateless (a zone position is its units,
+frozen units and castling rights; no side to move, no memory), so every retraction of a member
+lands in the closed set or is ruled out, and the part of the set reachable from the member is a
+proof for it. The library turns each into a sub-entry tied to its parent (`parent`), used only
+once the parent verifies again and the member is found in the parent's closed set.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Iterable
+
+import chess
 
 from retrologic.cages.rules import NoPawnCaptures, squares_of
 from retrologic.position import Placement, Position
@@ -30,13 +41,16 @@ class CageEntry:
     source: str = ""
     comment: str = ""
     path: str | None = None
+    castling: int = 0                       # castling rights the cage assumes (rook squares)
+    members: tuple[Position, ...] = ()      # the other boards of its closed set (learned)
+    parent: str = ""                        # a member's sub-entry: the entry it belongs to
 
     @property
     def board(self) -> str:
         return self.placement.board_fen()
 
     def position(self) -> Position:
-        return Position(self.placement, None, 0, None, self.frozen, True)
+        return Position(self.placement, None, self.castling, None, self.frozen, True)
 
     def to_toml(self, states: int | None = None) -> str:
         """The entry as a library file."""
@@ -47,13 +61,63 @@ class CageEntry:
             return "[" + ", ".join(q(i) for i in items) + "]"
         lines = [f"format = {q(FORMAT)}", f"name = {q(self.name)}", f"board = {q(self.board)}",
                  f"zone = {arr(squares_of(self.zone))}", f"frozen = {arr(squares_of(self.frozen))}",
+                 *([f"castling = {arr(squares_of(self.castling))}"] if self.castling else []),
                  f"restrictions = {arr(r.expr() for r in self.restrictions)}",
                  f"model = {q(self.model)}", f"uses = {arr(self.uses)}", f"source = {q(self.source)}"]
         if self.comment:
             lines.append(f"comment = {q(self.comment)}")
         if states is not None:
             lines.append(f"states = {states}")
+        if self.members:
+            lines.append("members = [")
+            lines += [f"  {q(member_text(m))}," for m in self.members]
+            lines.append("]")
         return "\n".join(lines) + "\n"
+
+
+def member_text(pos: Position) -> str:
+    """A member in a library file: its board, then `frozen=sq,...` and `castling=sq,...` when
+    it has any (`8/5ppb/6p1/8/8/8/8/8`, `8/8/8/8/8/8/6PP/6Nr frozen=g1`)."""
+    out = pos.placement.board_fen()
+    if pos.frozen:
+        out += " frozen=" + ",".join(squares_of(pos.frozen))
+    if pos.castling:
+        out += " castling=" + ",".join(squares_of(pos.castling))
+    return out
+
+
+def parse_member(text: str) -> Position:
+    """A member from its library-file text (see member_text); ValueError if malformed. The
+    frozen squares must hold units; castling rights need their king and rook in place."""
+    if not isinstance(text, str):
+        raise ValueError("a member is a string")
+    board, *rest = text.split()
+    placement = Placement.from_board_fen(board)
+    masks = {"frozen": 0, "castling": 0}
+    for item in rest:
+        key, sep, value = item.partition("=")
+        if not sep or key not in masks or masks[key]:
+            raise ValueError(f"expected frozen=SQ,... or castling=SQ,..., got {item!r}")
+        for name in value.split(","):
+            masks[key] |= chess.BB_SQUARES[chess.parse_square(name)]
+    if masks["frozen"] & ~placement.occupied:
+        raise ValueError("frozen squares must hold a unit")
+    check_castling(placement, masks["castling"])
+    return Position(placement, None, masks["castling"], None, masks["frozen"], True)
+
+
+def check_castling(placement: Placement, castling: int) -> None:
+    """ValueError unless each castling square is a rook corner whose king and rook stand home."""
+    from retrologic.position import CASTLINGS
+    for rook in chess.scan_forward(castling):
+        hit = [(c, k) for (c, r), (k, _, _) in CASTLINGS.items() if r == rook]
+        if not hit:
+            raise ValueError(f"castling square {chess.square_name(rook)} is not a rook corner")
+        color, king = hit[0]
+        for sq, pt in ((rook, chess.ROOK), (king, chess.KING)):
+            if placement.piece_at(sq) != chess.Piece(pt, color):
+                raise ValueError(f"castling right {chess.square_name(rook)} needs "
+                                 f"{chess.Piece(pt, color).symbol()} on {chess.square_name(sq)}")
 
 
 @dataclass(frozen=True)

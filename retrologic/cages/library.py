@@ -5,7 +5,10 @@ A verified cage is illegal in every extension, so any position containing its un
 frozen units frozen, under restrictions at least as strong) is illegal too: Hwa's bootstrapping.
 Nothing here is trusted blindly: an entry is verified again before its first use in a search
 (cached), the tests re-verify every entry, and a proof that uses an entry embeds the entry's own
-proof for the checker.
+proof for the checker. Learned entries carry the other boards of their closed sets (`members`,
+Hwa's bootstrapping: each is a cage with the entry's zone, model and restrictions); a member is
+used only when its parent verifies again and the member is a board of that closed set, and its
+proof (embedded for the checker) is the parent's closed set started at the member.
 
 Imports: the verifier (cages.search) and the entry record (cages.entry); the search never
 imports the library (it sees one through search.KnownCages), so the dependency goes one way.
@@ -15,15 +18,18 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
 import chess
 
-from retrologic.cages.entry import FORMAT, CageEntry, Match, toml_string  # noqa: F401 (re-exported)
-from retrologic.cages.rules import MODELS, NoPawnCaptures, covers, restrictions_from, zone_mask
+from retrologic.cages.entry import (FORMAT, CageEntry, Match, check_castling,  # noqa: F401
+                                    member_text, parse_member, toml_string)
+from retrologic.cages.index import Index, variants
+from retrologic.cages.rules import MODELS, NoPawnCaptures, restrictions_from, zone_mask
 from retrologic.cages.search import CageResult, verify
+from retrologic.result import Verdict
 from retrologic.errors import InputError
 from retrologic.limits import Budget, budget_for
 from retrologic.position import Placement, Position
@@ -48,28 +54,35 @@ ENTRY = {
     "source": Field(str, default=""),
     "comment": Field(str, default=""),
     "states": Field(int),
+    "castling": Field(list, default=[]),
+    "members": Field(list, default=[]),
 }
 
 
-@dataclass(frozen=True)
-class _Variant:
-    entry: CageEntry
-    swapped: bool
-    masks: tuple[int, ...]      # 6 piece-type masks
-    white: int
-    black: int
-    frozen: int
-    restrictions: tuple[NoPawnCaptures, ...]
+def member_entries(entry: CageEntry) -> list[CageEntry]:
+    """The sub-entries of an entry's learned members: each a cage with the parent's zone, model
+    and restrictions, tied to it by `parent` (its proof is the parent's, see Library.proof)."""
+    out = []
+    for m in entry.members:
+        name = f"{entry.name}#{digest(member_text(m))}"
+        out.append(CageEntry(name, m.placement, entry.zone, m.frozen, entry.restrictions,
+                             entry.model, (entry.name,), entry.source, "", entry.path,
+                             m.castling, (), entry.name))
+    return out
 
 
 @dataclass
 class Library:
     """A set of cages, matched as sub-boards in both colour orientations. An entry is used only
-    once it has been verified again (lazily, on its first match; the result is cached)."""
+    once it has been verified again (lazily, on its first match; the result is cached). An
+    entry's learned members are sub-entries named `<entry>#<hash of the member>`."""
 
     entries: list[CageEntry] = field(default_factory=list)
-    _variants: list[_Variant] = field(default_factory=list, repr=False)
+    _index: Index = field(default_factory=Index, repr=False)
+    _names: dict[str, CageEntry] = field(default_factory=dict, repr=False)
+    _all: dict[str, CageEntry] = field(default_factory=dict, repr=False)   # shared by subsets
     _proofs: dict[str, Any] = field(default_factory=dict, repr=False)
+    _sets: dict[str, dict[Position, int]] = field(default_factory=dict, repr=False)
     _busy: set[str] = field(default_factory=set, repr=False)
 
     def __post_init__(self) -> None:
@@ -83,84 +96,131 @@ class Library:
     def __iter__(self):
         return iter(self.entries)
 
-    def get(self, name: str) -> CageEntry | None:
-        return next((e for e in self.entries if e.name == name), None)
+    @property
+    def size(self) -> int:
+        """Entries and member sub-entries matched."""
+        return len(self._names)
 
-    def add(self, entry: CageEntry) -> None:
-        """Add an entry (names are unique within a library)."""
-        if self.get(entry.name) is not None:
+    def get(self, name: str) -> CageEntry | None:
+        """An entry, or a member's sub-entry, by name."""
+        return self._names.get(name)
+
+    def add(self, entry: CageEntry, proof: CageResult | None = None) -> list[CageEntry]:
+        """Add an entry and its members' sub-entries (names are unique within a library);
+        `proof`: its verification, just made in this process (cached, not repeated). Returns
+        the sub-entries added."""
+        if entry.name in self._names:
             raise InputError("duplicate cage name in the library", field="name", value=entry.name)
-        self.entries.append(entry)
-        for swapped in (False, True):
-            pl = entry.placement.colour_swapped() if swapped else entry.placement
-            frozen = chess.flip_vertical(entry.frozen) if swapped else entry.frozen
-            rs = tuple(r.swapped() for r in entry.restrictions) if swapped else entry.restrictions
-            occ = pl.occupied
-            self._variants.append(_Variant(entry, swapped, tuple(pl[:6]), pl.white, occ & ~pl.white,
-                                           frozen, rs))
+        subs = member_entries(entry)
+        for e in subs:
+            if e.name in self._names:
+                raise InputError("duplicate cage name in the library", field="name", value=e.name)
+        if proof is not None:
+            if not proof.proved or proof.start.placement != entry.placement:
+                raise ValueError("the proof given is not a proof of this entry")
+            self._proofs[entry.name] = proof
+        if not entry.parent:
+            self.entries.append(entry)
+        for e in (entry, *subs):
+            self._names[e.name] = e
+            self._all.setdefault(e.name, e)
+            for v in variants(e, self._index.size // 2):
+                self._index.add(v)
+        return subs
 
     def subset(self, names: Iterable[str]) -> "Library":
         """The entries named (for re-verifying an entry with only what its proof may use)."""
         out = []
         for n in names:
-            e = self.get(n)
+            e = self.get(n) or self._all.get(n)
             if e is None:
                 raise InputError("unknown cage named in 'uses'", field="uses", value=n)
             out.append(e)
-        lib = Library(out)
-        lib._proofs, lib._busy = self._proofs, self._busy    # one cache, one cycle guard
+        lib = Library()
+        for e in out:
+            if not e.parent:
+                lib.entries.append(e)
+            lib._names[e.name] = e
+            for v in variants(e, lib._index.size // 2):
+                lib._index.add(v)
+        # one cache, one cycle guard, one name space (a member's parent is found by name)
+        lib._proofs, lib._busy, lib._sets, lib._all = self._proofs, self._busy, self._sets, self._all
         return lib
 
     def matches(self, position: Position | Placement,
                 restrictions: Iterable[NoPawnCaptures] = ()) -> Match | None:
         """A verified entry whose units all stand in `position` (same type, colour, square),
         directly or with White and Black exchanged and the board flipped top to bottom; its
-        frozen units must be immobile in `position` and its restrictions implied by
-        `restrictions`. (The swap is sound: nothing in the model depends on who moves first.)"""
+        frozen units must be immobile in `position`, its castling rights held there and its
+        restrictions implied by `restrictions`. (The swap is sound: nothing in the model
+        depends on who moves first.) The first such entry in the order they were added."""
         if isinstance(position, Placement):
-            pl, immobile = position, 0
+            pl, immobile, castling = position, 0, 0
         else:
-            pl, immobile = position.placement, position.immobile
-        masks = pl[:6]
-        white = pl.white
-        black = pl.occupied & ~white
-        restrictions = tuple(restrictions)
-        for v in self._variants:
-            if v.white & ~white or v.black & ~black or v.frozen & ~immobile:
-                continue
-            if any(m & ~have for m, have in zip(v.masks, masks)):
-                continue
-            if v.restrictions and not covers(restrictions, v.restrictions):
-                continue
+            pl, immobile, castling = position.placement, position.immobile, position.castling
+        for v in self._index.candidates(pl, immobile, castling, tuple(restrictions)):
             proof = self.proof(v.entry)
             if proof is None or not proof.proved:
                 continue                    # not (or not yet) verified: never trusted
             return Match(v.entry, v.swapped)
         return None
 
+    def _matches_linear(self, position: Position | Placement,
+                        restrictions: Iterable[NoPawnCaptures] = ()) -> Match | None:
+        """matches() testing every entry (tests and the benchmark compare it with the index)."""
+        if isinstance(position, Placement):
+            position = Position(position, None, 0, None, 0, True)
+        for v in self._index.candidates(position.placement, position.immobile, position.castling,
+                                        tuple(restrictions), every=True):
+            proof = self.proof(v.entry)
+            if proof is not None and proof.proved:
+                return Match(v.entry, v.swapped)
+        return None
+
     def proof(self, entry: CageEntry) -> CageResult | None:
         """The entry's own verification (cached): a CageResult, proved or not; None while it is
-        being verified (an entry relying on itself through `uses` gets no help from itself)."""
+        being verified (an entry relying on itself through `uses` gets no help from itself).
+        A member's proof is its parent's closed set, started at the member: proved only when
+        the parent verifies again and the member is one of its closed set's boards."""
         if entry.name not in self._proofs:
             if entry.name in self._busy:
                 return None
             self._busy.add(entry.name)
             try:
-                lib = self.subset(entry.uses) if entry.uses else None
-                self._proofs[entry.name] = verify(entry.position(), entry.zone, entry.restrictions,
-                                                  lib, model=entry.model)
+                if entry.parent:
+                    self._proofs[entry.name] = self._member_proof(entry)
+                else:
+                    lib = self.subset(entry.uses) if entry.uses else None
+                    self._proofs[entry.name] = verify(entry.position(), entry.zone,
+                                                      entry.restrictions, lib, model=entry.model)
             finally:
                 self._busy.discard(entry.name)
         return self._proofs[entry.name]
+
+    def _member_proof(self, entry: CageEntry) -> CageResult | None:
+        parent = self._all.get(entry.parent)
+        whole = self.proof(parent) if parent is not None else None
+        pos = entry.position()
+        if whole is None or not whole.proved:
+            return whole
+        if entry.parent not in self._sets:
+            self._sets[entry.parent] = {p: i for i, p in enumerate(whole.members)}
+        k = self._sets[entry.parent].get(pos)
+        if k is None or whole.zone != entry.zone or whole.model != entry.model \
+                or whole.restrictions != entry.restrictions:
+            return CageResult(Verdict.UNKNOWN, pos, entry.zone, entry.model, entry.restrictions,
+                              reason=f"not a board of the closed set of {entry.parent!r}")
+        return started_at(whole, k)
 
     def check_uses(self) -> None:
         """Every name in `uses` exists, the relation has no cycle (a proof may not rely on
         itself) and no chain of `uses` is longer than MAX_USES_DEPTH (verifying an entry
         verifies what it uses first, one level of recursion each). Iterative: a long chain in
         a hostile library cannot exhaust Python's stack here."""
-        by_name = {e.name: e for e in self.entries}
+        by_name = dict(self._all)
+        by_name.update(self._names)
         height: dict[str, int] = {}                 # longest chain of uses below an entry
-        for root in self.entries:
+        for root in list(self._names.values()):
             if root.name in height:
                 continue
             trail: list[CageEntry] = [root]
@@ -229,8 +289,24 @@ def parse_entry(data: dict[str, Any], *, file: str = "<cage>") -> CageEntry:
     for i, n in enumerate(t["uses"]):
         if not isinstance(n, str):
             raise InputError("must be a string (a cage name)", file=file, field=f"uses[{i}]", value=n)
+    try:
+        castling = 0
+        for sq in parse_squares(t["castling"]):
+            castling |= chess.BB_SQUARES[sq]
+        check_castling(pos.placement, castling)
+    except ValueError as e:
+        raise InputError(str(e), file=file, field="castling", value=t["castling"]) from None
+    members = []
+    for i, text in enumerate(t["members"]):
+        try:
+            m = parse_member(text)
+            if m.placement.occupied & ~zone:
+                raise ValueError("a member has units outside the zone")
+        except (ValueError, TypeError, IndexError) as e:
+            raise InputError(str(e), file=file, field=f"members[{i}]", value=text) from None
+        members.append(m)
     return CageEntry(t["name"], pos.placement, zone, frozen | more, tuple(rules), t["model"],
-                     tuple(t["uses"]), t["source"], t["comment"], file)
+                     tuple(t["uses"]), t["source"], t["comment"], file, castling, tuple(members))
 
 
 def load_entry(path: str | Path) -> CageEntry:
@@ -358,14 +434,61 @@ def write_entry(entry: CageEntry, directory: str | Path, states: int | None = No
                      value=entry.name)
 
 
+def started_at(proof: CageResult, k: int) -> CageResult:
+    """The proof of member k of a proved closed set: the same set, started at that member
+    (listed first). Valid because the search is stateless: every retraction of every board of
+    the set lands in the set or is ruled out, whichever board the set is entered from."""
+    order = [k] + [i for i in range(len(proof.members)) if i != k]
+    new = {old: i for i, old in enumerate(order)}
+    return replace(proof, start=proof.members[k], members=[proof.members[i] for i in order],
+                   pruned={new[i]: v for i, v in proof.pruned.items()},
+                   closed={new[i]: v for i, v in proof.closed.items()}, line=None)
+
+
+def closed_members(result: CageResult) -> tuple[Position, ...]:
+    """The boards of a proof's closed set worth learning besides its start: not closed by a
+    known cage (such a board contains that cage already), and not containing another board of
+    the set (with its frozen units and castling rights), which would match wherever it does."""
+    if not result.proved:
+        return ()
+    keep: list[Position] = []
+    index = Index()
+    ranked = sorted(range(len(result.members)),
+                    key=lambda i: (i != 0, chess.popcount(result.members[i].placement.occupied), i))
+    for i in ranked:
+        pos = result.members[i]
+        if i in result.closed:
+            continue
+        if index.candidates(pos.placement, pos.immobile, pos.castling, ()):
+            continue
+        if i:
+            keep.append(pos)
+        e = CageEntry("", pos.placement, 0, pos.frozen, castling=pos.castling)
+        for v in variants(e, index.size // 2)[:1]:     # the same orientation only
+            index.add(v)
+    return tuple(sorted(keep, key=member_text))
+
+
+def entry_of(result: CageResult, name: str, *, source: str = "", comment: str = "",
+             members: bool = True) -> CageEntry:
+    """The library entry of a proved cage: its start, zone, model, restrictions, the entries
+    its proof used, and (`members`) the other boards of its closed set worth learning."""
+    start = result.start
+    return CageEntry(name, start.placement, result.zone, start.frozen, result.restrictions,
+                     result.model, tuple(e.name for e in result.lemmas), source, comment,
+                     None, start.castling, closed_members(result) if members else ())
+
+
 def learn(position: Position | Placement | str, *, name: str, zone: Any = None,
           restrictions: Iterable[Any] = (), frozen: Any = None, model: str = "lines",
           source: str = "", comment: str = "", library: Library | None = None,
           directory: str | None = None, nodes: int | None = None,
-          timeout: float | None = None, budget: Budget | None = None) -> tuple[CageResult, Any]:
+          timeout: float | None = None, budget: Budget | None = None,
+          members: bool = True) -> tuple[CageResult, Any]:
     """Verify a cage and, when proved, add it to the library directory (`encodings/cages` by
-    default) as a new entry; returns the result and the new file's path (None if not proved, or
-    if the position contains a known cage already). Limits: `budget`, or `timeout`/`nodes`."""
+    default) as a new entry, with the other boards of its closed set as members (`members`);
+    returns the result and the new file's path (None if not proved, or if the position
+    contains a known cage already). Limits: `budget`, or `timeout`/`nodes`."""
     result = verify(position, zone, restrictions, library, model=model, frozen=frozen,
                     budget=budget_for(timeout, nodes, budget))
     if not result.proved:
@@ -373,7 +496,6 @@ def learn(position: Position | Placement | str, *, name: str, zone: Any = None,
     start = result.start
     if library is not None and library.matches(start, result.restrictions) is not None:
         return result, None     # implied by a known cage: nothing new to learn
-    entry = CageEntry(name, start.placement, result.zone, start.frozen, result.restrictions,
-                      model, tuple(e.name for e in result.lemmas), source, comment)
+    entry = entry_of(result, name, source=source, comment=comment, members=members)
     path = write_entry(entry, directory or DEFAULT_DIR, states=result.states)
     return result, path

@@ -1,6 +1,7 @@
 """Question kind `cage`: verify that a partial position is a cage (Hwa), with a checkable proof
 or a counterexample line; `retrologic cage BOARD` on the command line, `--learn` to add a newly
-verified cage to the library."""
+verified cage to the library; `retrologic cage --collection FILE [--learn]` to verify a file of
+boards in order, learning as it goes (retrologic.cages.collection)."""
 
 from __future__ import annotations
 
@@ -98,7 +99,12 @@ def _write(result: CageResult, dest: Destination | None) -> Path:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("board", metavar="BOARD", help="a board-only placement (a partial position)")
+    p.add_argument("board", metavar="BOARD", nargs="?",
+                   help="a board-only placement (a partial position); or give --collection")
+    p.add_argument("--collection", metavar="FILE",
+                   help="verify every board of a collection file in order (one per line, see "
+                   "docs/cages.md); with --learn each new cage and its closed set's boards are "
+                   "learned for the boards after it")
     p.add_argument("--zone", metavar="SQ,...", help="the zone (default: occupied squares and their "
                    "king-move neighbours)")
     p.add_argument("--frozen", metavar="SQ,...", help="units that never moved")
@@ -114,10 +120,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", help="name of the learned cage (default: from the board, with a "
                    "hash of it that tells apart boards differing only in letter case)")
     p.add_argument("--source", default="", help="where the learned cage comes from")
+    p.add_argument("--start-only", action="store_true",
+                   help="learn only each cage's start board, not the other boards of its closed "
+                   "set (for comparison)")
     add_limit_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    if (args.board is None) == (args.collection is None):
+        raise InputError("give a BOARD or --collection FILE (one of them)", field="board",
+                         value=args.board or args.collection)
+    if args.collection is not None:
+        return _run_collection(args)
     from retrologic.cages import search as cage
     from retrologic.cages.library import DEFAULT_DIR, MAX_NAME, check_text, default_name, learn
     model = "plain" if args.plain else "lines"
@@ -140,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         result, path = learn(args.board, name=name, zone=zone, restrictions=args.restrict,
                              frozen=args.frozen, model=model, source=args.source,
                              library=library, directory=str(directory),
-                             budget=budget_of(options))
+                             budget=budget_of(options), members=not args.start_only)
     else:
         result = cage.verify(args.board, zone, args.restrict, library, model=model,
                              frozen=args.frozen, budget=budget_of(options),
@@ -148,11 +162,8 @@ def run(args: argparse.Namespace) -> int:
         path = None
     out = result.to_result()
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
-        from retrologic.certformat import as_destination
-        question = {"kind": "cage", "zone": zone or "auto", "frozen": args.frozen or [],
-                    "model": model, "restrict": args.restrict}
-        out.details["certificate"] = str(_write(result, as_destination(
-            options.certificate_dir, question=question, position={"board": args.board})))
+        out.details["certificate"] = _write_cli(result, options.certificate_dir, args.board, zone,
+                                                args.frozen or [], model, args.restrict)
         out.lines.append(f"certificate: {out.details['certificate']}")
     status = emit(out, args)
     if args.learn:
@@ -164,3 +175,68 @@ def run(args: argparse.Namespace) -> int:
             print("not learned: the cage was not verified", file=sys.stderr)
             return EXIT_MISMATCH
     return status
+
+
+def _write_cli(result: CageResult, directory: Any, board: str, zone: Any, frozen: Any,
+               model: str, restrict: list[str]) -> str:
+    """Write a command-line question's certificate; returns its path."""
+    from retrologic.certformat import as_destination
+    question = {"kind": "cage", "zone": zone or "auto", "frozen": frozen, "model": model,
+                "restrict": list(restrict)}
+    return str(_write(result, as_destination(directory, question=question,
+                                             position={"board": board})))
+
+
+def _run_collection(args: argparse.Namespace) -> int:
+    """`retrologic cage --collection FILE`: one verdict line per board, then a summary (or one
+    JSON object). Known cages: the --library paths (none by default); with --learn new cages
+    are learned as the run goes and, when the first --library is a directory, written there
+    (one file each, atomically, as soon as learned). Exit: 1 if an expect= was not met, 130 if
+    interrupted, 4 if a board stayed unknown, else 0."""
+    import json
+
+    from retrologic.cages import collection
+    from retrologic.cages.library import Library
+    from retrologic.console import EXIT_INTERRUPTED
+    from retrologic.errors import EXIT_OK, EXIT_UNKNOWN
+    if args.zone or args.frozen or args.restrict or args.plain or args.name:
+        raise InputError("with --collection, give zone, frozen squares, restrictions, model and "
+                         "name per board in the file", field="--collection", value=args.collection)
+    items = collection.load(args.collection)
+    lib_paths = [Path(p) for p in args.library]
+    library = _library(lib_paths) or Library()
+    directory = lib_paths[0] if args.learn and lib_paths and lib_paths[0].is_dir() else None
+    if args.learn and lib_paths and directory is None:
+        raise InputError("--learn writes to a directory: give one as the first --library",
+                         field="--library", value=args.library[0])
+    options = options_from(args)
+    certs = options.certificate_dir
+
+    def report(o: collection.Outcome) -> None:
+        if certs and o.result.verdict != Verdict.UNKNOWN:
+            o.certificate = _write_cli(o.result, certs, o.item.board, o.item.zone,
+                                       list(o.item.frozen), o.item.model, list(o.item.restrict))
+        if not args.json:
+            print(collection.line_of(o), flush=True)
+
+    done = collection.run(items, library, learn=args.learn, members=not args.start_only,
+                          directory=directory, timeout=options.timeout, nodes=options.nodes,
+                          source=args.source or str(args.collection), report=report)
+    summary = done.summary()
+    if args.json:
+        print(json.dumps({"collection": str(args.collection), "boards": [
+            {"line": o.item.line, "board": o.item.board, "verdict": o.result.verdict,
+             "states": o.result.states, "elapsed_ms": round(o.result.elapsed * 1000, 3),
+             "reason": o.result.reason, "lemmas_used": [e.name for e in o.result.lemmas],
+             "learned": o.entry.name if o.entry else None,
+             "members": len(o.entry.members) if o.entry else 0,
+             "file": str(o.path) if o.path else None, "expect": o.item.expect, "met": o.met,
+             "certificate": o.certificate}
+            for o in done.outcomes], "summary": summary}, indent=2), flush=True)
+    else:
+        print(collection.summary_line(done), flush=True)
+    if summary["not_met"]:
+        return EXIT_MISMATCH
+    if done.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_UNKNOWN if summary["unknown"] else EXIT_OK
