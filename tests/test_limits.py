@@ -224,7 +224,7 @@ def test_lastmove_node_limit_and_stop_request():
     t = time.monotonic()
     res = lq.answer(pos)
     assert time.monotonic() - t < 0.5 + SLACK and res.reason.startswith("interrupted:")
-    assert {c["reason"] for c in res.details["candidates"] if c["status"] == "unknown"} == {"interrupted"}
+    assert {c["reason"] for c in res.details["candidates"] if c["status"] == "unresolved"} == {"interrupted"}
 
 
 def test_cage_discovery_budgets_are_counts():
@@ -239,7 +239,8 @@ def test_cage_discovery_budgets_are_counts():
         res = lastmove.solve(pos, 1, closers=[closer])
         results.append((res.verdict, res.answer, res.nodes, closer.spent, len(closer.discovered)))
     (v1, a1, n1, spent1, found1), (v0, a0, n0, spent0, found0) = results
-    assert (v1, a1, found1) == ("proved", ["Ka2-a1"], 1) and 0 < spent1 < 20_000
+    # Ka2-a1 has no game yet (issue #19): unresolved, so unknown; every other candidate proved
+    assert (v1, a1, found1) == ("unknown", ["Ka2-a1"], 1) and 0 < spent1 < 20_000
     assert found0 == 0 and spent0 == 0 and a0 != a1      # no positions: no cage, fewer proofs
     again = CageCloser(None, True)
     res = lastmove.solve(pos, 1, closers=[again])

@@ -28,7 +28,7 @@ from retrologic.position import Position
 from retrologic.result import Verdict
 from retrologic.retract import Retraction, apply, in_check, retractions
 
-CERTIFY_NODES = 15_000   # positions the game finder expands per candidate at most (a count)
+CERTIFY_NODES = 30_000   # positions the game finder expands per candidate at most (a count)
 
 # A closer proves a position illegal by outside knowledge (a cage): it has `known(pos)` (cheap,
 # tried at every node) and `discover(pos, budget)` (expensive, tried only where the search is
@@ -258,7 +258,11 @@ def certify(c: Candidate, search: Search) -> bool:
     from retrologic.legalgame.checker import reached_fault
     from retrologic.legalgame.finder import find_game
     leaf = c.positions[-1]
-    head = find_game(leaf.to_board(), search.budget, node_cap=CERTIFY_NODES)
+    spent = search.budget.spent
+    try:
+        head = find_game(leaf.to_board(), search.budget, node_cap=CERTIFY_NODES)
+    finally:        # the finder's positions count as the solve's nodes (one budget)
+        search.nodes += search.budget.spent - spent
     if head is None:
         return False
     board = chess.Board()

@@ -12,8 +12,11 @@ lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-t
 2. **Placement.** A weighted A* on the bound (in plies, with the side to move and the castling
    rights the target asks for) plays the units to their target squares.
 
-A phase that fails is retried with the other weights of `TRIES` (the whole game anew). The
-search is a heuristic: it never proves anything by failing (the caller says *unknown*); what
+A game that fails is tried again with the other settings of `TRIES` (weights, guide, slack),
+then again with random tie-breaks, until the node cap (`FIND_NODES`, a count). Dead ends the
+bound misses are cut by two checks of our own: the pawns' captures must fit within the
+captures left all together (`captures_fit`), and pawns that can never move again must stand on
+target pawns (`stuck_pawns`). The search is a heuristic: it never proves anything by failing (the caller says *unknown*); what
 it finds is a real game, which `legalgame.checker` replays with python-chess.
 """
 
@@ -21,8 +24,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import random
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 import chess
 
@@ -32,15 +36,37 @@ from retrologic.spg.distances import INF
 
 # (capture-phase weight of the capture distance, placement weight of the bound, node cap of a
 # phase): the tries in order, a later one when an earlier one fails
-# slack: how much a capture may raise the victim side's bound (a unit the target needs, to be
-# replaced by a promotion, raises it): 0 keeps the units the target needs on the first tries
-TRIES = ((2.0, 3.0, 1_500, 0), (1.0, 1.5, 4_000, 0), (2.0, 3.0, 4_000, INF))
+class Try(NamedTuple):
+    """One try of the finder: the weight of the capture distance in the capture searches, the
+    weight of the guide in the placement search, the node cap of a capture search, the slack
+    (how much a capture may raise the victim side's bound: a unit the target needs, to be
+    replaced by a promotion, raises it; 0 keeps such units), and the guide: "moves" (both
+    sides' bounds added up: every useful move lowers it) or "plies" (the plies the bounds need,
+    with the side to move: a side already done then does not count)."""
+
+    capture_weight: float
+    place_weight: float
+    nodes: int
+    slack: int
+    guide: str
+
+
+TRIES = (Try(2.0, 3.0, 1_500, 0, "moves"), Try(2.0, 3.0, 1_500, 0, "plies"),
+         Try(1.0, 1.5, 4_000, 0, "moves"), Try(2.0, 3.0, 4_000, INF, "plies"),
+         Try(2.0, 3.0, 4_000, INF, "moves"))
+PLACEMENT_SCALE = 3  # the placement search may expand this many times a capture search's cap
 BRANCHES = 3  # capture outcomes tried in turn before backtracking further
+TRY_SHARE = 6  # a try expands at most 1/TRY_SHARE of the node cap
+JITTER = 2.0  # random tie-break of the restarts, in moves of the guide
 FIND_NODES = 60_000  # positions one `find` expands at most over all its tries (then: not found)
 
 
 class GiveUp(Exception):
     """The finder's own node cap (FIND_NODES) is spent: no game found, no limit of the user's."""
+
+
+class TryOver(Exception):
+    """One try's share of the node cap is spent: the next try starts."""
 CASTLING_UNITS = {chess.BB_H1: chess.BB_E1 | chess.BB_H1, chess.BB_A1: chess.BB_E1 | chess.BB_A1,
                   chess.BB_H8: chess.BB_E8 | chess.BB_H8, chess.BB_A8: chess.BB_E8 | chess.BB_A8}
 
@@ -95,9 +121,14 @@ class Finder:
         self.analysis = Analysis(self.start, target, extra_frozen=self.frozen_extra)
         self.frozen = self.analysis.frozen
         self.target_key = placement_key(target)
+        self.target_pawns = {c: target.pawns & target.occupied_co[c] for c in chess.COLORS}
         self.count = {c: chess.popcount(target.occupied_co[c]) for c in chess.COLORS}
         self.nodes = 0
         self.node_cap = node_cap
+        self.rng = random.Random(0)
+        self.jitter = 0.0
+        self.guide_name = "moves"
+        self.try_end = node_cap
         self.fits: dict[tuple, bool] = {}
 
     # the bound ----------------------------------------------------------------------------------
@@ -112,6 +143,10 @@ class Finder:
         if black >= INF:
             return None
         if not self.captures_fit(board, chess.WHITE) or not self.captures_fit(board, chess.BLACK):
+            return None
+        stuck = self.stuck_pawns(board)
+        if stuck and any(stuck & board.occupied_co[c] & ~self.target_pawns[c]
+                         for c in chess.COLORS):
             return None
         extra = board.castling_rights & ~self.rights
         if extra & chess.BB_RANK_1:
@@ -140,12 +175,44 @@ class Finder:
             self.fits[key] = hit
         return hit
 
+    def stuck_pawns(self, board: chess.BaseBoard) -> int:
+        """Pawns that can never move again: a side with no capture left cannot leave its file,
+        so its pawn stays behind the pawn in front of it when that one can never move either
+        (two pawns face to face when neither side has a capture left). Each must stand on a
+        target pawn of its colour (else the target is out of reach)."""
+        fixed = {c: self.captures_left(board, c) <= 0 for c in chess.COLORS}
+        if not (fixed[chess.WHITE] or fixed[chess.BLACK]):
+            return 0
+        white = board.pawns & board.occupied_co[chess.WHITE] if fixed[chess.WHITE] else 0
+        black = board.pawns & board.occupied_co[chess.BLACK] if fixed[chess.BLACK] else 0
+        # a pawn with a unit directly ahead that never moves: start from facing pawns
+        stuck = (white & (black >> 8)) | (black & (white << 8))
+        while True:
+            more = stuck | (white & (stuck >> 8)) | (black & (stuck << 8))
+            if more == stuck:
+                return stuck
+            stuck = more
+
     def plies_left(self, board: chess.Board) -> int | None:
         """A lower bound on the plies to the target position (None: never)."""
         bounds = self.side_bounds(board)
         if bounds is None:
             return None
         return plies_needed(board.turn, bounds[0], bounds[1], self.target.turn)
+
+    def moves_left(self, board: chess.Board) -> int | None:
+        """Both sides' bounds added up, plus one when the side to move would come out wrong
+        (the guide of the searches: every useful move of either side lowers it; None: never)."""
+        bounds = self.side_bounds(board)
+        if bounds is None:
+            return None
+        white, black = bounds
+        parity = (white + black) % 2 != (board.turn != self.target.turn)
+        return white + black + parity
+
+    def guide(self, board: chess.Board) -> int | None:
+        """The current try's guide (see `Try`; None: never)."""
+        return self.moves_left(board) if self.guide_name == "moves" else self.plies_left(board)
 
     def captures_left(self, board: chess.BaseBoard, color: chess.Color) -> int:
         """The captures `color` still has to make (its opponent's units over the target's)."""
@@ -240,6 +307,8 @@ class Finder:
             self.budget.check(1, every=16)
             if self.nodes > self.node_cap:
                 raise GiveUp
+            if self.nodes > self.try_end:
+                raise TryOver
             if expanded > phase.nodes:
                 return
             for move in list(self.legal_moves(node)):
@@ -269,20 +338,21 @@ class Finder:
             return bound.side_bound(board, victim) <= bound.side_bound(parent, victim) + slack
 
         def score(board: chess.Board, depth: int) -> float | None:
-            plies = self.plies_left(board)
-            if plies is None:
+            moves = self.guide(board)
+            if moves is None:
                 return None
-            return weight * self.capture_distance(board) + 0.5 * plies + 0.25 * depth
+            return (weight * self.capture_distance(board) + 0.5 * moves + 0.25 * depth
+                    + self.jitter * self.rng.random())
 
         return Phase(done, score, nodes)
 
     def placement_phase(self, weight: float, nodes: int) -> Phase:
         """The target position itself."""
         def score(board: chess.Board, depth: int) -> float | None:
-            plies = self.plies_left(board)
-            if plies is None:
+            moves = self.guide(board)
+            if moves is None:
                 return None
-            return depth + weight * plies
+            return depth + weight * moves + self.jitter * self.rng.random()
 
         return Phase(lambda board, _parent: self.is_target(board), score, nodes)
 
@@ -291,17 +361,27 @@ class Finder:
         if self.analysis.impossible:
             return None
         try:
-            for weight_capture, weight_place, nodes, slack in TRIES:
-                game = self._extend(self.start.copy(), weight_capture, weight_place, nodes,
-                                    slack)
-                if game is not None:
-                    return game
+            # the tries in order, then again with random tie-breaks (seeded: the same target
+            # gives the same game) until the node cap: other captures, other orders
+            while True:
+                before = self.nodes
+                for attempt in TRIES:
+                    self.guide_name = attempt.guide
+                    self.try_end = self.nodes + self.node_cap // TRY_SHARE
+                    try:
+                        game = self._extend(self.start.copy(), attempt)
+                    except TryOver:
+                        continue
+                    if game is not None:
+                        return game
+                if self.nodes == before:     # nothing to search: every start is dead
+                    return None
+                self.jitter = JITTER
         except GiveUp:
             pass
         return None
 
-    def _extend(self, board: chess.Board, weight_capture: float, weight_place: float,
-                nodes: int, slack: int) -> list[chess.Move] | None:
+    def _extend(self, board: chess.Board, attempt: Try) -> list[chess.Move] | None:
         """A game through `board` (its move stack is the game so far): depth first over the
         captures, the best `BRANCHES` outcomes of each capture search in turn, then the
         placement search (a dead end at any point backtracks to the previous capture)."""
@@ -309,16 +389,17 @@ class Finder:
                 self.captures_left(board, chess.BLACK) <= 0:
             if self.is_target(board):
                 return list(board.move_stack)
-            phase = self.placement_phase(weight_place, nodes)
+            phase = self.placement_phase(attempt.place_weight, PLACEMENT_SCALE * attempt.nodes)
             moves = next(self.search(board.copy(), phase), None)
             return None if moves is None else board.move_stack + moves
-        phase = self.capture_phase(chess.popcount(board.occupied), weight_capture, nodes, slack)
+        phase = self.capture_phase(chess.popcount(board.occupied), attempt.capture_weight,
+                                   attempt.nodes, attempt.slack)
         outcomes = self.search(board.copy(), phase)
         for moves in itertools.islice(outcomes, BRANCHES):
             after = board.copy()
             for move in moves:
                 after.push(move)
-            game = self._extend(after, weight_capture, weight_place, nodes, slack)
+            game = self._extend(after, attempt)
             if game is not None:
                 return game
         return None
