@@ -161,3 +161,17 @@ def test_last_move_possible_by_a_game_and_its_certificate():
     game = next(e for e in other["candidates"] if e["status"] == "possible")["game"]
     game[:] = game[2:]                      # the first moves dropped: it no longer replays
     assert not check(other).ok
+
+
+def test_a_problem_file_certificate_names_its_position(tmp_path):
+    """The certificate of a problem file states the problem's position (clocks aside); another
+    position stated there is rejected."""
+    from retrologic.options import SolveOptions
+    from retrologic.problem import load, solve
+    problem = load("problems/legal/legal-by-game-castled.toml")
+    result = solve(problem, SolveOptions(timeout=60, certificate_dir=str(tmp_path)))
+    assert result.facts["legal"] is True
+    cert = json.loads(open(result.details["certificate"]).read())
+    assert check(cert).ok
+    cert["position"]["fen"] = cert["position"]["fen"].replace(" kq ", " k ")
+    assert not check(cert).ok

@@ -235,9 +235,9 @@ def classify(c: Candidate, search: Search) -> str | None:
                     c.status, c.proof = Status.IMPOSSIBLE, proof
                     return None
         search.discovering = False
-        if certify(c, search):
-            return None
         line = support(leaf, search.limits.support, search)
+        if certify(c, search, line or []):
+            return None
     except LimitHit as e:
         c.status, c.reason = Status.UNRESOLVED, e.reason
         return e.reason
@@ -251,32 +251,51 @@ def classify(c: Candidate, search: Search) -> str | None:
     return None
 
 
-def certify(c: Candidate, search: Search) -> bool:
+def certify(c: Candidate, search: Search, line: list[Retraction]) -> bool:
     """Prove the candidate possible: a legal game to the position before it (the finder, under
     the solve's budget), followed by the candidate's moves, replayed by python-chess to the
-    diagram exactly. True (and the candidate possible, with its game) when found."""
+    diagram exactly. When the finder finds none there, it tries the earliest position of the
+    supporting `line` (retracting further can undo what makes the position before it hard),
+    the line's moves then played forward. True (and the candidate possible, with its game) when
+    found."""
+    leaf = c.positions[-1]
+    tail = [r.move() for r in reversed(c.line)]
+    earliest = leaf
+    for r in line:
+        earliest = apply(earliest, r)
+    tries = [(leaf, tail)] + ([(earliest, [r.move() for r in reversed(line)] + tail)]
+                              if line else [])
+    for start, moves in tries:
+        game = _game_through(start, moves, c, search)
+        if game is not None:
+            c.status, c.game = Status.POSSIBLE, game
+            return True
+    return False
+
+
+def _game_through(start: Position, moves: list[chess.Move], c: Candidate,
+                  search: Search) -> list[chess.Move] | None:
+    """A game to `start` (the finder) followed by `moves`, when it replays legally to the
+    candidate's diagram exactly (None otherwise)."""
     from retrologic.legalgame.checker import reached_fault
     from retrologic.legalgame.finder import find_game
-    leaf = c.positions[-1]
     spent = search.budget.spent
     try:
-        head = find_game(leaf.to_board(), search.budget, node_cap=CERTIFY_NODES)
+        head = find_game(start.to_board(), search.budget, node_cap=CERTIFY_NODES)
     finally:        # the finder's positions count as the solve's nodes (one budget)
         search.nodes += search.budget.spent - spent
     if head is None:
-        return False
+        return None
     board = chess.Board()
     for move in head:
         board.push(move)
-    tail = [r.move() for r in reversed(c.line)]
-    for move in tail:
+    for move in moves:
         if not board.is_legal(move):
-            return False
+            return None
         board.push(move)
     if c.diagram is None or reached_fault(board, c.diagram.to_board()) is not None:
-        return False
-    c.status, c.game = Status.POSSIBLE, head + tail
-    return True
+        return None
+    return head + moves
 
 
 def _names(pos: Position, line: list[Retraction]) -> list[str]:

@@ -82,11 +82,18 @@ def _body(cert: dict[str, Any]) -> str:
     stated = cert.get("position")
     if isinstance(stated, dict) and isinstance(stated.get("fen"), str):
         other = target_board(stated["fen"])
-        if other.fen() != target.fen():
+        if _fields(other) != _fields(target):
             raise Rejected(f"the stated position {other.fen()} is not the certificate's")
     if "plies" in cert and cert["plies"] != len(moves):
         raise Rejected(f"'plies' {shown(cert['plies'])} is not the game's length {len(moves)}")
-    return f"legal: a game of {len(moves)} plies from the initial array reaches {target.fen()}"
+    return (f"legal: a game of {len(moves)} plies from the initial array reaches "
+            f"{' '.join(_fields(target))}")
+
+
+def _fields(board: chess.Board) -> list[str]:
+    """The fields a position is (placement, side to move, castling rights, e.p. square as
+    stated): the move clocks are no part of it."""
+    return board.fen(en_passant="fen").split()[:4]
 
 
 def check_certificate(cert: dict[str, Any]) -> Verdict:

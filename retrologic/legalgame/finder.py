@@ -7,17 +7,19 @@ lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-t
 
 1. **Captures.** While either side still has captures to make (its opponent has more units
    than the target), a greedy best-first search looks for the next capture that keeps both
-   sides' bounds finite, guided by how close a unit of the capturing side stands to a victim.
-   Each capture found is committed: the next search starts from it.
-2. **Placement.** A weighted A* on the bound (in plies, with the side to move and the castling
-   rights the target asks for) plays the units to their target squares.
+   sides' bounds finite, guided by how close a unit of the capturing side stands to a victim
+   (or, where the bound's victim slots say a pawn must capture, to that slot). The best
+   `BRANCHES` captures found are tried in turn, depth first (backtracking at dead ends).
+2. **Placement.** A weighted A* on the bound (with the side to move and the castling rights
+   the target asks for) plays the units to their target squares.
 
 A game that fails is tried again with the other settings of `TRIES` (weights, guide, slack),
 then again with random tie-breaks, until the node cap (`FIND_NODES`, a count). Dead ends the
 bound misses are cut by two checks of our own: the pawns' captures must fit within the
 captures left all together (`captures_fit`), and pawns that can never move again must stand on
-target pawns (`stuck_pawns`). The search is a heuristic: it never proves anything by failing (the caller says *unknown*); what
-it finds is a real game, which `legalgame.checker` replays with python-chess.
+target pawns (`stuck_pawns`). The search is a heuristic: it never proves anything by failing
+(the caller says *unknown*); what it finds is a real game, which `legalgame.checker` replays
+with python-chess.
 """
 
 from __future__ import annotations
@@ -31,11 +33,10 @@ from typing import Callable, Iterator, NamedTuple
 import chess
 
 from retrologic.limits import Budget, LimitHit
+from retrologic.position import castling_frozen
 from retrologic.spg.analysis import Analysis, min_assignment
 from retrologic.spg.distances import INF
 
-# (capture-phase weight of the capture distance, placement weight of the bound, node cap of a
-# phase): the tries in order, a later one when an earlier one fails
 class Try(NamedTuple):
     """One try of the finder: the weight of the capture distance in the capture searches, the
     weight of the guide in the placement search, the node cap of a capture search, the slack
@@ -67,23 +68,13 @@ class GiveUp(Exception):
 
 class TryOver(Exception):
     """One try's share of the node cap is spent: the next try starts."""
-CASTLING_UNITS = {chess.BB_H1: chess.BB_E1 | chess.BB_H1, chess.BB_A1: chess.BB_E1 | chess.BB_A1,
-                  chess.BB_H8: chess.BB_E8 | chess.BB_H8, chess.BB_A8: chess.BB_E8 | chess.BB_A8}
+
 
 
 def placement_key(board: chess.BaseBoard) -> tuple[int, ...]:
     """The placement as a tuple of bitboards (compares boards by units and squares only)."""
     return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
             board.occupied_co[chess.WHITE])
-
-
-def castling_units(rights: int) -> int:
-    """The kings and rooks that must never move for these castling rights to stand."""
-    units = 0
-    for rook, both in CASTLING_UNITS.items():
-        if rights & rook:
-            units |= both
-    return units
 
 
 def plies_needed(turn: chess.Color, white: int, black: int, target_turn: chess.Color) -> int:
@@ -100,8 +91,8 @@ def plies_needed(turn: chess.Color, white: int, black: int, target_turn: chess.C
 @dataclass
 class Phase:
     """What one phase of the search is after: `done` a position (and its parent) that ends it,
-    `score` the
-    priority of a position (lower first; None: dead), over at most `nodes` positions."""
+    `score` the priority of a position (lower first; None: dead), over at most `nodes`
+    positions."""
 
     done: Callable[[chess.Board, chess.Board], bool]
     score: Callable[[chess.Board, int], float | None]
@@ -117,7 +108,7 @@ class Finder:
         self.budget = budget
         self.rights = target.clean_castling_rights()
         self.start = chess.Board()
-        self.frozen_extra = castling_units(self.rights)
+        self.frozen_extra = castling_frozen(self.rights)   # a right's king and rook never move
         self.analysis = Analysis(self.start, target, extra_frozen=self.frozen_extra)
         self.frozen = self.analysis.frozen
         self.target_key = placement_key(target)
@@ -416,16 +407,23 @@ def find_game(target: chess.Board, budget: Budget,
         return Finder(target, budget, node_cap).find()
     mover = not target.turn
     step = 8 if mover == chess.WHITE else -8
+    pawn_to, pawn_from = ep + step, ep - step
+    if target.piece_at(pawn_to) != chess.Piece(chess.PAWN, mover) or \
+            target.piece_at(ep) is not None or target.piece_at(pawn_from) is not None:
+        return None                     # no double step can have made this e.p. square
     before = target.copy(stack=False)
     before.ep_square = None
-    pawn_to, pawn_from = ep + step, ep - step
     before.remove_piece_at(pawn_to)
     before.set_piece_at(pawn_from, chess.Piece(chess.PAWN, mover))
     before.turn = mover
     head = Finder(before, budget, node_cap).find()
     if head is None:
         return None
-    return head + [chess.Move(pawn_from, pawn_to)]
+    board = chess.Board()
+    for move in head:
+        board.push(move)
+    double_step = chess.Move(pawn_from, pawn_to)
+    return head + [double_step] if board.is_legal(double_step) else None
 
 
-__all__ = ["Finder", "LimitHit", "find_game", "plies_needed"]
+__all__ = ["Finder", "LimitHit", "Try", "find_game", "plies_needed"]

@@ -134,10 +134,12 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
                         "way)")
     game = LegalGame(tuple(moves), target)
     board = chess.Board()
-    for move in moves:
+    for move in moves:              # the finder's game must pass the checker's own test
+        if not board.is_legal(move):
+            raise AssertionError(f"the game finder played {move.uci()} in {board.fen()}")
         board.push(move)
     fault = reached_fault(board, target)
-    if fault:                       # the finder's game must pass the checker's own test
+    if fault:
         raise AssertionError(f"the game finder's game is wrong: {fault}")
     details: dict[str, Any] = {"game": game.san(), "uci": game.uci()}
     if certificate_dir:
