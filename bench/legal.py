@@ -117,7 +117,9 @@ def run_spg(timeout: float, rows: list[dict]) -> int:
     for path in sorted((ROOT / "problems" / "spg").glob("*.toml")):
         data = tomllib.loads(path.read_text())
         fen, moves = data["position"].get("fen"), data["question"].get("moves")
-        if fen is None or moves is None or data.get("expect", {}).get("verdict") != "proved":
+        # the stipulated length of a sound problem (its [expect] status unique): every game to
+        # the diagram is at least this long
+        if fen is None or moves is None or data.get("expect", {}).get("status") != "unique":
             continue
         plies = parse_moves(moves)
         target = parse_target(fen, plies)
