@@ -175,3 +175,24 @@ def test_a_problem_file_certificate_names_its_position(tmp_path):
     assert check(cert).ok
     cert["position"]["fen"] = cert["position"]["fen"].replace(" kq ", " k ")
     assert not check(cert).ok
+
+
+def test_frozen_units_are_never_moved_by_a_possible_game():
+    """A diagram whose frozen units a candidate's game would move: the candidate cannot be shown
+    possible by such a game, and a certificate whose game moves a frozen unit is rejected."""
+    from dataclasses import replace
+    pos = Position.from_fen(KNIGHT)
+    res = lastmove.solve(pos, 1)
+    cert = json.loads(json.dumps(lastmove.certificate(pos, 1, res)))
+    entry = next(e for e in cert["candidates"] if e["status"] == "possible")
+    moved = {chess.Move.from_uci(u).from_square for u in entry["game"]}
+    still = next(sq for sq in chess.scan_forward(pos.placement.occupied) if sq in moved)
+    cert["frozen"] = [chess.square_name(still)]
+    verdict = check(cert)
+    assert not verdict.ok and "frozen" in verdict.reason
+    frozen = replace(pos, frozen=chess.BB_SQUARES[still])
+    again = lastmove.solve(frozen, 1)
+    for c in again.candidates:
+        if c.status == "possible":
+            assert all(m.from_square != still and m.to_square != still for m in c.game)
+    assert str(legal.answer(frozen, budget=Budget(nodes=1_000)).verdict) == "unknown"

@@ -203,7 +203,7 @@ def _check(cert: dict[str, Any]) -> str:
 def _check_game(moves: Any, c: _Line, diagram: Position) -> None:
     """A possible candidate's game: legal from the initial array (python-chess), reaching the
     diagram exactly (placement, side to move, castling rights, e.p.), its last moves those of
-    the candidate."""
+    the candidate, and never moving nor taking a unit the diagram says is frozen."""
     from retrologic.legalgame.checker import replay
     want = [r.move().uci() for r in reversed(c.line)]
     if not isinstance(moves, list) or moves[len(moves) - len(want):] != want or \
@@ -213,6 +213,11 @@ def _check_game(moves: Any, c: _Line, diagram: Position) -> None:
         replay(moves, chess.Board(diagram.fen()))
     except Rejected as why:
         raise Rejected(f"candidate {c.notation}: game: {why}") from None
+    for uci in moves:                   # the diagram's frozen units never moved nor were taken
+        move = chess.Move.from_uci(uci)
+        if (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & diagram.frozen:
+            raise Rejected(f"candidate {c.notation}: its game moves or takes a frozen unit "
+                           f"({uci})")
 
 
 def _candidates_capped(pos: Position, plies: int, cap: int) -> list[_Line]:

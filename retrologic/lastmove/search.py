@@ -295,6 +295,10 @@ def _game_through(start: Position, moves: list[chess.Move], c: Candidate,
         board.push(move)
     if c.diagram is None or reached_fault(board, c.diagram.to_board()) is not None:
         return None
+    frozen = c.diagram.frozen          # units stipulated never to have moved: none may move
+    if any(chess.BB_SQUARES[m.from_square] & frozen or chess.BB_SQUARES[m.to_square] & frozen
+           for m in head + moves):
+        return None
     return head + moves
 
 

@@ -108,6 +108,10 @@ def answer(pos: Position, lemmas: Iterable[Path] = (), file: str | None = None,
         return _unknown("no static illegality found",
                         "static checks only for a partial position; a proof of legality needs "
                         "a full position (a game reaches one exact position)")
+    if pos.frozen:
+        return _unknown("no static illegality found",
+                        "a game proving legality with frozen units (never moved) is not built "
+                        "yet: its certificate would have to show they never move")
     return _by_construction(pos, budget, certificate_dir)
 
 
