@@ -14,6 +14,20 @@ board of each closed set (Hwa's bootstrapping); time, positions and verdicts per
 Library lookup cost with thousands of entries (indexed against testing every entry):
 
     python bench/cages.py --lookup [--entries 2000]
+
+Positions per second of the explicit engines on big cages (bench/cages-big.txt, 10^3-10^5
+reachable positions, lines model), side by side in the same run: the fast engine
+(cages.fast, the default) on the whole set, the reference engine (cages.search's own loop,
+`engine="explicit"`) on the whole set or its first --old-nodes positions; both wall-clock and
+CPU-time rates (the machine is shared: CPU time is the one-core figure), and with --memory
+the traced memory per position of the fast engine's search (a separate run under tracemalloc):
+
+    python bench/cages.py --speed [FILE] [--old-nodes 20000] [--memory]
+
+The SAT engine (cages.sat, k-induction with pysat) beside the explicit engine on every problem
+file and library entry (CPU times, verdicts; --sat-timeout per board):
+
+    python bench/cages.py --sat [--sat-timeout 120]
 """
 
 from __future__ import annotations
@@ -254,6 +268,105 @@ def lookup_cost(entries: int, probes: int = 2000) -> None:
     assert [lib.matches(p) for p in positions] == [lib._matches_linear(p) for p in positions]
 
 
+BIG = ROOT / "bench" / "cages-big.txt"
+
+
+def _timed(item, engine: str, nodes: int | None):
+    """One verification of a collection item: (result, wall seconds, CPU seconds)."""
+    from retrologic.cages.search import verify
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = verify(item.board, item.zone, item.restrict, None, model=item.model,
+                 frozen=list(item.frozen) or None, nodes=nodes, engine=engine)
+    return res, time.perf_counter() - t0, time.process_time() - c0
+
+
+def _memory(item) -> float:
+    """Peak traced bytes of a fast-engine verification, per position reached."""
+    import gc
+    import tracemalloc
+    from retrologic.cages.search import verify
+    gc.collect()
+    tracemalloc.start()
+    res = verify(item.board, item.zone, item.restrict, None, model=item.model,
+                 frozen=list(item.frozen) or None, engine="fast")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / max(1, res.states)
+
+
+def speed(path: Path, old_nodes: int, memory: bool) -> None:
+    """Positions per second, fast engine against the reference engine, per cage of `path`.
+    Each row is a dict and each engine a column group, so another engine adds a column."""
+    from retrologic.cages import collection
+    items = collection.load(path)
+    _timed(items[0], "fast", 100)                   # warm-up: imports, first-call costs
+    rows = []
+    for item in items:
+        fast, fw, fc = _timed(item, "fast", None)
+        old, ow, oc = _timed(item, "explicit", old_nodes)
+        row = {"name": item.name or item.board, "verdict": fast.verdict, "states": fast.states,
+               "fast_s": fw, "fast_wall": fast.states / fw, "fast_cpu": fast.states / max(fc, 1e-9),
+               "old_states": old.states, "old_wall": old.states / ow,
+               "old_cpu": old.states / max(oc, 1e-9), "complete": old.verdict != "unknown"}
+        if row["complete"] and (old.verdict, old.states) != (fast.verdict, fast.states):
+            raise SystemExit(f"engines disagree on {item.board}: {old.verdict}/{old.states} "
+                             f"against {fast.verdict}/{fast.states}")
+        if item.expect and fast.verdict != item.expect:
+            raise SystemExit(f"{item.board}: expected {item.expect}, got {fast.verdict}")
+        if memory:
+            row["bytes"] = _memory(item)
+        rows.append(row)
+        print(f"{row['name']:34s} {row['verdict']:8s} {row['states']:8d} | fast {row['fast_s']:7.2f} s "
+              f"{row['fast_wall']:8.0f}/s wall {row['fast_cpu']:8.0f}/s cpu | reference "
+              f"{row['old_states']:6d}{'' if row['complete'] else '+'} {row['old_wall']:6.0f}/s wall "
+              f"{row['old_cpu']:6.0f}/s cpu | x{row['fast_cpu'] / row['old_cpu']:5.1f} cpu"
+              + (f" | {row['bytes']:.0f} B/position" if memory else ""), flush=True)
+    total = sum(r["states"] for r in rows)
+    fast_cpu = total / sum(r["states"] / r["fast_cpu"] for r in rows)
+    old_cpu = sum(r["old_states"] for r in rows) / sum(r["old_states"] / r["old_cpu"] for r in rows)
+    print(f"\n{len(rows)} cages, {total} positions; fast engine {fast_cpu:.0f} positions/s CPU "
+          f"(target >= 20,000: {'met' if fast_cpu >= 20000 else 'NOT met'}), reference "
+          f"{old_cpu:.0f}/s CPU ({'+' if not all(r['complete'] for r in rows) else ''}first "
+          f"{old_nodes} positions at most), ratio {fast_cpu / old_cpu:.1f}x")
+    if memory:
+        print(f"memory per position (fast, traced peak / positions): "
+              f"{min(r['bytes'] for r in rows):.0f}-{max(r['bytes'] for r in rows):.0f} bytes")
+
+
+def sat_column(timeout: float) -> None:
+    """The SAT engine (cages.sat, k-induction) against the explicit engine on every problem
+    file and library entry: verdicts and CPU times side by side, one run each (the SAT engine
+    is slow on long escapes: `timeout` seconds per board)."""
+    import tomllib
+    from retrologic.cages.sat import verify_sat
+    from retrologic.cages.search import verify
+    rows = []
+    for path in sorted((ROOT / "problems" / "cages").glob("*.toml")) + sorted((ROOT / "encodings" / "cages").glob("*.toml")):
+        d = tomllib.loads(path.read_text())
+        if "question" in d:
+            q, pos = d["question"], d["position"]
+            board, zone, model = pos["board"], q.get("zone", "auto"), q.get("model", "lines")
+            frozen = list(pos.get("frozen", [])) + list(q.get("frozen", []))
+            rules, fen = d.get("constraint", []), q.get("with_position")
+        else:
+            board, zone, model = d["board"], d.get("zone", "auto"), d.get("model", "lines")
+            frozen, rules, fen = list(d.get("frozen", [])), d.get("restrictions", []), None
+        zone = None if zone == "auto" else zone
+        c0 = time.process_time()
+        e = verify(board, zone, rules, model=model, frozen=frozen or None) if fen is None else None
+        c1 = time.process_time()
+        r = verify_sat(board, zone, rules, model=model, frozen=frozen or None, with_position=fen,
+                       timeout=timeout)
+        c2 = time.process_time()
+        rows.append((path.parent.name + "/" + path.stem, e.verdict if e else "-", r.verdict,
+                     (c1 - c0) * 1000, (c2 - c1) * 1000, r.k, r.reason or ""))
+        print(f"{rows[-1][0]:52s} explicit {rows[-1][1]:8s} {rows[-1][3]:8.1f} ms | sat "
+              f"{rows[-1][2]:8s} {rows[-1][4]:9.1f} ms k={r.k} {r.reason or ''}", flush=True)
+    same = sum(1 for row in rows if row[1] in ("-", row[2]))
+    print(f"\n{len(rows)} boards: same verdict {same}, SAT unknown {sum(r[2] == 'unknown' for r in rows)}, "
+          f"disagreeing otherwise {sum(r[1] not in ('-', r[2]) and r[2] != 'unknown' for r in rows)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
@@ -264,7 +377,20 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=20_000, help="per board (collection runs)")
     ap.add_argument("--lookup", action="store_true")
     ap.add_argument("--entries", type=int, default=2000)
+    ap.add_argument("--speed", nargs="?", const=str(BIG), metavar="FILE")
+    ap.add_argument("--old-nodes", type=int, default=20_000,
+                    help="positions the reference engine runs per cage (--speed)")
+    ap.add_argument("--memory", action="store_true", help="memory per position (--speed)")
+    ap.add_argument("--sat", action="store_true",
+                    help="the SAT engine's verdicts and times beside the explicit engine's")
+    ap.add_argument("--sat-timeout", type=float, default=120.0)
     args = ap.parse_args()
+    if args.sat:
+        sat_column(args.sat_timeout)
+        return
+    if args.speed:
+        speed(Path(args.speed), args.old_nodes, args.memory)
+        return
     if args.make_collection:
         COLLECTION.write_text(make_collection(args.nodes))
         print(f"wrote {COLLECTION}")

@@ -7,14 +7,35 @@ to change, at most two per move).
                         [--previous-engine E]
                         [--previous-options NAME=0|1,...] [FILE...]
     python bench/spg.py --suffix 10,12 [--timeout S] [FILE...]
+    python bench/spg.py --baseline PATH [--timeout S] [--csv FILE] [FILE_OR_DIR...]
+    python bench/spg.py --fresh [--timeout S] [--csv FILE] [FILE_OR_DIR...]
+
+--baseline PATH (issue #22): every problem is solved in a fresh process, `python -m retrologic
+solve --json --timeout S FILE`, once with this tree and once with the checkout at PATH (e.g.
+`git archive 8a9d8db | tar -x -C /tmp/spg-base`), one after the other on the same machine, so the
+CPU columns (user + system of the child, imports included) compare like with like under the same
+load. Beside the CPU it prints the verdict, the search nodes, the CP-SAT solves and any CP-SAT
+conflicts the JSON reports, then the bands of issue #22: median CPU for <= 10, 11-16 and 17-22
+plies, decided share for 23-30, 31-40 and 41-60 plies. --fresh does the same without a baseline.
+Default files: problems/spg and bench/spg-long. A verdict that contradicts the file's [expect] is
+printed as WRONG (the worst outcome; an unknown one is only undecided).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
+import os
+import resource
+import signal
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import chess
 
@@ -22,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from retrologic import problem  # noqa: E402
+from retrologic.errors import InputError  # noqa: E402
 from retrologic.spg import solver as spg
 from retrologic.questions.spg import answer_result  # noqa: E402
 from retrologic.spg.analysis import SWITCHES  # noqa: E402
@@ -162,12 +184,218 @@ def previous_arguments() -> dict:
             "engine": PREVIOUS_ENGINE[0]}
 
 
+# --- fresh-process comparison with a baseline checkout (issue #22) --------------------------
+
+BANDS = [  # (label, first ply, last ply, what the issue asks of the band)
+    ("<=10", 0, 10, "median"), ("11-16", 11, 16, "median"), ("17-22", 17, 22, "median"),
+    ("23-30", 23, 30, "decided"), ("31-40", 31, 40, "decided"), ("41-60", 41, 60, "decided"),
+    (">60", 61, 10**6, "decided"),
+]
+DECIDED = ("unique", "cooked", "no solution", "shorter")
+PROBE = "import retrologic; print(retrologic.__file__)"  # which tree a child imports
+
+
+def problem_files(names: list[str], default: list[Path]) -> list[Path]:
+    """The .toml files named, directories searched recursively (sorted); `default` if none."""
+    out: list[Path] = []
+    for name in names or [str(d) for d in default]:
+        path = Path(name)
+        out.extend(sorted(path.rglob("*.toml")) if path.is_dir() else [path])
+    return out
+
+
+def _sum_key(obj: Any, key: str) -> int | None:
+    """The sum of every number stored under `key` anywhere in a JSON value (None: no such key),
+    so that counts a later solver adds (e.g. CP-SAT conflicts) show without changing this file."""
+    found, total = False, 0
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for k, v in item.items():
+                if k == key and isinstance(v, (int, float)) and not isinstance(v, bool):
+                    found, total = True, total + int(v)
+                else:
+                    stack.append(v)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return total if found else None
+
+
+def _nodes(details: dict) -> int | None:
+    """Search nodes of a `solve --json` answer: its top-level count, else the searches' sum."""
+    if isinstance(details.get("nodes"), int):
+        return details["nodes"]
+    return _sum_key(details.get("searches", []), "nodes")
+
+
+def run_fresh(root: Path, file: Path, timeout: float) -> dict[str, Any]:
+    """Solve one problem file with the tree at `root` in a fresh process; its CPU time (user +
+    system of the child and its children), wall time, verdict and work counts. The child runs
+    in `root` with PYTHONPATH=root, so `-m retrologic` imports that tree and no other; it gets
+    its own session so that, should it outlive twice its limit, its whole group is stopped."""
+    env = dict(os.environ, PYTHONPATH=str(root))
+    cmd = [sys.executable, "-m", "retrologic", "solve", "--json", "--timeout", f"{timeout:g}",
+           str(file.resolve())]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=2 * timeout + 30)
+        killed = False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        killed = True
+    except KeyboardInterrupt:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    row: dict[str, Any] = {"status": "error", "count": None, "nodes": None, "solves": None,
+                           "conflicts": None, "cpu": round(cpu, 3), "wall": round(wall, 3),
+                           "check": "-", "rc": proc.returncode, "engine": "-"}
+    if killed:
+        row["status"] = "killed"
+        return row
+    try:
+        data = json.loads(out)
+    except ValueError:
+        row["error"] = (err.strip().splitlines() or ["no output"])[-1][:200]
+        return row
+    if isinstance(data, list):
+        data = data[0] if data else {}
+    facts = data.get("facts") or {}
+    details = data.get("details") or {}
+    status = facts.get("status") or data.get("verdict") or "error"
+    searches = details.get("searches") or [{}]
+    row.update(status=status, count=facts.get("count"), nodes=_nodes(details),
+               solves=_sum_key(details, "solves"), conflicts=_sum_key(details, "conflicts"),
+               engine=searches[0].get("engine", "-"))
+    met = (data.get("expect") or {}).get("met")
+    if status in DECIDED:
+        row["check"] = "-" if met is None else ("met" if met else "WRONG")
+    return row
+
+
+def _fmt(value: Any, width: int, digits: int = 2) -> str:
+    if value is None:
+        return f"{'-':>{width}}"
+    if isinstance(value, float):
+        return f"{value:>{width}.{digits}f}"
+    return f"{str(value):>{width}}"
+
+
+def band_report(rows: list[dict[str, Any]], sides: list[str]) -> list[str]:
+    """The bands of issue #22 over the rows: per band and side the problems, the decided ones,
+    the wrong ones and the median CPU (all rows: an undecided problem counts with the CPU it
+    spent up to its limit, so the median is a lower bound when the band has undecided rows)."""
+    lines = [f"{'band':>6} {'n':>4} | " + " | ".join(
+        f"{side + ' decided':>14} {'wrong':>5} {'median CPU s':>12}" for side in sides)
+        + " | asked for"]
+    for label, lo, hi, asked in BANDS:
+        band = [r for r in rows if lo <= r["plies"] <= hi]
+        if not band:
+            continue
+        cells = []
+        for side in sides:
+            decided = sum(r[f"{side}_status"] in DECIDED for r in band)
+            wrong = sum(r[f"{side}_check"] == "WRONG" for r in band)
+            median = statistics.median(r[f"{side}_cpu"] for r in band)
+            share = f"{decided}/{len(band)} ({100 * decided / len(band):.0f}%)"
+            cells.append(f"{share:>14} {wrong:>5} {median:>12.2f}")
+        lines.append(f"{label:>6} {len(band):>4} | " + " | ".join(cells)
+                     + f" | {'median CPU' if asked == 'median' else 'decided share'}")
+    return lines
+
+
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    """All rows as CSV, written atomically (a temporary file in the same directory, renamed)."""
+    if not rows:
+        return
+    fields = list(rows[0])
+    fd, tmp = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(rows)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def fresh_table(files: list[Path], timeout: float, baseline: Path | None,
+                baseline_timeout: float, csv_path: Path | None) -> int:
+    """Issue #22's table: each problem in a fresh process with this tree and, when given, the
+    baseline checkout; per problem the CPU side by side and the work counts, then the bands.
+    Ctrl-C stops after the problem in hand and still prints the bands of the rows so far."""
+    sides = ["ours"] + (["base"] if baseline is not None else [])
+    roots = {"ours": ROOT, "base": baseline}
+    limits = {"ours": timeout, "base": baseline_timeout}
+    for side in sides:
+        probe = subprocess.run([sys.executable, "-c", PROBE], cwd=roots[side],
+                               env=dict(os.environ, PYTHONPATH=str(roots[side])),
+                               capture_output=True, text=True)
+        print(f"# {side}: {probe.stdout.strip() or probe.stderr.strip()[-200:]}, "
+              f"--timeout {limits[side]:g} s per problem, one process at a time")
+    head = f"{'problem':34} {'plies':>5} |"
+    for side in sides:
+        head += (f" {side + ' status':>12} {'games':>5} {'nodes':>9} {'solves':>6} {'confl':>7}"
+                 f" {'CPU s':>7} {'check':>5} |")
+    if baseline is not None:
+        head += f" {'base/ours CPU':>13}"
+    print(head)
+    print("-" * len(head))
+    rows: list[dict[str, Any]] = []
+    try:
+        for path in files:
+            prob = problem.load(path)
+            plies = spg.parse_moves(prob.question["moves"])
+            row: dict[str, Any] = {"problem": str(path), "plies": plies}
+            line = f"{path.stem[:34]:34} {plies:>5} |"
+            for side in sides:
+                res = run_fresh(roots[side], path, limits[side])
+                for key, value in res.items():
+                    row[f"{side}_{key}"] = value
+                line += (f" {res['status']:>12} {_fmt(res['count'], 5)} {_fmt(res['nodes'], 9)}"
+                         f" {_fmt(res['solves'], 6)} {_fmt(res['conflicts'], 7)}"
+                         f" {res['cpu']:>7.2f} {res['check']:>5} |")
+            if baseline is not None:
+                ratio = row["base_cpu"] / row["ours_cpu"] if row["ours_cpu"] > 0 else None
+                row["base_over_ours_cpu"] = None if ratio is None else round(ratio, 3)
+                line += f" {_fmt(ratio, 12)}x"
+            rows.append(row)
+            print(line, flush=True)
+    except KeyboardInterrupt:
+        print(f"# interrupted after {len(rows)} of {len(files)} problems")
+    print()
+    for line in band_report(rows, sides):
+        print(line)
+    if csv_path is not None:
+        write_csv(csv_path, rows)
+    wrong = sum(row[f"{side}_check"] == "WRONG" for row in rows for side in sides)
+    return 1 if wrong else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", help="problem files (default: problems/spg/*.toml)")
     ap.add_argument("--timeout", type=float, default=120.0, help="solver limit per problem (s)")
-    ap.add_argument("--baseline-timeout", type=float, default=10.0,
-                    help="baseline limit per problem (s); 0 skips the baseline")
+    ap.add_argument("--baseline-timeout", type=float, default=None,
+                    help="baseline limit per problem (s); 0 skips the counting baseline "
+                         "(default 10 s; with --baseline PATH: the --timeout)")
+    ap.add_argument("--baseline", metavar="PATH", type=Path,
+                    help="instead: each problem in a fresh process with this tree and with the "
+                         "retrologic checkout at PATH, CPU side by side, then the bands")
+    ap.add_argument("--fresh", action="store_true",
+                    help="instead: each problem in a fresh process with this tree, then the bands")
+    ap.add_argument("--csv", metavar="FILE", type=Path,
+                    help="with --baseline or --fresh: also write one row per problem (atomically)")
     ap.add_argument("--previous-timeout", type=float, default=0.0,
                     help="also run the solver with the previous bound (PREVIOUS) with "
                          "this limit per problem (s); 0 (default) skips it")
@@ -184,6 +412,23 @@ def main() -> int:
                     help="instead: complete searches of the last N plies of each published game, "
                          "current bound against the previous one")
     args = ap.parse_args()
+    if args.baseline is not None or args.fresh:
+        base = args.baseline
+        if base is not None and not (base / "retrologic" / "__init__.py").is_file():
+            print(f"bench/spg.py: --baseline {args.baseline}: no retrologic package there",
+                  file=sys.stderr)
+            return 3
+        if args.timeout <= 0:
+            ap.error(f"--timeout: {args.timeout:g} is not a positive number of seconds")
+        files = problem_files(args.files, [ROOT / "problems" / "spg", ROOT / "bench" / "spg-long"])
+        base_timeout = args.timeout if args.baseline_timeout is None else args.baseline_timeout
+        try:
+            return fresh_table(files, args.timeout, args.baseline, base_timeout, args.csv)
+        except (InputError, OSError) as exc:
+            print(f"bench/spg.py: {exc}", file=sys.stderr)
+            return 3
+    if args.baseline_timeout is None:
+        args.baseline_timeout = 10.0
     files = [Path(f) for f in args.files] or sorted((ROOT / "problems" / "spg").glob("*.toml"))
     if args.previous_options:
         PREVIOUS.clear()

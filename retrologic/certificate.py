@@ -39,8 +39,10 @@ CHECKERS: dict[str, str] = {
     "lastmove-proof": "retrologic.lastmove.checker:check_proof",
     "cage-proof": "retrologic.cages.checker:check_proof",
     "cage-counterexample": "retrologic.cages.checker:check_counterexample",
+    "cage-sat-proof": "retrologic.cages.sat_checker:check_certificate",
     "deduce-drup": "retrologic.history.checker:check_certificate",
     "spg-game": "retrologic.spg.checker:check_certificate",
+    "spg-listing": "retrologic.spg.proof_checker:check_certificate",
     "legal-game": "retrologic.legalgame.checker:check_certificate",
     "puzzle4x4-line": "retrologic.puzzle4x4.checker:check_certificate",
     "puzzle4x4-unsolvable": "retrologic.puzzle4x4.checker:check_unsolvable",
@@ -49,7 +51,8 @@ CHECKERS: dict[str, str] = {
 # certificate type -> the question kind whose answer it certifies (a stated question must be it)
 KIND_OF: dict[str, str] = {
     "retraction-line": "retractions", "lastmove-proof": "last-move", "cage-proof": "cage",
-    "cage-counterexample": "cage", "deduce-drup": "deduce", "spg-game": "spg", "legal-game": "legal",
+    "cage-counterexample": "cage", "cage-sat-proof": "cage", "deduce-drup": "deduce", "spg-game": "spg",
+    "spg-listing": "spg", "legal-game": "legal",
     "puzzle4x4-line": "puzzle4x4", "puzzle4x4-unsolvable": "puzzle4x4",
 }
 

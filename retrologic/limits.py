@@ -253,6 +253,16 @@ def _soft_stop() -> None:
             _timer.start()
 
 
+def after_fork() -> None:
+    """In a forked worker (spg/race.py): forget the parent's Ctrl-C state and install the soft
+    stop afresh (the parent's watcher thread does not survive a fork), so the parent's relayed
+    SIGINT stops this process's engines softly, CP-SAT included."""
+    global _installed
+    reset()
+    _installed = False
+    install_interrupt()
+
+
 def install_interrupt() -> None:
     """Make SIGINT a soft stop (see the module docstring). Main thread only; idempotent."""
     global _installed

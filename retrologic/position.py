@@ -219,6 +219,15 @@ class Position:
     def with_turn(self, turn: chess.Color | None) -> "Position":
         return replace(self, turn=turn)
 
+    def _repr_svg_(self) -> str:
+        """The diagram for notebooks, drawn by chess.svg, frozen units filled and marked (as
+        retrologic.pictures.svg.diagram does; issue #20)."""
+        import chess.svg
+        board = self.placement.to_board() if self.partial else self.to_board()
+        frozen = chess.SquareSet(self.frozen)
+        return chess.svg.board(board, fill={sq: "#e76f51cc" for sq in frozen},
+                               squares=frozen or None, size=320)
+
     def __repr__(self) -> str:
         """FEN-like: the placement, then side to move (? when open), castling and e.p. fields
         of a full position; a partial one shows 'partial'; frozen units are named."""

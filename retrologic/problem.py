@@ -8,6 +8,7 @@ instead of this module, so no import cycle runs through it.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,17 @@ def _spec(kind: Any, file: str) -> questions.QuestionKind:
 
 
 def load(path: str | Path) -> Problem:
-    """Read and validate a problem file; InputError names file, field and value on any fault."""
-    return problemfile.read(path, _spec)
+    """Read and validate a problem file; InputError names file, field and value on any fault.
+    A Popeye, YACPDB, EPD or FEN file (issue #20) is read by retrologic.formats when it holds
+    one problem (a file of several is read with retrologic.formats.detect.load_all)."""
+    from retrologic.formats import detect
+    if detect.format_of(path) == "toml":
+        return problemfile.read(path, _spec)
+    problems = detect.load_all(path)
+    if len(problems) != 1:
+        raise InputError(f"holds {len(problems)} problems: solve it with a command that reads "
+                         "collections (retrologic.formats.detect.load_all)", file=str(path))
+    return problems[0]
 
 
 def parse(data: dict[str, Any], *, file: str = "<problem>") -> Problem:
@@ -37,8 +47,14 @@ def parse(data: dict[str, Any], *, file: str = "<problem>") -> Problem:
 
 
 def solve(problem: Problem, options: SolveOptions | None = None) -> Result:
-    """Answer a problem with the solver of its question kind."""
-    return questions.load(problem.kind).solve(problem, options or SolveOptions())
+    """Answer a problem with the solver of its question kind. A time limit the problem's file
+    set (Popeye's `Option MaxTime`) applies unless the options give a shorter one."""
+    options = options or SolveOptions()
+    limit = getattr(problem, "time_limit", None)
+    if limit is not None and options.budget is None and (options.timeout is None
+                                                         or limit < options.timeout):
+        options = dataclasses.replace(options, timeout=limit)
+    return questions.load(problem.kind).solve(problem, options)
 
 
 def check(problem: Problem, result: Result) -> list[str]:

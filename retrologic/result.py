@@ -41,6 +41,9 @@ class Result:
     details: dict[str, Any] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
     unordered: frozenset[str] = frozenset({"answer"})  # facts whose lists compare as sets
+    # the diagram asked about (a retrologic Position or a chess.Board), for pictures only: not
+    # in to_json(), repr or ==; set by the question that knows it (issue #20, `_repr_svg_`)
+    position: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -59,6 +62,12 @@ class Result:
     def __str__(self) -> str:
         """The readable rendering, as the CLI prints it (so `print(result)` shows the answer)."""
         return self.render()
+
+    def _repr_svg_(self) -> str | None:
+        """The answer's picture for notebooks (retrologic.pictures.svg.for_result): None when
+        the result carries no position (the notebook then shows the text)."""
+        from retrologic.pictures.svg import for_result
+        return for_result(self)
 
     def to_json(self) -> dict[str, Any]:
         """The result as plain JSON types (the CLI's --json record, without file and outcome)."""

@@ -11,6 +11,7 @@ import random
 from typing import Any, Callable
 
 import chess
+from test_spg_certificates import listing_claim, listing_oracle
 
 SQUARES = list(chess.SQUARE_NAMES)
 PIECES = "KQRBNPkqrbnp"
@@ -302,6 +303,7 @@ ORACLES: dict[str, tuple[Callable[[dict], tuple], Callable[[dict], bool]]] = {
     "lastmove-proof": (lastmove_claim, lastmove_oracle),
     "deduce-drup": (deduce_claim, deduce_oracle),
     "spg-game": (spg_claim, spg_oracle),
+    "spg-listing": (listing_claim, listing_oracle),
     "puzzle4x4-line": (puzzle_claim, puzzle_oracle),
     "puzzle4x4-unsolvable": (puzzle_claim, puzzle_oracle),
     "retraction-line": (retraction_claim, retraction_oracle),

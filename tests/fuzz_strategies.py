@@ -1114,7 +1114,8 @@ META_KEYS = frozenset({"problem", "retrologic", "question", "position", "format"
 CERT_SOURCES = [           # problem files whose certificates are cheap to make
     "problems/cages/fig2-brandis-corner.toml", "problems/cages/fig4-not-a-cage.toml",
     "problems/cages/fig3-bishop-one-step-out-with-lemma.toml",
-    "problems/lastmove/a2-a3-check.toml", "problems/lastmove/brandis-lemma.toml",
+    "problems/lastmove/a2-a3-check.toml", "problems/lastmove/knight-uncapture.toml",
+    "problems/lastmove/three-plies-en-passant.toml",  # (brandis-lemma: 25 s since its games)
     "problems/spg/f4-f5-nf3.toml", "problems/puzzle4x4/article-solvable-start.toml",
     "problems/puzzle4x4/article-forced-capture.toml",
 ]

@@ -37,6 +37,11 @@ CHECKER_RULES: dict[str, frozenset[str]] = {
     "retrologic.cages.checker": frozenset({
         "chess", "retrologic.certformat", "retrologic.errors", "retrologic.position",
         "retrologic.retract", "retrologic.schema"}),
+    # the SAT cage checker rebuilds the CNF (cages.sat_encode), checks the DRUP proofs with our
+    # checker and embedded history facts with the deduce checker; never the engine or a solver
+    "retrologic.cages.sat_checker": frozenset({
+        "chess", "retrologic.certformat", "retrologic.cages.sat_encode", "retrologic.history.drup",
+        "retrologic.history.checker"}),
     # the last-move checker re-runs the candidate generation (retract), re-derives static rules
     # (legality.rules), verifies cage leaves again with the cage verifier and replays the games
     # of possible candidates with the legal-game checker
@@ -55,6 +60,10 @@ CHECKER_RULES: dict[str, frozenset[str]] = {
     "retrologic.history.drup": frozenset({"retrologic.errors"}),
     # the proof-game checker: python-chess alone
     "retrologic.spg.checker": frozenset({"chess", "retrologic.certformat", "retrologic.errors"}),
+    # the proof-game listing checker: the CNF encoding (trusted), our DRUP checker, python-chess
+    "retrologic.spg.proof_checker": frozenset({
+        "chess", "retrologic.certformat", "retrologic.history.drup", "retrologic.spg.checker",
+        "retrologic.spg.cnf"}),
     # the table check: python-chess moves against the stored table, never tablebase.moves
     "retrologic.tablebase.checker": frozenset({
         "chess", "numpy", "retrologic.tablebase.table", "retrologic.tablebase.index",

@@ -280,3 +280,257 @@ def test_hard_interrupt_of_a_stubborn_engine_keeps_finished_records(tmp_path):
     assert err.strip().splitlines()[-1] == ("3 files: 1 met, 0 not met, 0 unknown, 0 errors; "
                                             "stopped by Ctrl-C, 2 not run")
     assert "Traceback" not in err
+
+
+# -- collections (issue #20): directories, -j N, table, CSV, certificate names ----------------------
+
+import csv as csv_mod  # noqa: E402
+import shutil  # noqa: E402
+import threading  # noqa: E402
+
+from retrologic.collection import walk  # noqa: E402
+
+FAST_DIR_FILES = ["retractions/brandis.toml", "retractions/a2-a3-check.toml",
+                  "legal/double-knight-check.toml", "cages/fig2-brandis-corner.toml",
+                  "legal/pawn-on-first-rank.toml", "puzzle4x4/article-solvable-start.toml"]
+
+
+def _collection(tmp_path: Path) -> Path:
+    """A small collection: fast problem files in two levels of directories, one broken file, one
+    file with another extension (not picked up), one hidden file (not picked up)."""
+    root = tmp_path / "coll"
+    for name in FAST_DIR_FILES:
+        dest = root / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "problems" / name, dest)
+    (root / "legal" / "deeper").mkdir()
+    shutil.copy(ROOT / "problems/retractions/unpromotion.toml", root / "legal/deeper/unpromotion.toml")
+    (root / "legal" / "broken.toml").write_text('format = "retrologic/1"\nquestion = [\n')
+    (root / "notes.txt").write_text("not a problem")
+    (root / ".hidden.toml").write_text("not read")
+    return root
+
+
+def _untimed(value):
+    """A record without the engines' own wall-time figures, which differ from run to run."""
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items()
+                if not (k == "seconds" or k.endswith(("_ms", "_s")))}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
+def _expected_order(root: Path) -> list[str]:
+    """The input order, computed independently of the walker: every .toml not hidden, sorted."""
+    return sorted(str(p) for p in root.rglob("*.toml") if not p.name.startswith("."))
+
+
+def test_directory_same_records_with_j1_j2_and_one_by_one(tmp_path, capsys):
+    root = _collection(tmp_path)
+    order = _expected_order(root)
+    assert len(order) == len(FAST_DIR_FILES) + 2
+    out = {}
+    for jobs in ("1", "2"):
+        status = main(["solve", "--json", "-j", jobs, str(root)])
+        captured = capsys.readouterr()
+        assert status == 3, captured.err          # the broken file: bad input, the highest status
+        out[jobs] = (_untimed(records(captured.out)), captured.err)
+    recs, err = out["1"]
+    assert out["2"][0] == recs                    # identical records, in input order
+    assert [r["file"] for r in recs] == order
+    broken = [r for r in recs if r["file"].endswith("broken.toml")]
+    assert len(broken) == 1 and broken[0]["status"] == 3 and broken[0]["outcome"] == "error"
+    assert all(r["outcome"] == "met" for r in recs if r is not broken[0])
+    summary = f"{len(order)} files: {len(order) - 1} met, 0 not met, 0 unknown, 1 error"
+    assert err.strip().splitlines()[-1] == summary
+    assert out["2"][1].strip().splitlines()[-1] == summary
+    for rec in recs:                              # the same records as one file at a time
+        assert main(["solve", "--json", rec["file"]]) == rec["status"]
+        (alone,) = records(capsys.readouterr().out)
+        assert _untimed(alone) == rec
+
+
+def test_text_table_and_csv(tmp_path, capsys):
+    root = _collection(tmp_path)
+    order = _expected_order(root)
+    table_csv = tmp_path / "out" / "table.csv"
+    status = main(["solve", "-j", "2", "--csv", str(table_csv), str(root)])
+    out, err = capsys.readouterr()
+    assert status == 3
+    assert out.count("expect: met") == len(order) - 1
+    table = out[out.rindex("\nfile "):].strip().splitlines()
+    assert table[0].split() == ["file", "kind", "verdict", "expect", "met", "time"]
+    body = table[2:]
+    assert [line.split()[0] for line in body] == order
+    assert all(line.split()[3] == "met" for line in body if "broken" not in line)
+    assert "error (3)" in next(line for line in body if "broken" in line)
+    with open(table_csv, newline="") as fh:
+        rows = list(csv_mod.DictReader(fh))
+    assert [r["file"] for r in rows] == order
+    for r in rows:
+        if r["file"].endswith("broken.toml"):
+            assert r["outcome"] == "error" and r["status"] == "3" and "broken.toml" in r["error"]
+        else:
+            assert (r["outcome"], r["expect_met"], r["status"]) == ("met", "true", "0")
+            assert r["verdict"] in ("proved", "refuted") and float(r["seconds"]) >= 0
+    assert [p.name for p in table_csv.parent.iterdir()] == ["table.csv"]   # no temporary left
+
+
+def test_certificate_names_never_collide(tmp_path, capsys):
+    """Two files called the same in two directories, and a file holding several problems (here
+    made by hand: the stems are assigned before any solving)."""
+    root = tmp_path / "certs-coll"
+    for sub in ("a", "b"):
+        (root / sub).mkdir(parents=True)
+        shutil.copy(PUZZLE, root / sub / "start.toml")
+    shutil.copy(PUZZLE, root / "solo.toml")
+    certs = tmp_path / "certs"
+    assert main(["solve", "--json", "-j", "2", "--certificate-dir", str(certs), str(root)]) == 0
+    capsys.readouterr()
+    names = sorted(p.name for p in certs.iterdir())
+    assert names == ["a-start.puzzle4x4-line.json", "b-start.puzzle4x4-line.json",
+                     "solo.puzzle4x4-line.json"]
+    assert main(["check", "--json", *(str(certs / n) for n in names)]) == 0
+    assert all(r["accepted"] for r in records(capsys.readouterr().out))
+
+    def task(path: str, index: int, count: int, group: str) -> walk.Task:
+        return walk.Task(f"{path}#{index + 1}" if count > 1 else path, path, index, count, group)
+
+    tasks = [task("d/x.yaml", 0, 2, "d"), task("d/x.yaml", 1, 2, "d"), task("d/x-2.toml", 0, 1, "d"),
+             task("d/e/x.toml", 0, 1, "d"), task("d/f/x.toml", 0, 1, "d")]
+    walk._assign_stems(tasks)
+    stems = [t.stem for t in tasks]
+    assert len(set(stems)) == len(stems), stems
+    assert stems[3:] == ["e-x", "f-x"]
+
+
+def test_worker_crash_is_that_problems_record(tmp_path):
+    """A worker killed while it solves (as a segfault would) gives that problem an error record
+    (status 5) and a fresh worker solves the next one."""
+    from multiprocessing import active_children
+
+    from retrologic.collection import pool
+    from retrologic.options import SolveOptions
+    jobs = [pool.Job(0, SLOW, 0, 1, SLOW, SolveOptions(), True),
+            pool.Job(1, FAST[0], 0, 1, FAST[0], SolveOptions(), True)]
+
+    def killer() -> None:
+        time.sleep(2.0)
+        for child in active_children():
+            if child.name == "retrologic-worker":
+                os.kill(child.pid, signal.SIGKILL)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    got = dict(pool.run(jobs, 1))
+    thread.join()
+    assert sorted(got) == [0, 1]
+    assert got[0].record["status"] == 5 and "worker process died" in got[0].record["error"]["message"]
+    assert got[1].record["outcome"] == "met"
+
+
+def test_stop_reaches_the_engines_in_every_worker(monkeypatch):
+    """A stop request in the parent (what Ctrl-C makes) reaches both workers: each proof-game
+    search returns *interrupted*, well before any hard stop would kill the workers."""
+    from retrologic.collection import pool
+    from retrologic.options import SolveOptions
+    monkeypatch.setattr(limits, "HARD_STOP_AFTER", 60.0)
+    jobs = [pool.Job(n, SLOW, 0, 1, SLOW, SolveOptions(), True) for n in range(2)]
+    timer = threading.Timer(1.0, limits.request_stop)
+    timer.start()
+    try:
+        start = time.monotonic()
+        got = dict(pool.run(jobs, 2))
+        seconds = time.monotonic() - start
+    finally:
+        timer.cancel()
+        limits.reset()
+    assert sorted(got) == [0, 1] and seconds < 60
+    for done in got.values():
+        assert done.record["outcome"] == "interrupted" and done.record["status"] == 130
+        assert done.record["reason"].startswith("interrupted")
+
+
+def test_sigint_stops_a_parallel_batch(tmp_path):
+    """-j 2 with two slow proof games running: SIGINT stops the run (soft stop, else the workers
+    are killed after limits.HARD_STOP_AFTER), the finished record kept, the last file not run,
+    exit 130, no worker left behind."""
+    args = ["solve", "--json", "-j", "2", FAST[0], SLOW, SLOW, FAST[1]]
+    proc = subprocess.Popen([sys.executable, "-m", "retrologic", *args], cwd=ROOT,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        before, err_before = _read_until(proc, 1, json_mode=True)
+        time.sleep(1.0)                            # both workers are on the proof games
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=30)
+        seconds = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = err_before + err.decode()
+    assert proc.returncode == 130, err
+    assert seconds < limits.HARD_STOP_AFTER + 1.5, f"stopped {seconds:.2f} s after SIGINT"
+    recs = records(before + rest.decode())
+    assert recs[0]["file"] == FAST[0] and recs[0]["outcome"] == "met"
+    assert all(r["file"] == SLOW and r["status"] == 130 for r in recs[1:]) and len(recs) <= 3
+    summary = err.strip().splitlines()[-1]
+    assert summary.startswith("4 files: 1 met, 0 not met, 0 unknown, 0 errors"), summary
+    assert summary.endswith(f"stopped by Ctrl-C, {4 - len(recs)} not run")
+    assert "Traceback" not in err
+    left = subprocess.run(["pgrep", "-f", "retrologic-worker|multiprocessing.forkserver"],
+                          capture_output=True, text=True).stdout.split()
+    assert not [pid for pid in left if _parent_of(int(pid)) == proc.pid]
+
+
+def _parent_of(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
+@pytest.mark.parametrize("extra", [["-j", "-1"], ["-j", "many"], ["--csv", "."]])
+def test_collection_usage_errors(extra, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", *extra, FAST[0]])
+    assert exc.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and extra[0] in lines[0]
+
+
+def test_empty_directory_is_its_own_error_record(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    status = main(["solve", "--json", str(tmp_path / "empty"), FAST[0]])
+    out, err = capsys.readouterr()
+    assert status == 3
+    recs = records(out)
+    assert recs[0]["status"] == 3 and "no problem files" in recs[0]["error"]["message"]
+    assert recs[1]["outcome"] == "met"
+
+
+def test_file_of_several_problems_gets_one_record_each(tmp_path, monkeypatch, capsys):
+    """A file holding several problems (as Popeye and YACPDB files will): one record per problem,
+    named FILE#n, the summary counting problems, one certificate name per problem."""
+    from retrologic.formats import detect
+    twins = tmp_path / "coll" / "twins.toml"
+    twins.parent.mkdir()
+    shutil.copy(PUZZLE, twins)
+    shutil.copy(PUZZLE, tmp_path / "coll" / "single.toml")
+    real = detect.load_all
+
+    def load_all(path):
+        problems = real(path)
+        return problems * 2 if Path(path).name == "twins.toml" else problems
+
+    monkeypatch.setattr(detect, "load_all", load_all)
+    certs = tmp_path / "certs"
+    assert main(["solve", "--json", "--certificate-dir", str(certs), str(tmp_path / "coll")]) == 0
+    out, err = capsys.readouterr()
+    assert [r["file"] for r in records(out)] == [str(tmp_path / "coll/single.toml"), f"{twins}#1",
+                                                 f"{twins}#2"]
+    assert err.strip().splitlines()[-1] == "3 problems: 3 met, 0 not met, 0 unknown, 0 errors"
+    assert sorted(p.name for p in certs.iterdir()) == [
+        "single.puzzle4x4-line.json", "twins-1.puzzle4x4-line.json", "twins-2.puzzle4x4-line.json"]

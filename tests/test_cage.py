@@ -186,7 +186,7 @@ def test_every_cage_problem_certificate_is_accepted(tmp_path):
         v = certificate.check_file(cert_path)
         assert v.ok, f"{path.name}: {v.reason}"
         kinds.add(v.type)
-    assert kinds == {"cage-proof", "cage-counterexample"}
+    assert kinds == {"cage-proof", "cage-counterexample", "cage-sat-proof"}
     assert main(["check", *map(str, sorted(tmp_path.iterdir()))]) == 0
 
 

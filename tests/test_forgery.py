@@ -40,7 +40,7 @@ MUTATIONS = int(os.environ.get("FORGERY_MUTATIONS", "1040"))
 # share of the mutations per certificate type (deduce checks cost ~1 s each: a few only)
 SHARE = {"cage-proof": 0.25, "cage-counterexample": 0.12, "lastmove-proof": 0.14,
          "spg-game": 0.14, "puzzle4x4-line": 0.1, "puzzle4x4-unsolvable": 0.1,
-         "retraction-line": 0.14, "deduce-drup": 0.012}
+         "retraction-line": 0.14, "deduce-drup": 0.012, "spg-listing": 0.03}
 
 
 def _load(path: str | Path) -> dict:
@@ -463,7 +463,7 @@ def test_two_proof_games_into_one_directory_keep_both(tmp_path):
                  "--certificate-dir", str(tmp_path)]) == 0
     assert main(["spg", "rnbqkbnr/ppppp1pp/8/5p2/5P2/5N2/PPPPP1PP/RNBQKB1R", "--moves", "1.5",
                  "--certificate-dir", str(tmp_path)]) == 0
-    names = sorted(p.name for p in tmp_path.glob("*.json"))
+    names = sorted(p.name for p in tmp_path.glob("*.spg-game-*.json"))
     assert names[:2] == ["f4-f5-nf3.spg-game-1.json", "knight-swap-b8.spg-game-1.json"]
     assert len(names) == 3 and names[2].startswith("spg-") and names[2].endswith(".spg-game-1.json")
     for name in names:

@@ -112,6 +112,8 @@ def test_auto_slice_decides_only_which_engine_answers(monkeypatch) -> None:
     used up at once, the search runs on with the rest of the budget: the verdict is the same."""
     monkeypatch.setattr(spg_schedule, "MAX_STEPS", 10)
     monkeypatch.setattr(spg, "AUTO_SEARCH_SECONDS", 1e-6)
+    monkeypatch.setattr(spg, "RACE", False)     # the one-core path (tests/test_spg_race.py: two)
+    monkeypatch.setattr(spg, "QUICK", False)    # the full path (the quick one settles it at once)
     target = spg.parse_target("r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", 8)
     answer = spg.solve(target, 8)
     assert answer.status == "unique" and answer.count == 1

@@ -190,8 +190,9 @@ def test_the_checker_imports_nothing_of_the_engine() -> None:
     assert not [m for m in out if m.startswith(("ortools", "pysat"))]
 
 
-def test_statuses_are_strings_to_json_and_expect() -> None:
+def test_statuses_are_strings_to_json_and_expect(monkeypatch) -> None:
     """Statuses are StrEnum members: equal to their strings, printed by json as plain strings."""
+    monkeypatch.setattr(spg, "QUICK", False)   # the full path: with its strategy report
     answer = spg.solve(spg.parse_target("rnbqkbnr/ppppp1pp/8/5p2/5P2/5N2/PPPPP1PP/RNBQKB1R", 3), 3)
     assert answer.status is SpgStatus.UNIQUE and answer.status == "unique"
     assert json.dumps({"status": answer.status}) == '{"status": "unique"}'
@@ -204,12 +205,14 @@ def test_statuses_are_strings_to_json_and_expect() -> None:
 # input and CLI
 
 
-@pytest.mark.parametrize("value,plies", [(8.0, 16), (3.5, 7), ("1.5", 3), (0, 0), ("12.0", 24)])
+@pytest.mark.parametrize("value,plies", [(8.0, 16), (3.5, 7), ("1.5", 3), (0, 0), ("12.0", 24),
+                                         ("8", 16), ("dia8", 16), ("dia 7.5", 15),
+                                         ("PG 8.0", 16)])
 def test_parse_moves(value: object, plies: int) -> None:
     assert spg.parse_moves(value) == plies
 
 
-@pytest.mark.parametrize("value", [2.7, -1.0, "8", "8.25", "x", True, [8]])
+@pytest.mark.parametrize("value", [2.7, -1.0, "8.25", "x", "dia", "PG 8.2", True, [8]])
 def test_parse_moves_rejects(value: object) -> None:
     with pytest.raises(InputError) as e:
         spg.parse_moves(value, field="question.moves")

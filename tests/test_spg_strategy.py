@@ -209,9 +209,12 @@ def test_figure_2_strategies_and_still_units(capsys: pytest.CaptureFixture[str])
     assert game.still() & still == still  # the published game leaves them where they are
 
 
-def test_a_length_without_strategy_is_not_searched(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_length_without_strategy_is_not_searched(capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch) -> None:
     """The array after 1.5 moves: no strategy, so 'no solution' with no node searched, and the
     0.5 length below is excluded too."""
+    from retrologic.spg import solver
+    monkeypatch.setattr(solver, "QUICK", False)   # the full path, where the strategy layer runs
     from retrologic.cli import main
     array = chess.STARTING_BOARD_FEN
     assert main(["spg", array, "--moves", "1.5", "--json"]) == 0  # answered: refuted

@@ -28,6 +28,7 @@ from typing import Any, Iterable, Protocol
 import chess
 
 from retrologic import certformat
+from retrologic.cages import fast
 from retrologic.cages.checker import Escape
 from retrologic.cages.entry import CageEntry, Match
 from retrologic.cages.rules import (MODELS, NoPawnCaptures, prune_rule, restrictions_from,
@@ -78,6 +79,8 @@ class CageResult:
     rules: Counter = field(default_factory=Counter)
     elapsed: float = 0.0
     library: KnownCages | None = None
+    engine: str = "explicit"       # the engine that searched: "fast" (cages.fast) or "explicit"
+    engine_note: str | None = None  # why the fast engine was asked for but not used
 
     @property
     def proved(self) -> bool:
@@ -159,7 +162,10 @@ class CageResult:
         else:
             lines.append(f"stopped after {self.states} positions: {self.reason}")
         details = {"expanded": self.expanded, "rules": dict(self.rules),
-                   "elapsed_ms": round(self.elapsed * 1000, 3)}
+                   "elapsed_ms": round(self.elapsed * 1000, 3), "engine": self.engine}
+        if self.engine_note:
+            details["engine_note"] = self.engine_note
+            lines.append(f"engine: {self.engine} ({self.engine_note})")
         return Result("cage", self.verdict, answer, self.reason, facts, details, lines,
                       unordered=frozenset({"zone", "lemmas_used"}))
 
@@ -216,7 +222,7 @@ def verify(position: Position | Placement | str, zone: Any = None,
            restrictions: Iterable[Any] = (), library: KnownCages | None = None, *,
            model: str = "lines", frozen: Any = None, nodes: int | None = None,
            timeout: float | None = None, progress: bool = False,
-           budget: Budget | None = None) -> CageResult:
+           budget: Budget | None = None, engine: str = "auto") -> CageResult:
     """Verify that `position` is a cage.
 
     `zone`: None/'auto' (occupied squares and king-move neighbours), square names or a mask.
@@ -226,7 +232,13 @@ def verify(position: Position | Placement | str, zone: Any = None,
     giving verdict unknown: `budget` (the question's shared one: time, Ctrl-C, and its node limit
     charged with the positions reached) or one of `timeout` seconds; `nodes` is a count of
     positions reached for this verification alone (cage discovery's per-cage budget).
+    `engine`: "auto" (default) and "fast" use cages.fast where it supports the start (the same
+    search on bitboard tuples, issue #21), falling back to this module's search (noted in the
+    result) otherwise; "explicit" forces this module's search.
     """
+    if engine not in ENGINES:
+        raise InputError(f"unknown cage engine (known: {', '.join(ENGINES)})", field="engine",
+                         value=engine)
     if model not in MODELS:
         raise InputError(f"unknown cage model (known: {', '.join(MODELS)})", field="model", value=model)
     start = start_position(position, frozen)
@@ -239,8 +251,42 @@ def verify(position: Position | Placement | str, zone: Any = None,
         rules += more
         start = Position(start.placement, None, start.castling, None, start.frozen | never, True)
     zmask = zone_mask(zone, start.placement)
-    return _Search(start, zmask, model, tuple(rules), library, nodes,
-                   budget_for(timeout, None, budget), progress).run()
+    limits = budget_for(timeout, None, budget)
+    why_not = fast.supports(start) if engine != "explicit" else None
+    if engine != "explicit" and why_not is None:
+        return _run_fast(start, zmask, model, tuple(rules), library, nodes, limits, progress)
+    res = _Search(start, zmask, model, tuple(rules), library, nodes, limits, progress).run()
+    if engine == "fast":
+        res.engine_note = f"fast engine not used: {why_not}"
+    return res
+
+
+ENGINES = ("auto", "fast", "explicit")
+
+
+def _run_fast(start: Position, zone: int, model: str, rules: tuple[NoPawnCaptures, ...],
+              library: KnownCages | None, nodes: int | None, budget: Budget,
+              progress: bool) -> CageResult:
+    """The search by cages.fast, its raw outcome turned into the same CageResult."""
+    t0 = time.perf_counter()
+    matches = None if library is None else (lambda pos: library.matches(pos, rules))
+    ex = fast.explore(start, zone, model, rules, matches, nodes, budget, progress)
+    res = CageResult(Verdict.PROVED, start, zone, model, rules, states=len(ex.states),
+                     expanded=ex.expanded, rules=ex.rules, library=library, engine="fast")
+    if ex.verdict == "unknown":
+        res.verdict, res.reason = Verdict.UNKNOWN, ex.reason
+    elif ex.verdict == "refuted":
+        line = [(ex.key(code), fast.position_of(ex.states[k])) for code, k in ex.line(ex.failed)]
+        end = ex.states[ex.failed]
+        res.verdict, res.line = Verdict.REFUTED, line
+        res.escape = Escape.EMPTY if not any(end[:6]) else Escape.ALL_HOME
+    else:
+        res.members = [start] + [fast.position_of(s) for s in ex.states[1:]]
+        for i, code, rule in ex.pruned():
+            res.pruned.setdefault(i, {})[ex.key(code)] = rule
+        res.closed = ex.closed
+    res.elapsed = time.perf_counter() - t0
+    return res
 
 
 @dataclass

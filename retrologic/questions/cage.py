@@ -50,6 +50,9 @@ QUESTION = {
     "model": Field(str, default="lines", check=_model,
                    doc='"lines" (line checks through emptied squares, verifies Figure 5) or "plain"'),
     "library": Field(bool, default=False, doc="use every cage of encodings/cages as a known cage"),
+    "with_position": Field(str, default="", doc="a full position (FEN) containing the board: the "
+                           "SAT engine (cages.sat) takes the pawn-capture facts its history model "
+                           "proves (no lemmas, no library)"),
 }
 EXPECT = {"cage", "model", "states", "zone", "lemmas_used", "escape", "line", "line_length"}
 
@@ -70,6 +73,8 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
         rules, never = restrictions_from(problem.constraints, problem.position)
     except InputError as e:
         raise e.located(problem.path) from None
+    if q["with_position"]:
+        return _solve_sat(problem, options, rules, never)
     paths = [resolve_path(problem, p) for p in problem.lemmas]
     if q["library"]:
         paths.append(DEFAULT_DIR)
@@ -84,9 +89,34 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
     except InputError as e:
         raise e.located(problem.path, "question") from None
     out = result.to_result()
+    out.position = result.start         # for pictures (issue #20)
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
         from retrologic.certformat import destination
         out.details["certificate"] = str(_write(result, destination(options.certificate_dir, problem)))
+    return out
+
+
+def _solve_sat(problem: Problem, options: SolveOptions, rules: list, never: int) -> Result:
+    """A cage problem with `question.with_position`: the SAT engine with the position's facts."""
+    from retrologic.cages import search as cage
+    from retrologic.cages.sat import verify_sat
+    from retrologic.position import Position
+    q = problem.question
+    if problem.lemmas or q["library"]:
+        raise InputError("with_position uses the SAT engine, which takes no known cages",
+                         file=str(problem.path), field="question.with_position", value=q["with_position"])
+    try:
+        start = cage.start_position(problem.position, list(q["frozen"]))
+        start = Position(start.placement, None, start.castling, None, start.frozen | never, True)
+        result = verify_sat(start, None if q["zone"] == "auto" else q["zone"], rules,
+                            model=q["model"], with_position=q["with_position"],
+                            budget=budget_of(options))
+    except InputError as e:
+        raise e.located(problem.path, "question") from None
+    out = result.to_result()
+    if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
+        from retrologic.certformat import destination
+        out.details["certificate"] = str(_write(result, destination(options.certificate_dir, problem)))  # type: ignore[arg-type]
     return out
 
 
@@ -123,13 +153,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--start-only", action="store_true",
                    help="learn only each cage's start board, not the other boards of its closed "
                    "set (for comparison)")
+    p.add_argument("--engine", choices=("fast", "explicit", "sat"), default=None,
+                   help="the search engine: fast (default; bitboard tuples, cages.fast), "
+                   "explicit (the reference search of cages.search) or sat (k-induction with "
+                   "pysat, cages.sat; no --library); one BOARD without --learn")
+    p.add_argument("--with-position", metavar="FEN", default=None,
+                   help="the full position the board is part of: pawn-capture facts its history "
+                   "model proves enter the SAT engine's formula (implies --engine sat)")
     add_limit_arguments(p)
+    from retrologic.pictures import output as pictures
+    pictures.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     if (args.board is None) == (args.collection is None):
         raise InputError("give a BOARD or --collection FILE (one of them)", field="board",
                          value=args.board or args.collection)
+    engine = getattr(args, "engine", None)
+    if engine is not None and (args.collection is not None or args.learn):
+        raise InputError("--engine applies to one BOARD without --learn", field="--engine",
+                         value=engine)
+    if getattr(args, "with_position", None) is not None:
+        if engine not in (None, "sat"):
+            raise InputError("--with-position needs --engine sat", field="--engine", value=engine)
+        engine = "sat"
+    if engine == "sat":
+        return _run_sat(args)
     if args.collection is not None:
         return _run_collection(args)
     from retrologic.cages import search as cage
@@ -158,13 +207,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         result = cage.verify(args.board, zone, args.restrict, library, model=model,
                              frozen=args.frozen, budget=budget_of(options),
-                             progress=options.progress)
+                             progress=options.progress, engine=engine or "auto")
         path = None
     out = result.to_result()
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
         out.details["certificate"] = _write_cli(result, options.certificate_dir, args.board, zone,
                                                 args.frozen or [], model, args.restrict)
         out.lines.append(f"certificate: {out.details['certificate']}")
+    from retrologic.pictures import output as pictures
+    pictures.save(out, result.start, args)
     status = emit(out, args)
     if args.learn:
         if path is not None:
@@ -175,6 +226,23 @@ def run(args: argparse.Namespace) -> int:
             print("not learned: the cage was not verified", file=sys.stderr)
             return EXIT_MISMATCH
     return status
+
+
+def _run_sat(args: argparse.Namespace) -> int:
+    """`retrologic cage BOARD --engine sat [--with-position FEN]`: the SAT engine (cages.sat)."""
+    from retrologic.cages.sat import verify_sat
+    if args.library:
+        raise InputError("the SAT engine uses no known cages", field="--library", value=args.library[0])
+    options = options_from(args)
+    model = "plain" if args.plain else "lines"
+    result = verify_sat(args.board, args.zone, args.restrict, model=model, frozen=args.frozen,
+                        with_position=args.with_position, budget=budget_of(options))
+    out = result.to_result()
+    if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
+        out.details["certificate"] = _write_cli(result, options.certificate_dir, args.board,  # type: ignore[arg-type]
+                                                args.zone, args.frozen or [], model, args.restrict)
+        out.lines.append(f"certificate: {out.details['certificate']}")
+    return emit(out, args)
 
 
 def _write_cli(result: CageResult, directory: Any, board: str, zone: Any, frozen: Any,

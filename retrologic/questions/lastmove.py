@@ -113,7 +113,7 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
                               position=stated)
         details["certificate"] = str(dest.write(cert, "lastmove-proof"))
     return Result(KIND, res.verdict, res.answer, reason=res.reason, facts=facts, details=details,
-                  lines=lines, unordered=frozenset(facts) | {"answer"})
+                  lines=lines, unordered=frozenset(facts) | {"answer"}, position=pos)
 
 
 def _summary(proof: dict | None) -> str:
@@ -156,6 +156,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="print a PGN for each candidate not impossible (a possible one's game; "
                         "an unresolved one's line, not refuted)")
     add_limit_arguments(p)
+    from retrologic.pictures import output as pictures
+    pictures.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -173,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
                     budget=budget_of(args), lemmas=[Path(x) for x in args.lemma],
                     discover=not args.no_discover, use_library=not args.no_library,
                     certificate_dir=args.certificate_dir)
+    from retrologic.pictures import output as pictures
+    pictures.save(result, pos, args)
     status = emit(result, args)
     if args.pgn and not args.json:
         for c in result.details["candidates"]:

@@ -167,6 +167,8 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("position", metavar="FEN|BOARD", help="a FEN, or a board-only placement (partial)")
     add_limit_arguments(p)
+    from retrologic.pictures import output as pictures
+    pictures.add_arguments(p)
 
 
 def position_argument(text: str) -> Position:
@@ -180,5 +182,8 @@ def position_argument(text: str) -> Position:
 
 
 def run(args: argparse.Namespace) -> int:
-    return emit(answer(position_argument(args.position), budget=budget_of(args),
-                       certificate_dir=args.certificate_dir), args)
+    pos = position_argument(args.position)
+    result = answer(pos, budget=budget_of(args), certificate_dir=args.certificate_dir)
+    from retrologic.pictures import output as pictures
+    pictures.save(result, pos, args)
+    return emit(result, args)

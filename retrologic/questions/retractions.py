@@ -41,7 +41,7 @@ def answer(pos: Position, uncaptures: str = "typed", counts: bool = True) -> Res
         f"{row['retraction']:<14} {row['predecessor'] or '(uncaptured unit of open type)'}"
         for row in rows]
     return Result(KIND, "proved", names, facts={"count": len(rs)}, details={"retractions": rows},
-                  lines=lines)
+                  lines=lines, position=pos)
 
 
 def solve(problem: Problem, options: SolveOptions) -> Result:
@@ -54,8 +54,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--uncaptures", choices=MODES, default="typed")
     p.add_argument("--no-counts", action="store_true", help="do not reject impossible unit counts")
     p.add_argument("--json", action="store_true", help="print JSON")
+    from retrologic.pictures import output as pictures
+    pictures.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     pos = position_argument(args.position)
-    return emit(answer(pos, args.uncaptures, not args.no_counts), args)
+    result = answer(pos, args.uncaptures, not args.no_counts)
+    from retrologic.pictures import output as pictures
+    pictures.save(result, pos, args)
+    return emit(result, args)

@@ -18,7 +18,6 @@ from retrologic.result import Result, Verdict
 from retrologic.schema import Field, one_of
 from retrologic.spg.search import Limits
 from retrologic.spg.status import Feasibility, Listing, SpgStatus
-from retrologic.spg.strategy import analyse
 
 KIND = "spg"
 POSITION = "full"
@@ -37,7 +36,7 @@ SHOWN = 10  # games printed in full unless --all
 
 
 def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
-                  certificate_dir: str | None = None) -> Result:
+                  certificate_dir: str | None = None, budget: Budget | None = None) -> Result:
     """A Result from a solved proof game: facts for [expect], SAN and PGN of every game."""
     status = answer.status
     sans = [spg.san_text(g) for g in answer.games]
@@ -48,16 +47,26 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     elif status == SpgStatus.NO_SOLUTION:
         reason = f"no game of {length} reaches the diagram"
     elif status == SpgStatus.SHORTER:
-        reason = f"a shorter game ({spg.moves_text(answer.shorter)}) reaches the diagram"
+        bound = "" if answer.shorter_exact else "at most "
+        reason = f"a shorter game reaches the diagram (the shortest: {bound}" \
+                 f"{spg.moves_text(answer.shorter)})"
     elif status == SpgStatus.COOKED:
         reason = f"{'' if answer.complete else 'at least '}{answer.count} games of {length} " \
                  "reach the diagram"
     # a limit never overstates: the count is exact only when the length was decided, and
     # "no shorter game" only when every shorter length was
-    shorter = answer.shorter if answer.shorter is not None else \
-        (False if answer.shorter_complete else None)
+    # and "the shortest game has L plies" only when every length below L was (a game of L
+    # plies with a length below it undecided is "at most L": fact shorter_at_most)
+    if answer.shorter is not None:
+        shorter = answer.shorter if answer.shorter_exact else None
+    else:
+        shorter = False if answer.shorter_complete else None
     facts: dict[str, Any] = {"status": status, "count": answer.count if answer.complete else None,
                              "plies": answer.plies, "shorter": shorter}
+    if answer.shorter is not None and not answer.shorter_exact:
+        facts["shorter_at_most"] = answer.shorter
+    if answer.shorter_game is not None:            # the witness, in the JSON answer too
+        facts["shorter_game"] = spg.san_text(answer.shorter_game)
     if answer.complete:
         head = f"{status}: {answer.count} game(s) of {length} ({answer.plies} plies)"
     elif answer.count:
@@ -68,8 +77,10 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
         head = f"{status}: no game of {length} ({answer.plies} plies) found before the limit"
     lines = [head]
     if answer.shorter is not None:
-        lines.append(f"shorter game of {spg.moves_text(answer.shorter)}: "
-                     f"{spg.san_text(answer.shorter_game)}")
+        which = "shortest game" if answer.shorter_exact else \
+            "shorter game (a length below it was not decided: the shortest is at most this)"
+        lines.append(f"{which}, {spg.moves_text(answer.shorter)}: "
+                     f"{spg.san_text(answer.shorter_game) or '(no move: the initial array)'}")
     elif answer.shorter_complete:
         lines.append("no shorter game (same side to move): searched exhaustively")
     else:
@@ -105,10 +116,19 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
         if answer.shorter_game is not None:
             paths.append(str(dest.write(spg.certificate(answer.shorter_game, answer.target,
                                                         answer.shorter), "spg-game-shorter")))
+        if answer.complete and status in (SpgStatus.UNIQUE, SpgStatus.COOKED,
+                                          SpgStatus.NO_SOLUTION):
+            # the listing certificate (issue 22): all games and no other, checkable by `check`
+            from retrologic.spg.certify import certify
+            path, line = certify(dest, answer.target, answer.plies, answer.games, budget,
+                                 answer.count, status)
+            paths += [path] if path else []
+            details["listing_certificate"] = line
+            lines.append(line)
         details["certificates"] = paths
         lines.append(f"certificates: {', '.join(paths) or 'none (no game found)'}")
     return Result(KIND, VERDICT[status], answer=sans, reason=reason, facts=facts,
-                  details=details, lines=lines)
+                  details=details, lines=lines, position=answer.target)
 
 
 def strategy_lines(answer: spg.SpgAnswer) -> list[str]:
@@ -154,6 +174,7 @@ def listed_strategies(target: chess.Board, plies: int, limit: int,
                       timeout: float | None, budget: Budget | None = None
                       ) -> tuple[list[str], dict[str, Any]]:
     """Up to `limit` strategies of the stipulated length, as lines and as a details entry."""
+    from retrologic.spg.strategy import analyse  # loads OR-Tools (issue #22: only here)
     report, _ = analyse(target, plies, limit=limit, timeout=timeout, budget=budget)
     head = f"strategies of {spg.moves_text(plies)}: {len(report.strategies)}" + \
         (" (all of them)" if report.complete else f" listed (limit {limit} or time)")
@@ -184,11 +205,18 @@ def solve(problem: Any, options: Any) -> Result:
         target = spg.parse_target(table["fen"], plies, field="position.fen")
     except InputError as e:
         raise e.located(problem.path) from None
-    answer = spg.solve(target, plies, _limits(options),
+    limits = _limits(options)
+    answer = spg.solve(target, plies, limits,
                        engine=problem.question["engine"])
     from retrologic.certformat import destination
-    return answer_result(answer, show=None,
-                         certificate_dir=destination(options.certificate_dir, problem))
+    result = answer_result(answer, show=None,
+                           certificate_dir=destination(options.certificate_dir, problem),
+                           budget=limits.budget)
+    from retrologic.pictures.pgn import headers   # the problem's tags (issue #20)
+    tags = headers(problem.meta, f"PG {spg.moves_text(plies)}")  # written without chess.pgn
+    result.details["pgn"] = [spg.pgn_text(g, answer.target, tags=tags) for g in answer.games]
+    result.position = target
+    return result
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -208,6 +236,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "one), then the CP-SAT schedule model (the search runs on if the "
                              "model cannot decide); or either one alone")
     add_limit_arguments(parser)
+    from retrologic.pictures import output as pictures
+    pictures.add_arguments(parser, steps=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -221,10 +251,13 @@ def run(args: argparse.Namespace) -> int:
     if args.list_strategies:
         listing = listed_strategies(target, plies, args.list_strategies, None, limits.budget)
     answer = spg.solve(target, plies, limits, strategies=not args.no_strategies,
-                       engine=args.engine)
+                       engine=args.engine, quick=not args.list_strategies)  # (the layer's
+    # report is wanted beside the listing: no quick path, spg/quick.py)
     result = answer_result(answer, show=None if args.all else SHOWN,
-                           certificate_dir=options.certificate_dir)
+                           certificate_dir=options.certificate_dir, budget=limits.budget)
     if listing is not None:
         result.lines[1:1] = listing[0]
         result.details["strategies"] = listing[1]
+    from retrologic.pictures import output as pictures
+    pictures.save(result, target, args)
     return emit(result, args)

@@ -18,7 +18,8 @@ from retrologic.certformat import Verdict
 from retrologic.errors import InputError
 
 MAX_PLIES = 200  # the longest length a question may stipulate, in plies
-_MOVES_RE = re.compile(r"^\s*([0-9]{1,4})\.(0|5)\s*$")
+# N.0 / N.5, also N (= N.0) and the stipulation forms `dia8`, `dia 7.5`, `PG 8.0` (issue #20)
+_MOVES_RE = re.compile(r"^\s*(?:(?:dia|pg)\s*)?([0-9]{1,4})(?:\.(0|5))?\s*$", re.IGNORECASE)
 
 
 def parse_moves(value: Any, field: str = "moves") -> int:
@@ -37,7 +38,8 @@ def parse_moves(value: Any, field: str = "moves") -> int:
     elif isinstance(value, str):
         m = _MOVES_RE.match(value)
         if not m:
-            raise InputError("must be N.0 or N.5 (e.g. 8.0, 3.5)", field=field, value=value)
+            raise InputError("must be N.0 or N.5 (e.g. 8.0, 3.5, 8, dia8, PG 7.5)", field=field,
+                             value=value)
         plies = 2 * int(m.group(1)) + (1 if m.group(2) == "5" else 0)
     else:
         raise InputError("must be a number N.0 or N.5", field=field, value=value)

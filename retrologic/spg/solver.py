@@ -10,13 +10,11 @@ spg/checker.py, which shares none of this code.
 
 from __future__ import annotations
 
-import io
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
-import chess.pgn
 
 from retrologic import limits as _limits
 from retrologic.certformat import stamp
@@ -25,11 +23,15 @@ from retrologic.spg.analysis import Analysis
 # the length and move notation is defined beside the checker; parse_moves is re-exported for
 # the callers that read `solver` as the proof-game namespace (bench/spg.py, questions/spg.py)
 from retrologic.spg.checker import moves_text, parse_moves, san_text  # noqa: F401
-from retrologic.spg.listing import list_games
+from retrologic.spg import race
+from retrologic.spg import pgntext
+from retrologic.spg.quick import Settled, settle
 from retrologic.spg.search import Limits, Search, SearchResult
 from retrologic.spg.status import Feasibility, Listing, SpgStatus
-from retrologic.spg.strategy import StrategyReport, analyse
 from retrologic.vocabulary import side_name
+
+if TYPE_CHECKING:  # the strategy and schedule layers load OR-Tools: imported where used
+    from retrologic.spg.strategy import StrategyReport
 
 
 def parse_target(fen: str, plies: int, field: str = "fen") -> chess.Board:
@@ -75,6 +77,7 @@ class SpgAnswer:
     shorter: int | None = None             # plies of a shorter game found (same side to move)
     shorter_game: list[chess.Move] | None = None
     shorter_complete: bool = True          # every shorter length was searched exhaustively
+    shorter_exact: bool = False            # `shorter` is the shortest length (all below decided)
     nodes: int = 0
     seconds: float = 0.0
     searches: list[dict[str, Any]] = field(default_factory=list)
@@ -85,12 +88,12 @@ class SpgAnswer:
         """cooked, unknown, no solution, shorter (a shorter game exists) or unique."""
         if self.count >= 2:
             return SpgStatus.COOKED
+        if self.complete and self.count == 0:
+            return SpgStatus.NO_SOLUTION
+        if self.shorter is not None:       # a replayed shorter game: proved whatever the length's
+            return SpgStatus.SHORTER       # own search left undecided
         if not self.complete:
             return SpgStatus.UNKNOWN
-        if self.count == 0:
-            return SpgStatus.NO_SOLUTION
-        if self.shorter is not None:
-            return SpgStatus.SHORTER
         return SpgStatus.UNIQUE if self.shorter_complete else SpgStatus.UNKNOWN
 
 
@@ -126,6 +129,14 @@ ENGINES = ("auto", "search", "schedule")
 # search counts every game, the schedule model lists at most MAX_GAMES.)
 AUTO_SEARCH_SECONDS = 30.0
 AUTO_SEARCH_SHARE = 0.25
+# On two cores or more ("auto" only): the search alone for RACE_AFTER seconds (a short problem
+# needs no second process), then the search and the schedule model side by side, each with the
+# whole budget left, the first complete listing answering (spg/race.py).
+RACE = True
+RACE_AFTER = 1.0
+# The quick path (spg/quick.py, issue #22 "Latency"): the search alone under QUICK_NODES nodes
+# on every length before the strategy layer; off: the full path only (tests of its mechanics).
+QUICK = True
 
 
 @dataclass
@@ -145,7 +156,7 @@ class _Length:
 def solve(target: chess.Board, plies: int, limits: Limits | None = None,
           start: chess.Board | None = None, max_games: int | None = MAX_GAMES,
           check_shorter: bool = True, bound_options: dict[str, bool] | None = None,
-          strategies: bool = True, engine: str = "auto") -> SpgAnswer:
+          strategies: bool = True, engine: str = "auto", quick: bool = True) -> SpgAnswer:
     """Solve a proof game: all games of `plies` plies, then shorter lengths of the same parity.
 
     At most `max_games` games are listed (None: all); `count` is exact when the length is
@@ -156,22 +167,38 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
     are frozen. `engine`: "search" (spg/search.py), "schedule" (the CP-SAT schedule model,
     spg/schedule.py) or "auto": the search for a quarter of the time left (AUTO_SEARCH_SECONDS
     without a time limit), then, if it did not finish, the schedule model for the rest. Both engines
-    are complete; either one's exhausted listing decides a length.
+    are complete; either one's exhausted listing decides a length. With `quick` (and QUICK),
+    the search alone first tries to settle every length under a small node budget before the
+    strategy layer runs (spg/quick.py; then `strategy` is None).
     """
     if engine not in ENGINES:
         raise InputError(f"must be one of {', '.join(ENGINES)}", field="engine", value=engine)
     limits = limits or Limits()
     start = start if start is not None else chess.Board()
     plain = Analysis(start, target, **(bound_options or {}))
-    report, analysis = _prepared(plain, target, plies, start, limits, strategies)
-    main = _decide(target, plies, start, analysis, report, limits, engine, max_games, None)
+    settled = None
+    if quick and QUICK and strategies and engine != "schedule" and check_shorter:
+        settled = settle(lambda length, lim, top: _decide(
+            target, length, start, plain, None, lim, "search", max_games if top else 1,
+            None if top else 1), lambda length: plain.prune(start, length), plies, limits)
+        if settled is not None and settled.done:  # the search alone settled every length
+            return _quick(settled, target, plies)
+    if settled is not None and settled.main.complete:  # the quick search listed the length
+        report, main = None, settled.main              # (spg/quick.py): not searched again
+        main.entry["quick"] = True
+    else:
+        report, analysis = _prepared(plain, target, plies, start, limits, strategies)
+        main = _decide(target, plies, start, analysis, report, limits, engine, max_games, None)
     answer = SpgAnswer(target, plies, main.games, main.count, main.complete, main.reason,
                        nodes=main.nodes, seconds=main.seconds, strategy=report)
     answer.searches.append(main.entry)
     if not check_shorter:
         answer.shorter_complete = False
         return _interrupted(answer, limits)
-    for length in range(plies - 2, -1, -2):
+    # shorter lengths in rising order, so that the first game found is the shortest one when
+    # every length below it was decided (issue #22: a witness of 19 plies is no proof that the
+    # shortest game has 19 plies when one of 15 exists)
+    for length in range(plies % 2, plies - 1, 2):
         if plain.prune(start, length):
             continue
         why = limits.budget.expired()
@@ -190,13 +217,34 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
         if sub.games:
             answer.shorter = length
             answer.shorter_game = sub.games[0]
+            answer.shorter_exact = answer.shorter_complete  # every length below was decided
             break
         if not sub.complete:
+            # a length left undecided: a longer one may still show a shorter game exists, but
+            # "no shorter game" and "the shortest is L" are no longer provable
             answer.shorter_complete = False
             if answer.reason is None:
                 answer.reason = f"{sub.reason} (searching {moves_text(length)})"
-            break
     return _interrupted(answer, limits)
+
+
+def _quick(settled: Settled[_Length], target: chess.Board, plies: int) -> SpgAnswer:
+    """The answer of the quick path (spg/quick.py, issue #22 "Latency"): every length decided
+    by the search alone (`_decide` without the strategy layer) under a small node budget, so
+    OR-Tools is loaded only when the bounds and the search alone do not settle the question."""
+    main = settled.main
+    answer = SpgAnswer(target, plies, main.games, main.count, True, None, nodes=main.nodes,
+                       seconds=main.seconds)
+    answer.searches.append(dict(main.entry, quick=True))
+    for _, sub in settled.runs:
+        answer.nodes += sub.nodes
+        answer.seconds += sub.seconds
+        answer.searches.append(dict(sub.entry, quick=True))
+    if settled.shorter is not None:
+        answer.shorter = settled.shorter
+        answer.shorter_game = settled.runs[-1][1].games[0]
+        answer.shorter_exact = True  # every length below it was searched to the end
+    return answer
 
 
 def _interrupted(answer: SpgAnswer, limits: Limits) -> SpgAnswer:
@@ -219,8 +267,13 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
     nodes, seconds, reasons = 0, 0.0, []
     entry: dict[str, Any] | None = None
     search: Search | None = None
+    racing = engine == "auto" and RACE and race.available()
+    if racing and RACE_AFTER <= 0 and not limits.budget.expired():   # the race from the start
+        search, _ = _search(target, plies, limits, start, analysis)
+        return _race(search, target, plies, start, analysis, report, limits, max_games,
+                     enough, _search_entry(plies, None, None, report), found)
     if engine in ("search", "auto"):
-        sub = limits if engine == "search" else _share(limits)
+        sub = limits if engine == "search" else _share(limits, racing)
         search, _ = _search(target, plies, sub, start, analysis)
         res = search.run()
         limits.absorb(sub)
@@ -233,6 +286,9 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
             return _Length(games, True, count, None, nodes, seconds, entry, analysis)
         reasons.append(f"search: {res.reason}")
         found.update((_uci(g), g) for g in games)
+        if racing and not limits.budget.expired() and not (enough and found):
+            return _race(search, target, plies, start, analysis, report, limits, max_games,
+                         enough, entry, found)
     if engine in ("schedule", "auto") and not (enough and found):
         listing = None if max_games is None else max(max_games, enough or 0)
         rep = list_games(analysis, plies, limit=enough or listing,
@@ -272,12 +328,84 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
     return _Length(games, False, len(games), "; ".join(reasons), nodes, seconds, entry, analysis)
 
 
-def _share(limits: Limits) -> Limits:
+def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
+          analysis: Analysis, report: StrategyReport | None, limits: Limits,
+          max_games: int | None, enough: int | None, entry: dict[str, Any],
+          found: dict[tuple[str, ...], list[chess.Move]]) -> _Length:
+    """"auto" on two cores (spg/race.py): the stopped search runs on in one process and the
+    schedule model lists the length in another, each with the user's whole budget; the first
+    to decide the length answers. `enough` games decide a shorter length too."""
+    search.limits = limits
+
+    def run_search() -> dict[str, Any]:
+        res = search.run()
+        return {"complete": res.complete, "count": res.count() if res.complete else None,
+                "games": [[m.uci() for m in g] for g in res.games(max_games)],
+                "reason": res.reason, "nodes": res.nodes, "seconds": res.seconds,
+                "spent": limits.budget.spent}
+
+    def run_schedule() -> dict[str, Any]:
+        listing = None if max_games is None else max(max_games, enough or 0)
+        rep = list_games(analysis, plies, limit=enough or listing,
+                         progress=_schedule_progress if limits.progress else None,
+                         budget=limits.budget)
+        games = [[m.uci() for m in g] for g in rep.games]
+        return {"complete": rep.status == Listing.COMPLETE or bool(enough and games),
+                "listed": rep.status == Listing.COMPLETE, "games": games,
+                "reason": rep.reason, "report": rep.as_dict(), "seconds": rep.seconds}
+
+    answers = race.first_complete({"search": run_search, "schedule": run_schedule},
+                                  stop=limits.interrupted, deadline=limits.budget.deadline)
+    entry["race"] = {name: ("decided" if a.get("complete") else a.get("error") or a["reason"])
+                     for name, a in answers.items()}
+    nodes, seconds = entry.get("nodes", 0), entry.get("seconds", 0.0)
+    got = answers.get("search")
+    if got is not None and "spent" in got:
+        limits.budget.spent = max(limits.budget.spent, got["spent"])
+        nodes, seconds = got["nodes"], seconds + got["seconds"]
+        entry.update(nodes=nodes, resumed=True)
+    sched = answers.get("schedule")
+    if sched is not None and "report" in sched:
+        entry["schedule"] = sched["report"]
+    entry["seconds"] = round(seconds, 3)
+    reasons = []
+    for name, got in answers.items():
+        games = [replay_checked(start, [chess.Move.from_uci(u) for u in g], target)
+                 for g in got.get("games", [])]
+        if name == "search" and got.get("complete"):
+            entry.update(engine="search", complete=True, solutions=got["count"])
+            return _Length(games, True, got["count"], None, nodes, seconds, entry, analysis)
+        if name == "schedule" and got.get("listed"):
+            entry.update(engine="schedule", complete=True, solutions=len(games), searched=True)
+            return _Length(games, True, len(games), None, nodes, seconds, entry, analysis)
+        for g in games:
+            found.setdefault(_uci(g), g)
+        label = "search" if name == "search" else "schedule model"
+        reasons.append(f"{label}: {got.get('error') or got.get('reason')}")
+    for name in ("search", "schedule"):
+        if name not in answers:
+            reasons.append(f"{name}: stopped ({limits.budget.expired() or 'the other engine'})")
+    entry.update(engine="auto", complete=False)
+    games = list(found.values())
+    return _Length(games, False, len(games), "; ".join(reasons), nodes, seconds, entry, analysis)
+
+
+def _share(limits: Limits, racing: bool = False) -> Limits:
     """The search's limits in "auto": its share of the time left, or AUTO_SEARCH_SECONDS
-    (the user's node limit and Ctrl-C apply unchanged)."""
+    (the user's node limit and Ctrl-C apply unchanged); RACE_AFTER seconds when the engines
+    race on two cores afterwards."""
+    if racing:
+        return limits.share(seconds=RACE_AFTER)
     if limits.budget.deadline is None:
         return limits.share(seconds=AUTO_SEARCH_SECONDS)
     return limits.share(AUTO_SEARCH_SHARE)
+
+
+def list_games(analysis: Analysis, plies: int, **kwargs: Any) -> Any:
+    """spg/listing.py's `list_games` (the schedule model's listing), imported on first use:
+    it loads OR-Tools (issue #22, latency); a name of this module so tests can replace it."""
+    from retrologic.spg.listing import list_games as listing
+    return listing(analysis, plies, **kwargs)
 
 
 def _uci(game: list[chess.Move]) -> tuple[str, ...]:
@@ -296,6 +424,7 @@ def _prepared(plain: Analysis, target: chess.Board, plies: int, start: chess.Boa
     when the layer is off, finds nothing still, or runs out of time)."""
     if not strategies:
         return None, plain
+    from retrologic.spg.strategy import analyse  # OR-Tools: loaded only here (issue #22)
     return analyse(target, plies, start=start, enumerate_strategies=False, base=plain,
                    budget=limits.budget)
 
@@ -327,18 +456,13 @@ def replay_checked(start: chess.Board, moves: list[chess.Move], target: chess.Ba
     return moves
 
 
-def pgn_text(moves: list[chess.Move], target: chess.Board, title: str = "Proof game") -> str:
-    """A game as PGN, the diagram's FEN in a comment after the last move."""
-    game = chess.pgn.Game()
-    game.headers["Event"] = title
-    game.headers["Result"] = "*"
-    node = game
-    for move in moves:
-        node = node.add_variation(move)
-    node.comment = f"target {target.board_fen()} {'w' if target.turn else 'b'}"
-    out = io.StringIO()
-    print(game, file=out, end="")
-    return out.getvalue()
+def pgn_text(moves: list[chess.Move], target: chess.Board, title: str = "Proof game",
+             tags: dict[str, str] | None = None) -> str:
+    """A game as PGN, the diagram's FEN in a comment after the last move; `tags` (e.g. a
+    problem's, pictures.pgn.headers) over Event = `title`. Written by spg/pgntext.py exactly
+    as chess.pgn writes it, without importing chess.pgn (issue #22: it loads asyncio)."""
+    comment = f"target {target.board_fen()} {'w' if target.turn else 'b'}"
+    return pgntext.pgn_text(moves, comment, {"Event": title, **(tags or {})})
 
 
 def certificate(moves: list[chess.Move], target: chess.Board, plies: int) -> dict[str, Any]:

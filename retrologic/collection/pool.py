@@ -1,0 +1,202 @@
+"""Worker processes for `solve -j N` (issue #20, "Collections").
+
+A small pool of our own rather than concurrent.futures or multiprocessing.Pool, for two
+guarantees those do not give: a worker that dies (a segfault in a native solver, the OOM killer)
+is *that problem's* error record and a fresh worker takes the next problem (a ProcessPoolExecutor
+breaks every pending future; a multiprocessing.Pool waits forever for the lost task), and Ctrl-C
+reaches the engines inside the workers.
+
+Ctrl-C: workers ignore SIGINT themselves; the parent's soft stop (retrologic.limits) sets a shared
+event, and a thread in each worker turns it into `limits.request_stop()`, so each engine returns
+*unknown: interrupted* as it would in one process. Workers still busy `HARD_STOP_AFTER` seconds
+later (or at a second Ctrl-C) are killed; their problems are "not run".
+
+Workers are started with the `forkserver` method where there is one (not `fork`: the parent has
+threads), else `spawn`; they are not daemonic, since an engine may start processes of its own
+(the proof-game race is switched off in workers, RETROLOGIC_RACE=0: the workers take the cores).
+Each loads the problem file itself (a task is a file, an index and the options), and every limit
+applies to each problem, as in one process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any, Iterator
+
+from retrologic import limits
+from retrologic.collection.records import Done, error_done, solve_problem
+from retrologic.errors import InputError
+
+POLL = 0.1          # seconds between looks at the stop flag while waiting for workers
+
+
+@dataclass
+class Job:
+    """What a worker needs to solve one problem (picklable)."""
+
+    number: int         # position in the run (input order)
+    path: str
+    index: int
+    count: int
+    label: str
+    options: Any        # retrologic.options.SolveOptions
+    json_mode: bool
+
+
+def _load(job: Job, cache: dict[str, list[Any]]) -> Any:
+    """The job's problem, read from its file (the last file read is kept: several problems of one
+    file usually go to the same worker in turn)."""
+    from retrologic.formats import detect
+    if job.path not in cache:
+        cache.clear()
+        cache[job.path] = detect.load_all(job.path)
+    problems = cache[job.path]
+    if len(problems) != job.count:
+        raise InputError(f"the file changed while the run was going: {len(problems)} problems, "
+                         f"not {job.count}", file=job.path)
+    return problems[job.index]
+
+
+def _serve(conn: Connection, stop: Any) -> None:
+    """A worker's life: solve jobs from the pipe until told to end (None) or the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the workers already fill the cores: no second process per problem (retrologic/spg/race.py)
+    os.environ.setdefault("RETROLOGIC_RACE", "0")
+
+    def relay() -> None:
+        stop.wait()
+        limits.request_stop()
+
+    threading.Thread(target=relay, name="retrologic-stop-relay", daemon=True).start()
+    cache: dict[str, list[Any]] = {}
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        try:
+            prob = _load(job, cache)
+        except Exception as e:  # noqa: BLE001 - the problem's error record
+            import traceback
+            done = error_done(job.label, e, traceback.format_exc())
+        else:
+            done = solve_problem(prob, job.label, job.options, job.json_mode)
+        try:
+            conn.send((job.number, done))
+        except (OSError, EOFError):
+            return
+        except Exception as e:  # noqa: BLE001 - a record that does not pickle: its error record
+            conn.send((job.number, error_done(job.label, e)))
+
+
+class _Worker:
+    """One worker process, its end of the pipe and the job it is on."""
+
+    def __init__(self, context: Any, stop: Any) -> None:
+        self.conn, child = context.Pipe()
+        # not daemonic: an engine may start processes of its own (the proof-game search does);
+        # a worker whose parent is gone reads EOF on its pipe and ends
+        self.process = context.Process(target=_serve, args=(child, stop), daemon=False,
+                                       name="retrologic-worker")
+        self.process.start()
+        child.close()
+        self.job: Job | None = None
+        self.started = 0.0
+        self.dead = False
+
+    def give(self, job: Job) -> None:
+        self.job, self.started = job, time.monotonic()
+        try:
+            self.conn.send(job)
+        except OSError:         # the worker is gone: its sentinel tells, the job gets its record
+            pass
+
+    def end(self, *, kill: bool = False) -> None:
+        """Stop the worker: ask it to leave (or kill it), and reap it (once)."""
+        if self.conn.closed:
+            return
+        if kill:                # SIGTERM first: the engine's own processes may be cleaned up
+            self.process.terminate()
+            self.process.join(timeout=0.5)
+            if self.process.is_alive():
+                self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except (OSError, ValueError):
+                pass
+        self.process.join(timeout=None if kill else 2.0)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+def _context() -> Any:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def run(jobs: list[Job], workers: int) -> Iterator[tuple[int, Done]]:
+    """Solve the jobs on `workers` processes; yields (number, Done) as each finishes (in any
+    order). After Ctrl-C no new job starts; busy workers get HARD_STOP_AFTER seconds to return
+    their interrupted records, then are killed. A worker that dies yields its job's error record
+    (exit status 5) and is replaced."""
+    context = _context()
+    stop = context.Event()
+    pending = deque(jobs)
+    pool: list[_Worker] = []
+    stopped_at: float | None = None
+    try:
+        with limits.on_interrupt(stop.set):
+            pool = [_Worker(context, stop) for _ in range(max(1, min(workers, len(jobs))))]
+            while True:
+                if limits.interrupted():
+                    stop.set()
+                    pending.clear()
+                    if stopped_at is None:
+                        stopped_at = time.monotonic()
+                for w in pool:
+                    if w.job is None and pending and not w.dead:
+                        w.give(pending.popleft())
+                busy = [w for w in pool if w.job is not None]
+                if not busy:
+                    return
+                if stopped_at is not None and time.monotonic() - stopped_at > limits.HARD_STOP_AFTER:
+                    return                          # the finally kills the stubborn ones
+                ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
+                             timeout=POLL)
+                for i, w in enumerate(list(pool)):
+                    if w.job is None or (w.conn not in ready and w.process.sentinel not in ready):
+                        continue
+                    job = w.job
+                    try:
+                        number, done = w.conn.recv()
+                        w.job = None
+                    except (EOFError, OSError):       # the worker died on this job
+                        w.process.join(timeout=1.0)
+                        code = w.process.exitcode
+                        exc = RuntimeError(f"worker process died (exit code {code})")
+                        done = error_done(job.label, exc)
+                        done.seconds = time.monotonic() - w.started
+                        number = job.number
+                        w.job = None
+                        w.end(kill=True)
+                        if pending:
+                            pool[i] = _Worker(context, stop)
+                        else:
+                            pool[i] = w         # stays idle, ended: never given a job again
+                            w.dead = True
+                    yield number, done
+    finally:
+        for w in pool:
+            w.end(kill=w.job is not None)

@@ -1,0 +1,175 @@
+"""The spg-listing certificate checker: every game of a length to a diagram, and no other
+(issue 22, item 3).
+
+Rule: this module imports python-chess, the flat core (retrologic.certformat), the proof-game
+CNF (retrologic.spg.cnf, the trusted encoding, rebuilt here from the diagram and the length)
+and our own DRUP checker (retrologic.history.drup). It never imports the search, the listing,
+the schedule model or spg/certify.py, nor a SAT solver: a certificate is accepted on the
+encoding, python-chess and our RUP checker alone (tests/test_architecture.py holds the rule).
+
+Why an accepted certificate proves its claim, per length L: every legal game of L plies from the
+initial array to the diagram is a model of encode(diagram, L), with its own moves' variables
+true (the admission property of the encoding, tested against random games). A game listed
+here is replayed with python-chess (legal, ends on the diagram, L plies); its blocking clause
+is falsified only by models whose move variables are the game's, that is by that game (a
+variable names the piece, squares, promotion and kind of a move, so equal variables on equal
+boards are equal moves). An illegal prefix is replayed: its moves but the last are legal, the
+last is not, and each has a variable; its clause is falsified only by models that play that
+prefix, so by no legal game. The DRUP proof shows the CNF with all these clauses has no model,
+hence no legal game is missing from the list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+
+from retrologic.certformat import Rejected, Verdict, verdict_of
+from retrologic.history.drup import check, parse_proof
+from retrologic.spg.cnf import ENCODING, Encoding, encode
+
+TYPE = "spg-listing"
+MAX_PLIES = 80     # longer than the CNF route reaches by far; bounds a hostile file's cost
+
+
+def _moves(item: Any, what: str) -> list[chess.Move]:
+    if not isinstance(item, list) or not all(isinstance(u, str) for u in item):
+        raise Rejected(f"{what}: expected a list of UCI moves")
+    try:
+        return [chess.Move.from_uci(u) for u in item]
+    except ValueError:
+        raise Rejected(f"{what}: not UCI moves") from None
+
+
+def _clause(enc: Encoding, moves: list[chess.Move], what: str, *, game: bool) -> list[int]:
+    """The blocking clause of a listed game (legal, ends on the diagram) or of an illegal
+    prefix (all legal but the last), replayed with python-chess; Rejected if it is not."""
+    if not moves:
+        raise Rejected(f"{what}: empty")
+    board = chess.Board()
+    clause = []
+    for ply, move in enumerate(moves, 1):
+        var = enc.move_var(ply, board, move)
+        if var is None:
+            raise Rejected(f"{what}: ply {ply} {move.uci()} has no variable in the CNF")
+        if enc.move_of(var) != (ply, move):
+            raise Rejected(f"{what}: ply {ply} {move.uci()} does not read back from its variable")
+        clause.append(-var)
+        legal = board.is_legal(move)
+        last = ply == len(moves)
+        if not legal and not (last and not game):
+            raise Rejected(f"{what}: ply {ply} {move.uci()} is illegal in {board.fen()}")
+        if legal and last and not game:
+            raise Rejected(f"{what}: ply {ply} {move.uci()} is legal: not an illegal prefix")
+        board.push(move)
+    if game:
+        if len(moves) != enc.plies:
+            raise Rejected(f"{what}: {len(moves)} plies, not {enc.plies}")
+        if board.board_fen() != enc.target:
+            raise Rejected(f"{what}: ends on {board.board_fen()}, not the diagram")
+    elif len(moves) > enc.plies:
+        raise Rejected(f"{what}: longer than {enc.plies} plies")
+    return clause
+
+
+def _length(target: chess.BaseBoard, entry: Any, i: int, want: int) -> tuple[int, int]:
+    """Check one length's listing (its plies must be `want`): (games, lemmas)."""
+    if not isinstance(entry, dict):
+        raise Rejected(f"lengths[{i}]: expected an object")
+    plies = entry.get("plies")
+    if not isinstance(plies, int) or isinstance(plies, bool) or plies != want:
+        raise Rejected(f"lengths[{i}].plies is {str(plies)[:12]}, expected {want}")
+    games, illegal, proof = entry.get("games"), entry.get("illegal"), entry.get("proof")
+    if not isinstance(games, list) or not isinstance(illegal, list) or not isinstance(proof, str):
+        raise Rejected(f"lengths[{i}]: 'games' and 'illegal' must be lists, 'proof' a string")
+    enc = encode(target, plies)
+    blocks = []
+    seen = set()
+    for j, g in enumerate(games):
+        moves = _moves(g, f"lengths[{i}].games[{j}]")
+        if tuple(moves) in seen:
+            raise Rejected(f"lengths[{i}].games[{j}]: listed twice")
+        seen.add(tuple(moves))
+        blocks.append(_clause(enc, moves, f"lengths[{i}].games[{j}]", game=True))
+    for j, p in enumerate(illegal):
+        blocks.append(_clause(enc, _moves(p, f"lengths[{i}].illegal[{j}]"),
+                              f"lengths[{i}].illegal[{j}]", game=False))
+    try:
+        steps = parse_proof(proof.splitlines())
+    except ValueError as e:
+        raise Rejected(f"lengths[{i}]: bad proof: {str(e)[:80]}") from None
+    for step, (_, lits) in enumerate(steps, 1):
+        if any(abs(lit) > enc.nv for lit in lits):
+            raise Rejected(f"lengths[{i}]: proof step {step}: a literal beyond the CNF's "
+                           f"{enc.nv} variables")
+    res = check(enc.clauses + blocks, steps, enc.nv)
+    if not res.ok:
+        raise Rejected(f"lengths[{i}] ({plies} plies): {res.reason}")
+    return len(games), res.lemmas
+
+
+def check_certificate(cert: dict[str, Any]) -> Verdict:
+    """Check an spg-listing certificate: `target` (a placement), `plies`, `status` and
+    `lengths`, one entry per length (plies, plies - 2, ... down to 0 or 1; the stipulated one
+    first) with its `games`, `illegal` prefixes (UCI) and DRUP `proof`.
+
+    The claim accepted: the games listed for each length are all the legal games of that many
+    plies from the initial array to the target placement, so the stated status (unique: one
+    game and none shorter; cooked: two or more; no solution: none of the length; shorter: one
+    game and a shorter one) holds. It relies on the CNF encoding of spg/cnf.py (rebuilt here),
+    python-chess's move legality and our DRUP checker."""
+    return verdict_of(TYPE, _check, cert)
+
+
+def _check(cert: dict[str, Any]) -> str:
+    if cert.get("encoding") != ENCODING:
+        raise Rejected(f"'encoding' must be {ENCODING!r} (the encoding this retrologic rebuilds)")
+    if not isinstance(cert.get("target"), str):
+        raise Rejected("'target' must be a board placement")
+    try:
+        target = chess.BaseBoard(cert["target"])
+    except ValueError as e:
+        raise Rejected(f"bad target placement: {str(e)[:80]}") from None
+    plies = cert.get("plies")
+    if not isinstance(plies, int) or isinstance(plies, bool) or not 0 <= plies <= MAX_PLIES:
+        raise Rejected(f"'plies' must be a whole number 0..{MAX_PLIES}")
+    lengths = cert.get("lengths")
+    want = list(range(plies, -1, -2))
+    if not isinstance(lengths, list) or len(lengths) != len(want):
+        raise Rejected(f"'lengths' must list the lengths {want[:4]}... (every shorter one with "
+                       "the same side to move)")
+    counts = []
+    lemmas = 0
+    for i, (entry, length) in enumerate(zip(lengths, want)):
+        n, k = _length(target, entry, i, length)
+        counts.append(n)
+        lemmas += k
+    shorter = [length for length, n in zip(want[1:], counts[1:]) if n]
+    status = "cooked" if counts[0] >= 2 else "no solution" if counts[0] == 0 else \
+        "shorter" if shorter else "unique"
+    if cert.get("status") != status:
+        raise Rejected(f"the stated status {str(cert.get('status'))[:20]!r} is not the listing's "
+                       f"({status})")
+    _stated(cert, target, plies)
+    side = "White" if plies % 2 == 0 else "Black"
+    short = f"shortest other: {shorter[0]} plies" if shorter else "no shorter game"
+    return (f"{status}: exactly {counts[0]} game(s) of {plies} plies reach {target.board_fen()} "
+            f"with {side} to move; {short} ({lemmas} lemmas checked by RUP)")
+
+
+def _stated(cert: dict[str, Any], target: chess.BaseBoard, plies: int) -> None:
+    """The problem's stated diagram and length (when given) must be the certificate's."""
+    pos = cert.get("position")
+    if isinstance(pos, dict) and isinstance(pos.get("fen"), str):
+        if pos["fen"].split()[:1] != [target.board_fen()]:
+            raise Rejected("the stated position is not the certificate's target")
+    q = cert.get("question")
+    if isinstance(q, dict) and "moves" in q:
+        from retrologic.spg.checker import parse_moves
+        try:
+            asked = parse_moves(q["moves"])
+        except Exception:  # noqa: BLE001 - any malformed length is a rejection
+            raise Rejected("the question's length is malformed") from None
+        if asked != plies:
+            raise Rejected(f"the question asks for {asked} plies, the certificate has {plies}")

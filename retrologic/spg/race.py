@@ -1,0 +1,139 @@
+"""Two proof-game engines side by side on two cores (issue #22, "Reach"): each job runs in a
+forked process, the first complete answer wins and the other process is stopped.
+
+Both engines (the search, spg/search.py, and the schedule model, spg/listing.py) are complete,
+so whichever exhausts a length first decides it; the race changes only how fast, never what is
+answered. A job returns a plain dict (picklable: games as UCI strings) with at least
+`complete`; a job that dies gives an error record instead of an answer, never a verdict.
+Ctrl-C (or `limits.request_stop`) is relayed by the parent to each child, which stops softly
+and sends what it found; after `GRACE` seconds the parent stops them outright. A child whose
+parent dies exits.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+import traceback
+from typing import TYPE_CHECKING, Any, Callable
+
+from retrologic import limits
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+Job = Callable[[], dict[str, Any]]
+
+GRACE = 1.5    # seconds a child has to send its answer after Ctrl-C or the deadline
+POLL = 0.1     # seconds between the parent's checks of Ctrl-C and the deadline
+
+
+def available() -> bool:
+    """Whether racing can help: fork, and a core to spare -- two cores or more, and the load
+    average leaving one idle (a batch `solve -j N` or a busy machine gains nothing from a
+    second process per problem), unless RETROLOGIC_RACE=0 forbids it. No import of
+    multiprocessing here: a short problem never pays for it."""
+    if os.environ.get("RETROLOGIC_RACE") == "0" or not possible():
+        return False
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = 0.0
+    return _cores() - load >= 1.0
+
+
+def possible() -> bool:
+    """Whether this machine can race at all: fork and two cores or more."""
+    return hasattr(os, "fork") and _cores() >= 2
+
+
+def _cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _orphan_watch(parent: int) -> None:
+    """Exit when the parent is gone (killed outright): a worker never outlives its question."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def _child(job: Job, send: "Connection", parent: int) -> None:
+    """Run one job in the forked process and send its dict (or an error record); exit at once,
+    without the parent's exit handlers. The worker leaves the terminal's process group, so a
+    Ctrl-C reaches it once, relayed by the parent (a soft stop: it still sends its games)."""
+    try:
+        os.setpgrp()
+        limits.after_fork()
+        threading.Thread(target=_orphan_watch, args=(parent,), daemon=True).start()
+        try:
+            result = job()
+        except BaseException as e:  # noqa: BLE001 - reported to the parent as this job's error
+            result = {"complete": False,
+                      "error": f"{type(e).__name__}: {e}",
+                      "traceback": traceback.format_exc(limit=8)}
+        send.send(result)
+        send.close()
+    finally:
+        os._exit(0)
+
+
+def first_complete(jobs: dict[str, Job], stop: Callable[[], bool],
+                   deadline: float | None = None) -> dict[str, dict[str, Any]]:
+    """Run `jobs` in parallel processes; return every answer received, by job name. As soon as
+    one answer says `complete`, the others are stopped (their entries are then missing). When
+    `stop()` turns true (Ctrl-C) or the `deadline` (a time.monotonic() value) passes, the
+    children get GRACE seconds to answer, then are terminated."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+    ctx = multiprocessing.get_context("fork")
+    running: dict[str, tuple[Any, "Connection"]] = {}
+    answers: dict[str, dict[str, Any]] = {}
+    try:
+        for name, job in jobs.items():
+            recv, send = ctx.Pipe(duplex=False)
+            process = ctx.Process(target=_child, args=(job, send, os.getpid()),
+                                  name=f"retrologic-{name}", daemon=True)
+            process.start()
+            send.close()
+            running[name] = (process, recv)
+        cutoff: float | None = None
+        while running:
+            ready = wait([recv for _, recv in running.values()], timeout=POLL)
+            for name, (process, recv) in list(running.items()):
+                if recv not in ready:
+                    continue
+                try:
+                    answers[name] = recv.recv()
+                except (EOFError, OSError):
+                    process.join(1.0)
+                    answers[name] = {"complete": False,
+                                     "error": f"the {name} process ended without an answer "
+                                              f"(exit status {process.exitcode})"}
+                del running[name]
+                process.join(1.0)
+                if answers[name].get("complete"):
+                    return answers
+            now = time.monotonic()
+            if cutoff is None and (stop() or (deadline is not None and now >= deadline)):
+                cutoff = now + GRACE
+                if stop():                 # Ctrl-C: relayed once to each worker
+                    for process, _ in running.values():
+                        if process.pid is not None and process.is_alive():
+                            os.kill(process.pid, signal.SIGINT)
+            if cutoff is not None and now >= cutoff:
+                break
+        return answers
+    finally:
+        for process, recv in running.values():
+            if process.is_alive():
+                process.terminate()
+            process.join(2.0)
+            if process.is_alive():
+                process.kill()
+                process.join()
+            recv.close()

@@ -1,0 +1,162 @@
+"""Background jobs of the web page (issue #20, item 4): each question runs as its own
+`retrologic solve FILE --json --timeout T --certificate-dir DIR --progress` subprocess, so the
+server never hangs nor shares an engine's memory: the engine honours its --timeout (a Budget),
+and the server kills the process if it is still alive GRACE seconds after that. A reader thread
+per job collects the JSON record (stdout) and the last progress line (stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from retrologic.errors import InputError
+from retrologic.web.problemtext import Pasted, write
+
+MAX_TIMEOUT = 600.0         # seconds a page may ask for
+GRACE = 10.0                # seconds past the timeout before the server kills the process
+MAX_RUNNING = 2             # jobs at once (the machine's cores); more are refused, not queued
+MAX_JOBS = 200              # jobs kept; the oldest finished ones are forgotten
+
+
+@dataclass
+class Job:
+    """One question being answered: its state ("running", "done", "error"), the solve record
+    (the first one: a Popeye/YACPDB file may hold several, counted in `more`), progress."""
+
+    id: str
+    directory: Path
+    problem: Path
+    source: str
+    timeout: float
+    started: float = field(default_factory=time.monotonic)
+    state: str = "running"
+    record: dict[str, Any] | None = None
+    more: int = 0
+    progress: str = ""
+    error: str | None = None
+    seconds: float | None = None
+    process: subprocess.Popen | None = None
+
+    @property
+    def certificates(self) -> Path:
+        return self.directory / "certificates"
+
+
+def parse_timeout(value: Any) -> float:
+    """The page's timeout field: seconds, more than 0 and at most MAX_TIMEOUT."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise InputError("a number of seconds", field="timeout", value=value) from None
+    if not 0 < seconds <= MAX_TIMEOUT:          # also refuses nan
+        raise InputError(f"must be more than 0 and at most {MAX_TIMEOUT:g}", field="timeout",
+                         value=value)
+    return seconds
+
+
+class Jobs:
+    """The server's jobs, each in its own directory under one temporary directory."""
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        self._tmp = None if root is not None else tempfile.TemporaryDirectory(prefix="retrologic-web-")
+        self.root = Path(root if root is not None else self._tmp.name)  # type: ignore[union-attr]
+        self.jobs: dict[str, Job] = {}
+        self.lock = threading.Lock()
+
+    def running(self) -> int:
+        return sum(1 for j in self.jobs.values() if j.state == "running")
+
+    def start(self, pasted: Pasted, timeout: float) -> Job:
+        """Start a job; InputError when MAX_RUNNING jobs already run."""
+        with self.lock:
+            if self.running() >= MAX_RUNNING:
+                raise InputError(f"{MAX_RUNNING} jobs are running: wait for one to finish",
+                                 field="job", value=self.running())
+            self._forget_old()
+            job_id = uuid.uuid4().hex[:12]
+            directory = self.root / job_id
+            directory.mkdir(parents=True)
+            job = Job(job_id, directory, write(pasted, directory), pasted.source, timeout)
+            self.jobs[job_id] = job
+        # the problem by its name in the job's directory (the cwd): an error message then
+        # names it in full, however long the server's temporary path, and reads "pasted problem"
+        command = [sys.executable, "-m", "retrologic", "solve", job.problem.name, "--json",
+                   "--timeout", repr(timeout), "--certificate-dir", str(job.certificates),
+                   "--progress"]
+        package_root = str(Path(__file__).resolve().parents[2])   # this very retrologic
+        path = os.environ.get("PYTHONPATH")
+        env = dict(os.environ, PYTHONUNBUFFERED="1",
+                   PYTHONPATH=package_root + (os.pathsep + path if path else ""))
+        try:
+            job.process = subprocess.Popen(command, stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                           text=True, env=env, cwd=str(directory))
+        except OSError as e:        # no process: the job ends at once, with the reason
+            job.state, job.error = "error", f"cannot start the solver: {e.strerror or e}"
+            return job
+        threading.Thread(target=self._read_progress, args=(job,), daemon=True).start()
+        threading.Thread(target=self._wait, args=(job,), daemon=True).start()
+        return job
+
+    def _forget_old(self) -> None:
+        finished = [j for j in self.jobs.values() if j.state != "running"]
+        for job in finished[:max(0, len(self.jobs) - MAX_JOBS + 1)]:
+            del self.jobs[job.id]
+
+    @staticmethod
+    def _read_progress(job: Job) -> None:
+        """Keep the last stderr line: progress, or the one-line error of bad input."""
+        assert job.process is not None and job.process.stderr is not None
+        for line in job.process.stderr:
+            if line.strip():
+                job.progress = line.strip()[:300]
+
+    @staticmethod
+    def _wait(job: Job) -> None:
+        """Read the records; kill the process GRACE seconds past its timeout."""
+        assert job.process is not None
+        try:
+            out, _ = job.process.communicate(timeout=job.timeout + GRACE)
+        except subprocess.TimeoutExpired:
+            job.process.kill()
+            out, _ = job.process.communicate()
+            job.error = f"stopped by the server {GRACE:g} s after the time limit"
+        records = []
+        for line in (out or "").splitlines():
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                continue
+        job.seconds = round(time.monotonic() - job.started, 2)
+        if records:
+            job.record, job.more = records[0], len(records) - 1
+            if "error" in job.record:
+                job.error = job.record["error"]["message"]
+        elif job.error is None:
+            job.error = job.progress.removeprefix("retrologic: ") or \
+                f"no answer (exit status {job.process.returncode})"
+        if job.error:       # the job's file is the page's text: say so, not the temporary path
+            job.error = job.error.replace(str(job.problem), "pasted problem") \
+                .replace(job.problem.name, "pasted problem")
+        job.state = "error" if job.record is None or "error" in job.record else "done"
+
+    def stop_all(self) -> None:
+        """Kill every running job (server shutdown)."""
+        for job in list(self.jobs.values()):
+            if job.state == "running" and job.process is not None:
+                job.process.kill()
+
+    def close(self) -> None:
+        self.stop_all()
+        if self._tmp is not None:
+            self._tmp.cleanup()

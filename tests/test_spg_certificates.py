@@ -1,0 +1,302 @@
+"""spg-listing certificates (issue 22, item 3): the proof-game CNF admits every real game, the
+listing equals a brute-force one, `check` accepts what certify writes and rejects tampering.
+
+Oracles: python-chess (random legal games, replay) and tests/test_spg_bruteforce.all_games (every
+game of a few plies, by python-chess move generation), never the CNF's own answers.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import chess
+import pytest
+from pysat.solvers import Solver
+
+from conftest import random_game
+from retrologic.certificate import check
+from retrologic.cli import main
+from retrologic.limits import Budget
+from retrologic.spg.certify import certificate, first_illegal
+from retrologic.spg.cnf import encode
+from test_spg_bruteforce import all_games
+
+# games with the rare move kinds: castling both ways and both colours, e.p., promotions
+# (under-promotion with capture), a king walk and a checking move answered
+SPECIAL = [
+    "e2e4 e7e5 g1f3 g8f6 f1c4 f8c5 e1g1 e8g8",
+    "d2d4 d7d5 c1f4 c8f5 b1c3 b8c6 d1d2 d8d7 e1c1 e8c8",
+    "e2e4 a7a6 e4e5 d7d5 e5d6 a6a5",
+    "a2a4 b7b5 a4b5 a7a6 b5a6 c8b7 a6b7 g8f6 b7a8n",
+    "h2h4 g7g5 h4g5 f7f6 g5f6 e8f7 f6e7 f7g6 e7d8n",
+    "h2h4 g7g5 h4g5 f7f6 a2a3 f6f5 a3a4 f5f4 a4a5 f4f3 a5a6 f3g2 a6b7 g2h1q",
+    "e2e3 f7f6 d1h5 g7g6 h5g6 h7g6",
+    "g2g4 e7e5 f2f3 d8h4",
+]
+
+
+def _replayed(ucis: list[str]) -> tuple[list[chess.Move], chess.Board]:
+    board = chess.Board()
+    moves = [chess.Move.from_uci(u) for u in ucis]
+    for m in moves:
+        assert board.is_legal(m)
+        board.push(m)
+    return moves, board
+
+
+def _admits(moves: list[chess.Move], final: chess.Board) -> bool:
+    """Does encode(final, len(moves)) have a model with the game's moves and every board of the
+    game (python-chess's) as its states?"""
+    enc = encode(final, len(moves))
+    board = chess.Board()
+    lits = []
+    for ply, move in enumerate(moves, 1):
+        var = enc.move_var(ply, board, move)
+        if var is None or enc.move_of(var) != (ply, move):
+            return False
+        lits.append(var)
+        board.push(move)
+        for sq, p in board.piece_map().items():
+            key = (ply, sq, p.color, p.piece_type)
+            if key not in enc.x:
+                return False
+            lits.append(enc.x[key])
+    with Solver(name="glucose4", bootstrap_with=enc.clauses) as s:
+        return s.solve(assumptions=lits)
+
+
+@pytest.mark.parametrize("ucis", SPECIAL)
+def test_cnf_admits_games_with_special_moves(ucis: str) -> None:
+    moves, board = _replayed(ucis.split())
+    assert _admits(moves, board)
+
+
+def test_cnf_admits_random_games() -> None:
+    """The admission oracle: random legal games (biased to captures, castling, e.p.,
+    promotions) satisfy the CNF of their own final placement and length."""
+    for seed in range(10):
+        plies = random.Random(seed).randint(1, 9)
+        pairs = random_game(1000 + seed, max_plies=plies)
+        moves = [m for _, m in pairs]
+        board = chess.Board()
+        for m in moves:
+            board.push(m)
+        assert _admits(moves, board), (seed, [m.uci() for m in moves])
+
+
+def test_cnf_excludes_a_wrong_final_placement() -> None:
+    """Not a vacuous oracle: the same moves do not satisfy the CNF of another diagram."""
+    moves, _ = _replayed("e2e4 e7e5 g1f3".split())
+    _, other = _replayed("e2e4 e7e5 b1c3".split())
+    assert not _admits(moves, other)
+
+
+def _diagrams(plies: int, count: int) -> list[chess.Board]:
+    out = []
+    for seed in range(count):
+        rng = random.Random(seed)
+        board = chess.Board()
+        for _ in range(plies):
+            board.push(rng.choice(list(board.legal_moves)))
+        out.append(board)
+    return out
+
+
+@pytest.mark.parametrize("plies", [3, 4, 5])
+def test_listing_equals_brute_force(plies: int) -> None:
+    """Every length of the certificate lists exactly the brute-force games of that length."""
+    for target in _diagrams(plies, 3) + [_replayed("a2a3 e7e5 h2h3 e8e7".split())[1]]:
+        if (len(target.move_stack) or 4) % 2 != plies % 2:
+            continue
+        cert, listings = certificate(target, plies, Budget(timeout=120))
+        for lst in listings:
+            want = all_games(chess.Board(), target, lst.plies)
+            assert {tuple(m.uci() for m in g) for g in lst.games} == want
+            assert all(first_illegal(p) == len(p) - 1 for p in lst.illegal)
+        verdict = check(json.loads(json.dumps(cert | {"format": 2, "retrologic": "test"})))
+        assert verdict.ok, verdict.reason
+
+
+def _cert(moves: str, plies: int) -> dict:
+    board = chess.BaseBoard(moves) if "/" in moves else _replayed(moves.split())[1]
+    cert, _ = certificate(board, plies, Budget(timeout=120))
+    return json.loads(json.dumps(cert | {"format": 2, "retrologic": "test"}))
+
+
+UNIQUE = "f2f4 f7f5 g1f3"                               # problems/spg/f4-f5-nf3
+COOKED = "rnbq1bnr/ppppkppp/8/4p3/8/P6P/1PPPPPP1/RNBQKBNR"  # problems/spg/cooked-a3-h3
+NONE = "rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R"    # problems/spg/no-solution-parity
+
+
+@pytest.fixture(scope="module")
+def certs() -> dict[str, dict]:
+    return {"unique": _cert(UNIQUE, 3), "cooked": _cert(COOKED, 4), "none": _cert(NONE, 3)}
+
+
+def test_verdicts_accepted(certs: dict[str, dict]) -> None:
+    assert certs["unique"]["status"] == "unique"
+    assert certs["cooked"]["status"] == "cooked"
+    assert len(certs["cooked"]["lengths"][0]["games"]) == 2
+    assert certs["none"]["status"] == "no solution"
+    for cert in certs.values():
+        verdict = check(cert)
+        assert verdict.ok, verdict.reason
+    assert "exactly 2 game(s) of 4 plies" in check(certs["cooked"]).reason
+
+
+def _rejected(cert: dict, match: str = "") -> None:
+    verdict = check(cert)
+    assert not verdict.ok
+    assert match in verdict.reason, verdict.reason
+
+
+def test_game_removed_is_rejected_by_the_proof(certs: dict[str, dict]) -> None:
+    bad = copy.deepcopy(certs["cooked"])
+    bad["lengths"][0]["games"].pop()
+    bad["status"] = "unique"          # consistent with the list: only the proof can object
+    _rejected(bad, "lengths[0]")
+
+
+def test_proof_cut_short_is_rejected(certs: dict[str, dict]) -> None:
+    for name in ("unique", "cooked"):
+        cert = certs[name]
+        lines = cert["lengths"][0]["proof"].splitlines()
+        # the shortest prefix of the proof that is accepted; one line less must not be
+        k = next(k for k in range(len(lines) + 1)
+                 if check(_with_proof(cert, lines[:k])).ok)
+        assert k > 0
+        _rejected(_with_proof(cert, lines[:k - 1]), "lengths[0]")
+        _rejected(_with_proof(cert, []), "empty clause")
+
+
+def _with_proof(cert: dict, lines: list[str]) -> dict:
+    out = copy.deepcopy(cert)
+    out["lengths"][0]["proof"] = "\n".join(lines)
+    return out
+
+
+def test_other_diagram_is_rejected(certs: dict[str, dict]) -> None:
+    bad = copy.deepcopy(certs["cooked"])
+    bad["target"] = _replayed("a2a3 e7e5 h2h3 e8e7 g1f3 d7d6".split())[1].board_fen()
+    _rejected(bad)
+    # the proof transplanted onto another diagram with that diagram's own game
+    moves, board = _replayed("a2a4 e7e5 h2h3 e8e7".split())
+    bad["target"], bad["status"] = board.board_fen(), "unique"
+    bad["lengths"][0]["games"] = [[m.uci() for m in moves]]
+    _rejected(bad, "lengths[0]")
+
+
+def test_forged_blocking_clauses_are_rejected(certs: dict[str, dict]) -> None:
+    cert = certs["cooked"]
+    # a genuinely illegal prefix (the king onto its own pawn) may be blocked: still accepted
+    ok = copy.deepcopy(cert)
+    ok["lengths"][0]["illegal"].append(["a2a3", "e8e7"])
+    assert check(ok).ok, check(ok).reason
+    # a legal prefix claimed illegal would cut real games: rejected
+    bad = copy.deepcopy(cert)
+    bad["lengths"][0]["illegal"].append(["a2a3", "e7e5"])
+    _rejected(bad, "is legal")
+    # an illegal move inside the prefix, a game that misses the diagram, a duplicate, a
+    # game one ply short, a move the CNF has no variable for
+    for field, value, match in [
+            ("illegal", ["e8e7", "a2a3"], "illegal"),
+            ("games", ["a2a3", "e7e5", "h2h3", "d7d6"], "lengths[0].games[2]"),
+            ("games", cert["lengths"][0]["games"][0], "twice"),
+            ("games", ["a2a3", "e7e5", "h2h3"], "not 4"),
+            ("illegal", ["a2a3", "h7h5"], "no variable")]:
+        bad = copy.deepcopy(cert)
+        bad["lengths"][0][field].append(value)
+        _rejected(bad, match)
+
+
+def test_stated_facts_are_checked(certs: dict[str, dict]) -> None:
+    for field, value in [("status", "unique"), ("plies", 6), ("encoding", "other/1"),
+                         ("target", "8/8/8"), ("lengths", [])]:
+        bad = copy.deepcopy(certs["cooked"])
+        bad[field] = value
+        _rejected(bad)
+    bad = copy.deepcopy(certs["unique"])
+    del bad["lengths"][-1]                                  # a shorter length left out
+    _rejected(bad, "lengths")
+    bad = copy.deepcopy(certs["unique"])
+    bad["lengths"][0]["proof"] += "\n99999999 0"            # beyond the CNF's variables
+    bad["lengths"][0]["proof"] = "99999999 0\n" + bad["lengths"][0]["proof"]
+    _rejected(bad, "beyond")
+    bad = copy.deepcopy(certs["cooked"])
+    bad["question"] = {"kind": "spg", "moves": "3.0"}
+    _rejected(bad, "asks for")
+
+
+def test_cli_writes_a_listing_certificate_check_accepts(tmp_path, capsys) -> None:
+    fen = "rnbqkbnr/ppppp1pp/8/5p2/5P2/5N2/PPPPP1PP/RNBQKB1R"
+    assert main(["spg", fen, "--moves", "1.5", "--certificate-dir", str(tmp_path)]) == 0
+    assert "listing certificate:" in capsys.readouterr().out
+    [cert] = tmp_path.glob("*.spg-listing.json")
+    assert main(["check", str(cert)]) == 0
+    assert "unique: exactly 1 game(s) of 3 plies" in capsys.readouterr().out
+    data = json.loads(cert.read_text())
+    data["lengths"][0]["games"] = []
+    data["status"] = "no solution"
+    cert.write_text(json.dumps(data))
+    assert main(["check", str(cert)]) != 0
+
+
+# --- random mutations (the forgery harness of tests/test_forgery.py, on these certificates) ---
+
+def listing_claim(cert: dict) -> tuple:
+    """What an spg-listing certificate claims (for the forgery harness's ORACLES)."""
+    return (cert["target"], cert["plies"], cert["status"],
+            tuple(frozenset(tuple(g) for g in e["games"]) for e in cert["lengths"]))
+
+
+def listing_oracle(cert: dict) -> bool:
+    """Is the claim true? Brute force (python-chess move generation) lists every length."""
+    target = chess.BaseBoard(cert["target"])
+    counts = []
+    for entry, length in zip(cert["lengths"], range(cert["plies"], -1, -2)):
+        games = all_games(chess.Board(), target, length)
+        if games != {tuple(g) for g in entry["games"]}:
+            return False
+        counts.append(len(games))
+    status = "cooked" if counts[0] >= 2 else "no solution" if counts[0] == 0 else \
+        "shorter" if any(counts[1:]) else "unique"
+    return len(counts) == len(range(cert["plies"], -1, -2)) and status == cert["status"]
+
+
+def test_random_mutations_are_rejected_or_still_true(certs: dict[str, dict]) -> None:
+    from forgery_mutate import mutate
+    from retrologic.errors import InputError
+    rng = random.Random(20261125)
+    truth: dict[tuple, bool] = {}
+    bad = []
+    for i in range(120):
+        base = list(certs.values())[i % 3]
+        mutant, what = mutate(base, rng)
+        try:
+            verdict = check(mutant)
+        except InputError:
+            continue
+        if verdict.ok:
+            claim = listing_claim(mutant)
+            if claim not in truth:
+                truth[claim] = listing_oracle(mutant)
+            if not truth[claim]:
+                bad.append(f"{what}: accepted a false claim: {verdict.reason}")
+    assert not bad, bad[:3]
+
+
+def test_no_certificate_when_the_time_runs_out(tmp_path) -> None:
+    """The CNF route gets what the question's budget has left: none left, nothing written."""
+    import time as _time
+    from retrologic.certformat import Destination
+    from retrologic.spg.certify import certify
+    moves, board = _replayed("e2e4 e7e5 g1f3 b8c6 f1c4 g8f6".split())
+    budget = Budget(timeout=0.01)
+    _time.sleep(0.02)
+    path, line = certify(Destination(tmp_path, "t"), board, 6, [moves], budget)
+    assert path is None and "did not finish" in line and "time limit" in line
+    assert not list(tmp_path.iterdir())
+    path, line = certify(Destination(tmp_path, "t"), board, 6, [], None)   # engine disagrees
+    assert path is None and "differs" in line

@@ -1,0 +1,106 @@
+"""The two proof-game engines racing on two cores (spg/race.py, issue #22): the race decides
+which engine answers, never the answer; a dying worker is an error, never a verdict; Ctrl-C
+stops both workers and keeps what they found."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import chess
+import pytest
+
+from retrologic import limits
+from retrologic.spg import race
+from retrologic.spg import schedule as spg_schedule
+from retrologic.spg import solver as spg
+from retrologic.spg.search import Limits
+
+pytestmark = pytest.mark.skipif(not race.possible(), reason="racing needs two cores and fork")
+
+
+@pytest.fixture(autouse=True)
+def _race_whatever_the_load(monkeypatch) -> None:
+    """The tests race even on a busy machine (the load check only saves time)."""
+    monkeypatch.setattr(race, "available", race.possible)
+
+CASES = [  # diagram, plies: a unique game, a cooked length, a shorter game below the length
+    ("r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", 8),
+    (chess.STARTING_BOARD_FEN, 4),
+    ("rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b", 5),
+]
+
+
+def _key(answer: spg.SpgAnswer) -> tuple:
+    return (answer.status, answer.count, answer.complete, answer.shorter,
+            sorted(spg.san_text(g) for g in answer.games))
+
+
+@pytest.mark.parametrize("fen, plies", CASES)
+def test_the_race_gives_the_search_alone_verdict(monkeypatch, fen: str, plies: int) -> None:
+    """The race started at once (no slice of search alone): same status, count, games and
+    shorter length as the search alone (a complete engine, the oracle here)."""
+    target = spg.parse_target(fen, plies)
+    alone = spg.solve(target, plies, engine="search")
+    monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
+    monkeypatch.setattr(spg, "QUICK", False)   # no quick path: the race itself
+    raced = spg.solve(target, plies)
+    assert _key(raced) == _key(alone)
+    assert any("race" in s for s in raced.searches)
+
+
+def test_the_search_decides_when_the_schedule_model_cannot(monkeypatch) -> None:
+    """The schedule model too large to build: its worker reports that, the search worker
+    decides the length."""
+    monkeypatch.setattr(spg_schedule, "MAX_STEPS", 10)
+    monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
+    monkeypatch.setattr(spg, "QUICK", False)   # no quick path: the race itself
+    target = spg.parse_target(CASES[0][0], 8)
+    answer = spg.solve(target, 8)
+    assert answer.status == "unique" and answer.count == 1
+    assert answer.searches[0]["engine"] == "search"
+
+
+def test_a_worker_that_dies_is_an_error_not_an_answer() -> None:
+    def dies() -> dict:
+        os._exit(3)
+
+    def fails() -> dict:
+        raise ValueError("boom")
+
+    answers = race.first_complete({"dies": dies, "fails": fails}, stop=lambda: False)
+    assert not answers["dies"]["complete"] and "exit status 3" in answers["dies"]["error"]
+    assert not answers["fails"]["complete"] and "ValueError: boom" in answers["fails"]["error"]
+
+
+def test_the_first_complete_answer_stops_the_other() -> None:
+    def quick() -> dict:
+        return {"complete": True, "who": "quick"}
+
+    def slow() -> dict:
+        time.sleep(30)
+        return {"complete": True, "who": "slow"}
+
+    t0 = time.monotonic()
+    answers = race.first_complete({"slow": slow, "quick": quick}, stop=lambda: False)
+    assert answers == {"quick": {"complete": True, "who": "quick"}}
+    assert time.monotonic() - t0 < 5
+
+
+def test_a_stop_request_stops_both_workers(monkeypatch) -> None:
+    """request_stop in the parent is relayed to the workers: the answer comes back within
+    the grace period, unknown and "interrupted"."""
+    monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
+    bell = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"   # 17.0: long
+    timer = threading.Timer(2.0, limits.request_stop)
+    timer.start()
+    try:
+        t0 = time.monotonic()
+        answer = spg.solve(spg.parse_target(bell, 34), 34, Limits(timeout=120))
+        took = time.monotonic() - t0
+    finally:
+        timer.cancel()
+        limits.reset()
+    assert answer.status == "unknown" and answer.reason.startswith("interrupted")
+    assert took < 2.0 + race.GRACE + 3.0

@@ -1,0 +1,95 @@
+"""Every fact of a proof-game verdict is proved or marked as a bound (issue #22): a count is
+exact only when its length was exhausted ("at least N" otherwise), "no shorter game" only when
+every shorter length was, and "the shortest game has L plies" only when every length below L
+was decided (a witness of L plies with an undecided length below it is "at most L")."""
+
+from __future__ import annotations
+
+import time
+
+import chess
+
+from retrologic.questions.spg import answer_result
+from retrologic.spg import solver as spg
+from retrologic.spg.search import Limits
+
+# 1.Nf3 and Black to move: Black's knights need an even number of moves to come home, so games
+# exist of 1, 5, 9, ... plies (17,529 of 9 plies) and none of 3 or 7
+NF3 = "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b"
+
+
+def _replays(game: list[chess.Move], target: chess.Board) -> bool:
+    board = chess.Board()
+    for move in game:
+        if not board.is_legal(move):
+            return False
+        board.push(move)
+    return board.board_fen() == target.board_fen()
+
+
+def test_the_shorter_length_reported_is_the_shortest() -> None:
+    """Not the first length below the stipulation with a game (5 plies) but the shortest (1
+    ply: no game has fewer, Black being to move): lengths are searched in rising order."""
+    target = spg.parse_target(NF3, 9)
+    answer = spg.solve(target, 9)
+    result = answer_result(answer)
+    assert answer.status == "cooked" and answer.count == 17529
+    assert answer.shorter == 1 and answer.shorter_exact
+    assert result.facts["shorter"] == 1 and "shorter_at_most" not in result.facts
+    assert result.facts["shorter_game"] == "1.Nf3" and _replays(answer.shorter_game, target)
+    assert any(line.startswith("shortest game, 0.5: 1.Nf3") for line in result.lines)
+
+
+def test_an_undecided_length_below_the_witness_makes_it_at_most(monkeypatch) -> None:
+    """The 1-ply length left undecided (as a limit would): the 5-ply witness proves a shorter
+    game exists, but the shortest length is only "at most 5"."""
+    decide = spg._decide
+
+    def undecided_at_one_ply(target, plies, *args, **kwargs):
+        found = decide(target, plies, *args, **kwargs)
+        if plies == 1:
+            return spg._Length([], False, 0, "node limit 1 (simulated)", 0, 0.0, found.entry,
+                               found.analysis)
+        return found
+
+    monkeypatch.setattr(spg, "_decide", undecided_at_one_ply)
+    target = spg.parse_target(NF3, 9)
+    answer = spg.solve(target, 9)
+    result = answer_result(answer)
+    assert answer.shorter == 5 and not answer.shorter_exact and not answer.shorter_complete
+    assert result.facts["shorter"] is None and result.facts["shorter_at_most"] == 5
+    assert _replays(answer.shorter_game, target) and len(answer.shorter_game) == 5
+    assert any("at most" in line for line in result.lines)
+
+
+def test_a_limit_after_two_games_says_at_least_and_leaves_shorter_open(monkeypatch) -> None:
+    """The time limit strikes while the stipulated length is being listed, after 3 of its 16
+    games: cooked (two games prove it), the count "at least 3", and the shorter lengths (the
+    empty game exists) neither "none" nor a length: not decided."""
+    listing = spg.list_games
+    limits = Limits(timeout=600)
+
+    def then_time_is_up(analysis, plies, **kwargs):
+        report = listing(analysis, plies, **kwargs)
+        limits.budget.deadline = time.monotonic() - 1.0     # the limit strikes now
+        return report
+
+    monkeypatch.setattr(spg, "list_games", then_time_is_up)
+    target = spg.parse_target(chess.STARTING_BOARD_FEN, 4)
+    answer = spg.solve(target, 4, limits, engine="schedule", max_games=3)
+    result = answer_result(answer)
+    assert answer.status == "cooked" and answer.count == 3 and not answer.complete
+    assert result.facts["count"] is None and result.facts["count_at_least"] == 3
+    assert result.facts["shorter"] is None and "shorter_at_most" not in result.facts
+    assert "at least 3" in result.lines[0]
+    assert "shorter lengths: not decided (limit)" in result.lines
+    assert all(_replays(g, target) for g in answer.games)
+
+
+def test_without_a_limit_the_same_problem_is_exact() -> None:
+    """The control: no limit, the 16 knight trips are all listed and the empty game is the
+    shortest (0 plies) -- the facts the limited run may not claim."""
+    target = spg.parse_target(chess.STARTING_BOARD_FEN, 4)
+    answer = spg.solve(target, 4, engine="schedule")
+    result = answer_result(answer)
+    assert answer.complete and result.facts["count"] == 16 and result.facts["shorter"] == 0

@@ -1,0 +1,182 @@
+"""The web page's server (issue #20, item 4) through Flask's test client: bad input is one line
+(status 400), never a traceback; a pasted FEN and a pasted TOML problem run as background jobs
+whose verdicts equal the engine's for the same input (retrologic.problem in this process); the
+certificate offered for download is accepted by the independent checker; only the job's own
+certificates can be downloaded."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("flask", reason="the web page needs Flask (the 'web' extra)")
+
+from retrologic import problem as problem_mod  # noqa: E402
+from retrologic.certificate import check_file  # noqa: E402
+from retrologic.web import problemtext  # noqa: E402
+from retrologic.web.app import create_app  # noqa: E402
+from retrologic.web.jobs import Jobs  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+F4_FILE = ROOT / "problems/spg/f4-f5-nf3.toml"
+
+
+@pytest.fixture()
+def client(tmp_path):
+    jobs = Jobs(tmp_path / "jobs")
+    app = create_app(jobs)
+    yield app.test_client(), jobs
+    jobs.stop_all()
+
+
+def _run(client, **body):
+    r = client.post("/jobs", json=body)
+    assert r.status_code == 202, r.get_json()
+    job_id = r.get_json()["id"]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        job = client.get(f"/jobs/{job_id}").get_json()
+        if job["state"] != "running":
+            return job
+        time.sleep(0.2)
+    raise AssertionError("job did not finish")
+
+
+def _engine(pasted: problemtext.Pasted, tmp_path: Path, timeout: float):
+    path = problemtext.write(pasted, tmp_path)
+    from retrologic.options import SolveOptions
+    return problem_mod.solve(problem_mod.load(path), SolveOptions(timeout=timeout))
+
+
+def test_page_has_the_form(client) -> None:
+    page = client[0].get("/").get_data(as_text=True)
+    for element in ('id="text"', 'id="question"', 'id="timeout"', 'id="verdict"', 'id="next"'):
+        assert element in page
+    for q in problemtext.QUESTIONS:
+        assert f'value="{q}"' in page
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"text": "", "question": "legal", "timeout": 5}, "problem"),
+    ({"text": "8/8/8/8/8/8/8/Kk6 w - - 0 1", "question": "mate", "timeout": 5}, "question"),
+    ({"text": "8/8/8/8/8/8/8/Kk6 w - - 0 1", "question": "legal", "timeout": "nan"}, "timeout"),
+    ({"text": "8/8/8/8/8/8/8/Kk6 w - - 0 1", "question": "legal", "timeout": 1e9}, "timeout"),
+    ({"text": "hello\nworld", "question": "spg", "timeout": 5}, "problem"),
+    ({"text": "rnbqkbnr/8/8/8/8/8/8/RNBQKBNR", "question": "spg", "moves": "eight",
+      "timeout": 5}, "moves"),
+])
+def test_bad_input_is_one_line(client, body, field) -> None:
+    r = client[0].post("/jobs", json=body)
+    error = r.get_json()["error"]
+    assert r.status_code == 400 and field in error and "\n" not in error
+    assert "Traceback" not in error
+
+
+def test_bad_fen_finishes_as_a_one_line_error_naming_the_field(client) -> None:
+    job = _run(client[0], text="rnbqkbnr/zz", question="legal", timeout=5)
+    assert job["state"] == "error" and "position.board" in job["error"]
+    assert "\n" not in job["error"] and "/tmp" not in job["error"]
+
+
+def test_pasted_toml_proof_game_matches_the_engine_and_its_certificate_checks(client,
+                                                                               tmp_path) -> None:
+    c, jobs = client
+    text = F4_FILE.read_text()
+    job = _run(c, text=text, question="spg", timeout=30)
+    want = _engine(problemtext.from_page(text, "spg"), tmp_path, 30)
+    assert job["verdict"] == str(want.verdict) and job["answer"] == want.answer
+    assert job["outcome"] == "met"
+    assert len(job["frames"]) == want.facts["plies"] + 1
+    assert "<svg" in job["diagram"] and '[Stipulation "PG 1.5"]' in job["pgn"]
+    name = job["certificates"][0]
+    r = c.get(f"/jobs/{job['id']}/certificates/{name}")
+    assert r.status_code == 200
+    saved = tmp_path / "downloaded.json"
+    saved.write_bytes(r.data)
+    assert check_file(str(saved)).ok
+    assert c.get(f"/jobs/{job['id']}/certificates/..%2F..%2Fproblem.toml").status_code == 404
+    assert c.get("/jobs/nope").get_json() == {"error": "404 Not Found"}
+
+
+def test_pasted_fen_last_move_under_a_timeout_matches_the_engine(client, tmp_path) -> None:
+    fen = "8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1"     # Brandis: unknown (issue #19)
+    job = _run(client[0], text=fen, question="lastmove", timeout=2)
+    want = _engine(problemtext.from_page(fen, "lastmove"), tmp_path, 2)
+    assert job["verdict"] == str(want.verdict) == "unknown"
+    assert "time limit 2 s" in job["reason"] and "<svg" in job["diagram"]
+
+
+def test_a_job_past_its_timeout_is_killed_by_the_server(tmp_path, monkeypatch) -> None:
+    from retrologic.web import jobs as jobs_mod
+    monkeypatch.setattr(jobs_mod, "GRACE", 0.0)
+    jobs = Jobs(tmp_path)
+    pasted = problemtext.from_page("8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1", "lastmove")
+    start = time.monotonic()
+    job = jobs.start(pasted, 0.3)   # the process alone takes longer than this to start
+    while job.state == "running" and time.monotonic() - start < 30:
+        time.sleep(0.05)
+    assert job.state == "error" and "stopped by the server" in job.error
+    assert time.monotonic() - start < 10
+
+
+POPEYE = """BeginProblem
+Title SPG in 1.5
+Pieces White Ke1 Qd1 Ra1h1 Bc1f1 Sb1f3 Pa2b2c2d2e2f4g2h2
+       Black Ke8 Qd8 Ra8h8 Bc8f8 Sb8g8 Pa7b7c7d7e7f5g7h7
+Stipulation dia1.5
+EndProblem
+"""
+YACPDB = """---
+algebraic:
+  white: [Ke1, Qd1, Ra1, Rh1, Bc1, Bf1, Sb1, Sf3, Pa2, Pb2, Pc2, Pd2, Pe2, Pg2, Ph2, Pf4]
+  black: [Ke8, Qd8, Ra8, Rh8, Bc8, Bf8, Sb8, Sg8, Pf5, Pa7, Pb7, Pc7, Pd7, Pe7, Pg7, Ph7]
+stipulation: PG 1.5
+solution: 1.f4 f5 2.Nf3
+"""
+
+
+@pytest.mark.parametrize("text, source", [(POPEYE, "popeye"), (YACPDB, "yacpdb"),
+                                          (F4_FILE.read_text(), "toml"),
+                                          ("8/8/8/8/8/8/8/Kk6 w - - 0 1", "fen")],
+                         ids=["popeye", "yacpdb", "toml", "fen"])
+def test_pasted_text_is_recognised(text, source) -> None:
+    assert problemtext.from_page(text, "legal").source == source
+
+
+@pytest.mark.parametrize("text", [POPEYE, YACPDB], ids=["popeye", "yacpdb"])
+def test_pasted_popeye_and_yacpdb_entries_match_the_engine(client, tmp_path, text) -> None:
+    pytest.importorskip("retrologic.formats.popeye", reason="the Popeye/YACPDB readers")
+    from retrologic.formats.detect import load_all
+    from retrologic.options import SolveOptions
+    job = _run(client[0], text=text, question="spg", timeout=30)
+    path = problemtext.write(problemtext.from_page(text, "spg"), tmp_path)
+    want = problem_mod.solve(load_all(path)[0], SolveOptions(timeout=30))
+    assert job["state"] == "done", job
+    assert job["verdict"] == str(want.verdict) and job["answer"] == want.answer
+    assert len(job["frames"]) == 4
+
+
+def test_malformed_toml_is_a_one_line_job_error(client) -> None:
+    job = _run(client[0], text='format = "retrologic/1"\nquestion = { kind = "spg" \n',
+               question="spg", timeout=5)
+    assert job["state"] == "error" and "\n" not in job["error"]
+    assert job["error"].startswith("pasted problem")
+
+
+def test_serve_refuses_a_bad_port_and_a_busy_one_in_one_line(capsys) -> None:
+    import socket
+
+    from retrologic import cli
+    with pytest.raises(SystemExit) as usage:
+        cli.main(["serve", "--port", "70000"])
+    assert usage.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert cli.main(["serve", "--port", str(port)]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--port" in err and str(port) in err
