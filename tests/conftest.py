@@ -3,10 +3,16 @@ and a clean Ctrl-C state around every test."""
 
 from __future__ import annotations
 
+import os
 import random
 
 import chess
 import pytest
+
+# The suite runs in two processes on two cores: the proof-game engines' race (spg/race.py) would
+# only oversubscribe them, so it is off here (tests/test_spg_race.py turns it on for itself);
+# set before any test runs, so CLI subprocesses inherit it too.
+os.environ.setdefault("RETROLOGIC_RACE", "0")
 
 
 def random_game(seed: int, max_plies: int = 160) -> list[tuple[chess.Board, chess.Move]]:

@@ -662,7 +662,9 @@ COMMON = ("--json", "--progress")
 
 
 def argv_legal() -> st.SearchStrategy[list[str]]:
-    return _join(st.just(["legal"]), fen_or_board().map(lambda v: [v]), flags("--json"))
+    # `legal` searches for a game since issue #19: it gets the searching commands' caps
+    return _join(st.just(["legal"]), fen_or_board().map(lambda v: [v]), flags("--json"),
+                 limits())
 
 
 def argv_retract() -> st.SearchStrategy[list[str]]:

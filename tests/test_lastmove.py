@@ -18,9 +18,20 @@ KNIGHT = "k1K5/8/8/8/8/8/7P/6B1 w - - 0 1"
 BRANDIS = "8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1"
 
 
+# Brandis's Ka2-a1 stays unresolved with the finder's full 30,000 positions per candidate (issue
+# #19, measured); these tests check the proof trees, so a small count gives the same
+# certificate without the minute of finding no game
+GAME_NODES = {BRANDIS: 1_000}
+
+
 def cert_of(fen: str, plies: int = 1) -> dict:
     pos = Position.from_fen(fen)
-    return lastmove.certificate(pos, plies, lastmove.solve(pos, plies))
+    saved = lastmove.CERTIFY_NODES
+    lastmove.CERTIFY_NODES = GAME_NODES.get(fen, saved)
+    try:
+        return lastmove.certificate(pos, plies, lastmove.solve(pos, plies))
+    finally:
+        lastmove.CERTIFY_NODES = saved
 
 
 def test_proofs_check():

@@ -227,9 +227,12 @@ def test_lastmove_node_limit_and_stop_request():
     assert {c["reason"] for c in res.details["candidates"] if c["status"] == "unresolved"} == {"interrupted"}
 
 
-def test_cage_discovery_budgets_are_counts():
+def test_cage_discovery_budgets_are_counts(monkeypatch):
     """Discovery is bounded by positions, per cage and per solve, never by seconds."""
     from retrologic.lastmove import search as lastmove
+    # the game finder's share is not what is measured here: a small count keeps Ka2-a1
+    # unresolved, as the full 30,000 do, in a fraction of the time
+    monkeypatch.setattr(lastmove, "CERTIFY_NODES", 1_000)
     from retrologic.lastmove.cages import CageCloser
     from retrologic.position import Position
     pos = Position.from_fen("8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1")     # Brandis
