@@ -104,3 +104,21 @@ def test_a_stop_request_stops_both_workers(monkeypatch) -> None:
         limits.reset()
     assert answer.status == "unknown" and answer.reason.startswith("interrupted")
     assert took < 2.0 + race.GRACE + 3.0
+
+
+def _report_possible(queue) -> None:
+    queue.put(race.possible())
+
+
+def test_no_race_inside_a_daemonic_worker() -> None:
+    """A multiprocessing.Pool worker is daemonic and may not have children: the race stays off
+    there (the search alone answers) instead of failing."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    worker = ctx.Process(target=_report_possible, args=(queue,), daemon=True)
+    worker.start()
+    try:
+        assert queue.get(timeout=30) is False
+    finally:
+        worker.join(5)

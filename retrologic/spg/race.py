@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -45,7 +46,12 @@ def available() -> bool:
 
 
 def possible() -> bool:
-    """Whether this machine can race at all: fork and two cores or more."""
+    """Whether this process can race at all: fork, two cores or more, and not a daemonic
+    multiprocessing worker (which may not have children; multiprocessing is imported already
+    in any such worker, so a plain process pays nothing to find out)."""
+    mp = sys.modules.get("multiprocessing")
+    if mp is not None and mp.current_process().daemon:
+        return False
     return hasattr(os, "fork") and _cores() >= 2
 
 
