@@ -122,3 +122,10 @@ def test_no_race_inside_a_daemonic_worker() -> None:
         assert queue.get(timeout=30) is False
     finally:
         worker.join(5)
+
+
+def test_idle_cores_reads_the_machine() -> None:
+    """The idle check behind `available` (Linux /proc/stat): a figure between 0 and the cores
+    online, or None where it cannot be read -- then the race is allowed."""
+    idle = race._idle_cores(0.05)
+    assert idle is None or 0.0 <= idle <= (os.cpu_count() or 1) + 1e-9

@@ -32,17 +32,41 @@ POLL = 0.1     # seconds between the parent's checks of Ctrl-C and the deadline
 
 
 def available() -> bool:
-    """Whether racing can help: fork, and a core to spare -- two cores or more, and the load
-    average leaving one idle (a batch `solve -j N` or a busy machine gains nothing from a
-    second process per problem), unless RETROLOGIC_RACE=0 forbids it. No import of
-    multiprocessing here: a short problem never pays for it."""
+    """Whether racing can help: a core to spare -- `possible()`, and the CPUs idle over a
+    tenth of a second (Linux: /proc/stat) adding up to one and a half cores or more, this
+    process's own included (it sleeps while it looks); elsewhere no idle check. A batch
+    `solve -j N` sets RETROLOGIC_RACE=0 (its workers fill the cores), and so may a user of a
+    busy machine. The load average is not used: it still counts the previous problem's race
+    for a minute after it ended. No import of multiprocessing here: a short problem never
+    gets this far."""
     if os.environ.get("RETROLOGIC_RACE") == "0" or not possible():
         return False
-    try:
-        load = os.getloadavg()[0]
-    except OSError:
-        load = 0.0
-    return _cores() - load >= 1.0
+    idle = _idle_cores()
+    return idle is None or idle >= 1.5
+
+
+def _idle_cores(seconds: float = 0.1) -> float | None:
+    """Cores idle over `seconds`, from /proc/stat (None where it cannot be read)."""
+    def sample() -> tuple[int, int] | None:
+        try:
+            with open("/proc/stat", encoding="ascii") as fh:
+                fields = [int(x) for x in fh.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None
+        if len(fields) < 5:
+            return None
+        return sum(fields), fields[3] + fields[4]      # all jiffies, idle + iowait
+    first = sample()
+    time.sleep(seconds)
+    second = sample()
+    if first is None or second is None or second[0] <= first[0]:
+        return None
+    total, idle = second[0] - first[0], second[1] - first[1]
+    return _cores_online() * idle / total
+
+
+def _cores_online() -> int:
+    return os.cpu_count() or 1
 
 
 def possible() -> bool:
