@@ -139,14 +139,18 @@ def predecessor(position: Position, notation: str) -> Position | None:
 
 def last_move(position: Position, details: dict[str, Any]) -> str:
     """The diagram with every candidate not proved impossible as an arrow (green: possible,
-    amber: unresolved), and the predecessor diagram of each (when there are at most two)."""
-    live = [c for c in details.get("candidates", []) if c.get("status") != "impossible"]
+    amber: unresolved), and the predecessor diagram of each (when there are at most two). A
+    duplex answer (`details["duplex"]`) draws both sides' candidates, each from its side's diagram."""
+    sided = [(position.with_turn(name != "white"), side) for name, side in
+             details["duplex"].items()] if details.get("duplex") else [(position, details)]
+    live = [(pos, c) for pos, side in sided for c in side.get("candidates", [])
+            if c.get("status") != "impossible"]
     arrows = []
-    for c in live:
+    for _, c in live:
         arrows += arrow(c["notation"], ANSWER if c["status"] == "possible" else OPEN)
     panels = [("diagram", diagram(position, arrows=arrows))]
-    for c in live[:2]:
-        before = predecessor(position, c["notation"]) if " " not in c["notation"].strip() else None
+    for pos, c in live[:2]:
+        before = predecessor(pos, c["notation"]) if " " not in c["notation"].strip() else None
         if before is not None:
             panels.append((f"before {c['notation']} ({c['status']})",
                            diagram(before, arrows=arrow(c["notation"], ANSWER

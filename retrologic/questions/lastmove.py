@@ -5,18 +5,21 @@ the answer is unique, several or none possible, or unknown while a candidate is 
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
+
+import chess
 
 from retrologic.console import add_limit_arguments, emit
 from retrologic.errors import InputError
 from retrologic.lastmove import search as lastmove
 from retrologic.lastmove.checker import Status
-from retrologic.limits import Budget
+from retrologic.limits import Budget, budget_for
 from retrologic.options import SolveOptions, budget_of
 from retrologic.position import Position, parse
 from retrologic.problemfile import Problem, resolve_path
-from retrologic.result import Result
+from retrologic.result import Result, Verdict
 from retrologic.schema import Field
 
 KIND = "last-move"
@@ -55,21 +58,43 @@ QUESTION = {
     "nodes": Field(int, default=200_000, check=_positive, doc="node limit"),
     "discover": Field(bool, default=True, doc="discover cages automatically"),
     "library": Field(bool, default=True, doc="use the verified cages of encodings/cages"),
+    "duplex": Field(bool, default=False,
+                    doc="answer for each side separately: White's last move, then Black's"),
 }
-EXPECT = {"impossible", "possible", "unresolved", "illegal_for", "discovered", "finding"}
+_SIDED = ("impossible", "possible", "unresolved", "finding", "verdict")
+EXPECT = {"impossible", "possible", "unresolved", "illegal_for", "discovered", "finding"} | {
+    f"{side}_{key}" for side in ("white", "black") for key in _SIDED}
 
 
 def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
            nodes: int = 200_000, timeout: float | None = None, lemmas: Iterable[Path] = (),
-           discover: bool = True, use_library: bool = True,
+           discover: bool = True, use_library: bool = True, duplex: bool = False,
            certificate_dir: Any = None, budget: Budget | None = None) -> Result:
     """Solve and render a last-move problem (limits: `budget`, the question's shared one, else
-    `timeout`; `nodes` is the node limit when the budget has none)."""
+    `timeout`; `nodes` is the node limit when the budget has none). With `duplex`, the question
+    is asked twice, White having moved last and then Black, in one budget (see `_duplex`)."""
     from retrologic.lastmove.cages import closers_for
     closer, discovered = closers_for(list(lemmas), discover, use_library)
+    if duplex:
+        return _duplex(pos, plies, lastmove.Limits(depth=depth, support=support, nodes=nodes,
+                                                   timeout=timeout, budget=budget),
+                       closer, discovered, certificate_dir)
     limits = lastmove.Limits(depth=depth, support=support, nodes=nodes, timeout=timeout,
                              budget=budget)
     res = lastmove.solve(pos, plies, limits, [closer])
+    lines, facts, details = _rendered(res)
+    if discovered:
+        lines.insert(-1, "cages discovered: " + ", ".join(d["cage"] for d in discovered))
+    facts["discovered"] = [d["cage"] for d in discovered]
+    details["discovered_cages"] = discovered
+    if certificate_dir:
+        details["certificate"] = _write_certificate(pos, plies, res, certificate_dir)
+    return Result(KIND, res.verdict, res.answer, reason=res.reason, facts=facts, details=details,
+                  lines=lines, unordered=frozenset(facts) | {"answer"}, position=pos)
+
+
+def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+    """The readable lines, the [expect] facts and the JSON details of one solve."""
     lines = []
     for c in res.candidates:
         if c.status == Status.IMPOSSIBLE:
@@ -86,8 +111,6 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
         lines.append(f"{res.finding}" + (f": {', '.join(res.answer)}" if res.answer else ""))
     if res.illegal_for:
         lines.append("illegal if " + " / ".join(res.illegal_for) + " moved last")
-    if discovered:
-        lines.append("cages discovered: " + ", ".join(d["cage"] for d in discovered))
     lines.append(f"{res.nodes} nodes, {res.seconds:.2f} s")
     facts = {
         "impossible": [c.notation for c in res.candidates if c.status == Status.IMPOSSIBLE],
@@ -95,25 +118,68 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
         "unresolved": [c.notation for c in res.candidates if c.status == Status.UNRESOLVED],
         "illegal_for": res.illegal_for,
         "finding": None if res.finding is None else str(res.finding),
-        "discovered": [d["cage"] for d in discovered],
     }
     details = {
         "candidates": [{"notation": c.notation, "status": c.status, "reason": c.reason,
                         "support": c.support_line, "pgn": lastmove.support_pgn(c),
                         "game": [m.uci() for m in c.game],
                         "proof": c.proof} for c in res.candidates],
-        "discovered_cages": discovered, "nodes": res.nodes, "seconds": round(res.seconds, 3),
+        "nodes": res.nodes, "seconds": round(res.seconds, 3),
     }
-    if certificate_dir:
-        from retrologic.certformat import as_destination
-        cert = lastmove.certificate(pos, plies, res)
-        stated = {"fen": pos.fen(), **({"to_move": "?"} if pos.turn is None else {}),
-                  **({"frozen": cert["frozen"]} if cert["frozen"] else {})}
-        dest = as_destination(certificate_dir, question={"kind": KIND, "plies": plies},
-                              position=stated)
-        details["certificate"] = str(dest.write(cert, "lastmove-proof"))
-    return Result(KIND, res.verdict, res.answer, reason=res.reason, facts=facts, details=details,
-                  lines=lines, unordered=frozenset(facts) | {"answer"}, position=pos)
+    return lines, facts, details
+
+
+def _write_certificate(pos: Position, plies: int, res: lastmove.LastMoveResult,
+                       certificate_dir: Any, suffix: str = "") -> str:
+    """Write the `lastmove-proof` certificate of one solve; returns its path."""
+    from retrologic.certformat import as_destination
+    cert = lastmove.certificate(pos, plies, res)
+    stated = {"fen": pos.fen(), **({"to_move": "?"} if pos.turn is None else {}),
+              **({"frozen": cert["frozen"]} if cert["frozen"] else {})}
+    dest = as_destination(certificate_dir, question={"kind": KIND, "plies": plies},
+                          position=stated)
+    if suffix:   # one side of a duplex problem: the certificate states that side's diagram
+        dest = replace(dest, meta={**dest.meta, "position": stated})
+    return str(dest.write(cert, "lastmove-proof" + suffix))
+
+
+def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
+            discovered: list[dict], certificate_dir: Any) -> Result:
+    """A duplex last-move problem: the question answered for each side separately (White's last
+    move with Black to move, Black's with White to move), both in one budget. Proved only when
+    both sides are; the facts carry each side's answer under `white_...` / `black_...` keys, and
+    each side gets its own `lastmove-proof` certificate (a normal one, its side to move set)."""
+    if limits.budget is None:
+        limits.budget = budget_for(limits.timeout, limits.nodes)
+    lines: list[str] = []
+    facts: dict[str, Any] = {}
+    details: dict[str, Any] = {"duplex": {}}
+    verdicts, reasons, answer = [], [], []
+    for mover in (chess.WHITE, chess.BLACK):
+        name = chess.COLOR_NAMES[mover]
+        sided = pos.with_turn(not mover)
+        res = lastmove.solve(sided, plies, limits, [closer])
+        side_lines, side_facts, side_details = _rendered(res)
+        lines.append(f"{name.capitalize()} moved last ({name.capitalize()}'s last move?):")
+        lines.extend("  " + line for line in side_lines)
+        facts.update({f"{name}_{k}": v for k, v in side_facts.items() if k != "illegal_for"})
+        facts[f"{name}_verdict"] = str(res.verdict)
+        if certificate_dir:
+            side_details["certificate"] = _write_certificate(sided, plies, res, certificate_dir,
+                                                             f"-{name}-moved")
+        details["duplex"][name] = side_details
+        verdicts.append(res.verdict)
+        answer.extend(f"{name}: {n}" for n in res.answer)
+        if res.reason:
+            reasons.append(f"{name}: {res.reason}")
+    if discovered:
+        lines.append("cages discovered: " + ", ".join(d["cage"] for d in discovered))
+    facts["discovered"] = [d["cage"] for d in discovered]
+    details["discovered_cages"] = discovered
+    verdict = Verdict.PROVED if all(v == Verdict.PROVED for v in verdicts) else Verdict.UNKNOWN
+    return Result(KIND, verdict, answer, reason="; ".join(reasons) or None, facts=facts,
+                  details=details, lines=lines, unordered=frozenset(facts) | {"answer"},
+                  position=pos)
 
 
 def _summary(proof: dict | None) -> str:
@@ -137,7 +203,7 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
     lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
     return answer(problem.position, plies=q["plies"], depth=q["depth"], support=q["support"],
                   nodes=options.nodes or q["nodes"], budget=budget_of(options), lemmas=lemmas,
-                  discover=q["discover"], use_library=q["library"],
+                  discover=q["discover"], use_library=q["library"], duplex=q["duplex"],
                   certificate_dir=destination(options.certificate_dir, problem))
 
 
@@ -150,6 +216,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"plies of refutation search (1 to {MAX_DEPTH})")
     p.add_argument("--lemma", action="append", default=[], metavar="CAGE.toml",
                    help="a verified cage to use (repeatable)")
+    p.add_argument("--duplex", action="store_true",
+                   help="answer for each side separately (White's last move, then Black's)")
     p.add_argument("--no-discover", action="store_true", help="do not discover cages")
     p.add_argument("--no-library", action="store_true", help="do not use encodings/cages")
     p.add_argument("--pgn", action="store_true",
@@ -174,12 +242,13 @@ def run(args: argparse.Namespace) -> int:
     result = answer(pos, plies=args.plies, depth=args.depth, nodes=args.nodes or 200_000,
                     budget=budget_of(args), lemmas=[Path(x) for x in args.lemma],
                     discover=not args.no_discover, use_library=not args.no_library,
-                    certificate_dir=args.certificate_dir)
+                    duplex=args.duplex, certificate_dir=args.certificate_dir)
     from retrologic.pictures import output as pictures
     pictures.save(result, pos, args)
     status = emit(result, args)
     if args.pgn and not args.json:
-        for c in result.details["candidates"]:
+        sides = result.details.get("duplex", {"": result.details}).values()
+        for c in (c for side in sides for c in side["candidates"]):
             if c["pgn"]:
                 print(c["pgn"] + "\n")
     return status
