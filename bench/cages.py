@@ -24,10 +24,18 @@ the traced memory per position of the fast engine's search (a separate run under
 
     python bench/cages.py --speed [FILE] [--old-nodes 20000] [--memory]
 
-The SAT engine (cages.sat, k-induction with pysat) beside the explicit engine on every problem
-file and library entry (CPU times, verdicts; --sat-timeout per board):
+The SAT engine (cages.sat, k-induction with pysat) beside both explicit engines (fast and
+reference) on every problem file and library entry, in one run: CPU times, verdicts, the
+induction depth k or the BMC depth that found the escape, and the line's length; with
+--sat-old also the SAT engine's former schedule (bounded model checking at every k <= 30),
+side by side (--sat-timeout per board each):
 
-    python bench/cages.py --sat [--sat-timeout 120]
+    python bench/cages.py --sat [--sat-timeout 120] [--sat-old]
+
+The collection verified with one engine (--engine sat: every board by the SAT engine, which
+uses no known cages; with learning, what it learns is each proved board alone):
+
+    python bench/cages.py --collection [FILE] --engine sat [--sat-timeout 120]
 """
 
 from __future__ import annotations
@@ -333,14 +341,40 @@ def speed(path: Path, old_nodes: int, memory: bool) -> None:
               f"{min(r['bytes'] for r in rows):.0f}-{max(r['bytes'] for r in rows):.0f} bytes")
 
 
-def sat_column(timeout: float) -> None:
-    """The SAT engine (cages.sat, k-induction) against the explicit engine on every problem
-    file and library entry: verdicts and CPU times side by side, one run each (the SAT engine
-    is slow on long escapes: `timeout` seconds per board)."""
+def sat_engine_collection(path: Path, timeout: float) -> None:
+    """The collection with every board verified by the SAT engine, learning and not, beside the
+    fast engine's verdicts (no learning) in the same run."""
+    from retrologic.cages import collection
+    items = collection.load(path)
+    c0 = time.process_time()
+    fast = collection.run(items, learn=False, nodes=20_000)
+    c1 = time.process_time()
+    sat = collection.run(items, learn=True, engine="sat", timeout=timeout)
+    c2 = time.process_time()
+    differ = [(o.item.line, f.result.verdict, o.result.verdict)
+              for o, f in zip(sat.outcomes, fast.outcomes) if o.result.verdict != f.result.verdict]
+    for o, f in zip(sat.outcomes, fast.outcomes):
+        print(f"{o.item.line:>5} {o.item.board[:44]:44s} fast {f.result.verdict:8s} "
+              f"{f.result.elapsed * 1000:8.1f} ms | sat {o.result.verdict:8s} "
+              f"{o.result.elapsed * 1000:9.1f} ms" + (f" learned {o.entry.name}" if o.entry else ""))
+    s = sat.summary()
+    print(f"\nfast (no learning): CPU {c1 - c0:.2f} s; sat (learning boards): CPU {c2 - c1:.2f} s, "
+          f"{s['proved']} proved, {s['refuted']} refuted, {s['unknown']} unknown, learned "
+          f"{s['learned']}; verdicts differing: {len(differ)} "
+          f"({sum(d[2] == 'unknown' for d in differ)} unknown by SAT) {differ[:8]}")
+
+
+def sat_column(timeout: float, old: bool = False) -> None:
+    """The SAT engine (cages.sat, k-induction) against both explicit engines on every problem
+    file and library entry: verdicts and CPU times side by side, one run each (`timeout`
+    seconds per board); `old`: also the SAT engine with the former BMC schedule (every k up
+    to 30) for the before/after comparison."""
     import tomllib
+    from retrologic.cages import sat as sat_engine
     from retrologic.cages.sat import verify_sat
     from retrologic.cages.search import verify
     rows = []
+    olds = []
     for path in sorted((ROOT / "problems" / "cages").glob("*.toml")) + sorted((ROOT / "encodings" / "cages").glob("*.toml")):
         d = tomllib.loads(path.read_text())
         if "question" in d:
@@ -353,18 +387,43 @@ def sat_column(timeout: float) -> None:
             frozen, rules, fen = list(d.get("frozen", [])), d.get("restrictions", []), None
         zone = None if zone == "auto" else zone
         c0 = time.process_time()
-        e = verify(board, zone, rules, model=model, frozen=frozen or None) if fen is None else None
+        e = verify(board, zone, rules, model=model, frozen=frozen or None, engine="fast") \
+            if fen is None else None
         c1 = time.process_time()
+        x = verify(board, zone, rules, model=model, frozen=frozen or None, engine="explicit") \
+            if fen is None else None
+        c2 = time.process_time()
         r = verify_sat(board, zone, rules, model=model, frozen=frozen or None, with_position=fen,
                        timeout=timeout)
-        c2 = time.process_time()
-        rows.append((path.parent.name + "/" + path.stem, e.verdict if e else "-", r.verdict,
-                     (c1 - c0) * 1000, (c2 - c1) * 1000, r.k, r.reason or ""))
-        print(f"{rows[-1][0]:52s} explicit {rows[-1][1]:8s} {rows[-1][3]:8.1f} ms | sat "
-              f"{rows[-1][2]:8s} {rows[-1][4]:9.1f} ms k={r.k} {r.reason or ''}", flush=True)
-    same = sum(1 for row in rows if row[1] in ("-", row[2]))
-    print(f"\n{len(rows)} boards: same verdict {same}, SAT unknown {sum(r[2] == 'unknown' for r in rows)}, "
-          f"disagreeing otherwise {sum(r[1] not in ('-', r[2]) and r[2] != 'unknown' for r in rows)}")
+        c3 = time.process_time()
+        how = f"k={r.k}" if r.k is not None else (
+            f"bmc k={r.stats.get('bmc_k')}, line {len(r.explicit.line)}" if r.explicit else "")
+        name = path.parent.name + "/" + path.stem
+        rows.append((name, e.verdict if e else "-", r.verdict, (c1 - c0) * 1000, (c3 - c2) * 1000,
+                     x.verdict if x else "-"))
+        print(f"{name:48s} fast {rows[-1][1]:8s} {rows[-1][3]:6.1f} ms | explicit {rows[-1][5]:8s} "
+              f"{(c2 - c1) * 1000:6.1f} ms | sat {r.verdict:8s} {(c3 - c2) * 1000:8.1f} ms {how} "
+              f"{r.reason or ''}", flush=True)
+        if old and r.explicit is not None:
+            saved = sat_engine.BMC_DEPTHS
+            sat_engine.BMC_DEPTHS = tuple(range(31))
+            try:
+                c4 = time.process_time()
+                o = verify_sat(board, zone, rules, model=model, frozen=frozen or None,
+                               timeout=timeout)
+                c5 = time.process_time()
+            finally:
+                sat_engine.BMC_DEPTHS = saved
+            olds.append((name, o.verdict, (c5 - c4) * 1000, (c3 - c2) * 1000))
+            print(f"{'':48s} former schedule (every k <= 30): {o.verdict:8s} {(c5 - c4) * 1000:9.1f} ms "
+                  f"{o.reason or ''}", flush=True)
+    same = sum(1 for row in rows if row[1] in ("-", row[2]) and row[5] in ("-", row[2]))
+    print(f"\n{len(rows)} boards: same verdict (fast, explicit, sat) {same}, SAT unknown "
+          f"{sum(r[2] == 'unknown' for r in rows)}, disagreeing otherwise "
+          f"{sum((r[1] not in ('-', r[2]) or r[5] not in ('-', r[2])) and r[2] != 'unknown' for r in rows)}")
+    if olds:
+        print("refutations, former BMC schedule against the new one (CPU ms): " + "; ".join(
+            f"{n.split('/')[-1]} {v} {a:.0f} -> {b:.0f}" for n, v, a, b in olds))
 
 
 def main() -> None:
@@ -384,9 +443,16 @@ def main() -> None:
     ap.add_argument("--sat", action="store_true",
                     help="the SAT engine's verdicts and times beside the explicit engine's")
     ap.add_argument("--sat-timeout", type=float, default=120.0)
+    ap.add_argument("--sat-old", action="store_true",
+                    help="with --sat: also the former BMC schedule, side by side")
+    ap.add_argument("--engine", choices=("auto", "sat"), default="auto",
+                    help="with --collection: sat verifies every board with the SAT engine")
     args = ap.parse_args()
     if args.sat:
-        sat_column(args.sat_timeout)
+        sat_column(args.sat_timeout, args.sat_old)
+        return
+    if args.collection and args.engine == "sat":
+        sat_engine_collection(Path(args.collection), args.sat_timeout)
         return
     if args.speed:
         speed(Path(args.speed), args.old_nodes, args.memory)

@@ -136,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(chosen)
         args = parser.parse_args(argv)
+        from retrologic.formats.notation import fen_arguments
+        fen_arguments(args)         # S for the knight in FEN arguments, as in files (issue #20)
         status = args._run(args)
         return EXIT_INTERRUPTED if limits.interrupted() else status
     except RetroError as e:

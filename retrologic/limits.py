@@ -31,6 +31,8 @@ MAX_TIMEOUT = 1e9           # seconds; larger figures are usage errors (about 31
 INTERRUPTED = "interrupted"
 
 _interrupt = threading.Event()
+# called with every Budget made (see on_budget): how a progress reporter sees the engines' counts
+_budget_hooks: list[Callable[["Budget"], None]] = []
 _callbacks: dict[int, Callable[[], None]] = {}
 _callbacks_lock = threading.Lock()
 _next_id = 0
@@ -90,6 +92,8 @@ class Budget:
         self.nodes = check_nodes(self.nodes)
         if self.deadline is None and self.timeout is not None:
             self.deadline = self.started + self.timeout
+        for hook in _budget_hooks:
+            hook(self)
 
     # -- reading -----------------------------------------------------------------------------
     def left(self) -> float | None:
@@ -166,6 +170,14 @@ class Budget:
             child.nodes = max(self.nodes - self.spent, 0)                     # 0: none left
             child.nodes_figure = self.nodes_figure or self.nodes
         return child
+
+
+def on_budget(hook: Callable[[Budget], None]) -> Callable[[], None]:
+    """Call `hook` with every Budget made from now on (in this process), so a progress reporter
+    (the web page's worker, issue #20) can read the node counts every engine charges, without
+    each engine printing its own; returns the function that removes the hook."""
+    _budget_hooks.append(hook)
+    return lambda: _budget_hooks.remove(hook)
 
 
 def budget_for(timeout: float | None = None, nodes: int | None = None,

@@ -227,6 +227,6 @@ def test_cli_engine_option(capsys, tmp_path) -> None:
         assert out["facts"]["states"] == 18
         assert main(["check", *map(str, (tmp_path / engine).iterdir())]) == 0
         capsys.readouterr()
-    assert main(["cage", board, "--engine", "fast", "--learn", "--library", str(tmp_path)]) == 3
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--engine" in err and "Traceback" not in err
+    # --engine passes through --learn (issue #21): the proved board is learned
+    assert main(["cage", board, "--engine", "fast", "--learn", "--library", str(tmp_path)]) == 0
+    assert "learned:" in capsys.readouterr().err

@@ -409,3 +409,166 @@ def test_check_bad_diagram_or_length_is_exit_3(tmp_path, capsys) -> None:
     assert main(["check", "--moves", "6.0", str(path)]) == 3
     err = capsys.readouterr().err.splitlines()
     assert "side to move" in err[0] and "'--moves'" in err[1] and "--spg" in err[2]
+
+
+# -- YACPDB "Last move?" entries: the published move as [expect] --------------------------
+
+LAST_MOVE_FILE = ROOT / "problems/yacpdb/lastmove.yaml"
+LAST_MOVE_SOURCES = ["smullyan-1979", "hoeg-record-p", "fabel-record-qxn", "mortensen-record-pp"]
+
+
+def test_yacpdb_last_move_entries_meet_the_published_answers() -> None:
+    """Each entry is the diagram of a bench/lastmove-collection file (the oracle: its FEN and
+    its published answer); the engine, under a test limit, meets the entry's [expect]."""
+    from retrologic.options import SolveOptions
+    entries = yacpdb.read(LAST_MOVE_FILE)
+    assert len(entries) == len(LAST_MOVE_SOURCES)
+    for entry, name in zip(entries, LAST_MOVE_SOURCES):
+        source = tomllib.loads((ROOT / "bench/lastmove-collection" / f"{name}.toml").read_text())
+        assert entry.table["position"]["fen"] == source["position"]["fen"], name
+        want, published = entry.table["expect"], source["expect"]["answer"]
+        assert want["verdict"] == "proved" and want["finding"] == "unique"
+        if "answer" in want:
+            assert want["answer"] == published, name
+        else:       # the text leaves the captured unit open: the published one is allowed
+            assert not set(published) & set(want["excludes"]), name
+        p = detect.entry.to_problem(entry)
+        result = problem.solve(p, SolveOptions(timeout=60, nodes=200_000))
+        assert problem.check(p, result) == [], name
+        assert result.facts["finding"] == "unique" and result.answer == published, name
+
+
+def test_an_open_captured_unit_is_never_picked() -> None:
+    """Smullyan's `Ka7*a8` fits the four uncaptures; the expect names none of them, only
+    excludes the non-capture, and says in the notes which ones fit."""
+    smullyan = yacpdb.read(LAST_MOVE_FILE)[0]
+    assert smullyan.table["expect"] == {"verdict": "proved", "finding": "unique",
+                                        "excludes": ["Ka7-a8"]}
+    assert "Ka7xQa8, Ka7xRa8, Ka7xBa8, Ka7xNa8" in smullyan.table["meta"]["notes"]
+
+
+def _predecessor(fen: str, r) -> chess.Board:
+    from retrologic.position import parse
+    from retrologic.retract import apply
+    return chess.Board(apply(parse(fen=fen), r).fen())
+
+
+@pytest.mark.parametrize("fen,texts", [
+    ("8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1", ["Ka2*a1", "1.Ka2-a1", "a2*b3", "Ka2xa1"]),
+    ("k1K5/8/8/8/8/8/7P/6B1 w - - 0 1", ["1...Ka7*a8", "Ka7-a8", "Kb7-a8"]),
+    ("8/8/8/8/8/8/P1PPP1P1/k1KQ1B2 b - - 0 1", ["Qe1*d1", "1.Qd2-d1", "Qe2*d1", "Kb1-c1"]),
+])
+def test_last_move_text_fits_as_python_chess_replays_it(fen: str, texts: list[str]) -> None:
+    """Oracle: python-chess. A candidate fits a Popeye text exactly when the text, read by
+    python-chess on the candidate's predecessor position, is the candidate's forward move."""
+    from retrologic.formats import lastmove_text
+    from retrologic.lastmove.search import candidates
+    from retrologic.position import parse
+    listed = [c for c in candidates(parse(fen=fen), 1) if len(c.line) == 1]
+    fitted = 0
+    for text in texts:
+        published = lastmove_text.read(text)
+        assert published is not None, text
+        token = text.split(".")[-1]
+        for c in listed:
+            board = _predecessor(fen, c.line[0])
+            try:
+                move = notation.read_move(board, token)
+                oracle = move == c.line[0].move() and \
+                    board.is_capture(move) == any(sign in token for sign in "*x")
+            except notation.NotationError:
+                oracle = False
+            assert lastmove_text.fits(published, c.line[0]) == oracle, (text, c.notation)
+            fitted += oracle
+    assert 0 < fitted < len(listed) * len(texts)      # both outcomes were tested
+
+
+LAST_MOVE_ENTRY = """algebraic:
+  white: [Kc8, Bg1, Ph2]
+  black: [Ka8]
+stipulation: "~1"
+non-standard-stipulation: Last move?
+solution: "1...Ka7*Sa8"
+"""
+
+
+def test_last_move_text_naming_the_unit_gives_one_answer() -> None:
+    (entry,) = yacpdb.read("l.yaml", LAST_MOVE_ENTRY)
+    assert entry.table["expect"] == {"verdict": "proved", "finding": "unique",
+                                     "answer": ["Ka7xNa8"]}
+    for text in ("?", "Ka7*a8 (a knight was taken)", "1...Ka7*a8 2.Kb7"):
+        (note,) = yacpdb.read("l.yaml", LAST_MOVE_ENTRY.replace("1...Ka7*Sa8", text))
+        assert "expect" not in note.table and text in note.table["meta"]["notes"]
+
+
+@pytest.mark.parametrize("old,new,field,words", [
+    ('"1...Ka7*Sa8"', '"1...Kb8*a8"', "solution", "none of the diagram's"),
+    ('"1...Ka7*Sa8"', '"1...Ka7*Na8"', "solution", "write S for the knight"),
+    ('"1...Ka7*Sa8"', '"1...Ka7*Pa8"', "solution", "none of the diagram's"),
+    ('"~1"', '"#2"', "stipulation", "'~1' (White to move) or 'h~1'"),
+    ("Last move?", "White's last move?", "stipulation", "puts White to move"),
+    ("Last move?", "Proca -9 & #1", "non-standard-stipulation", "not supported"),
+])
+def test_last_move_entry_errors(old: str, new: str, field: str, words: str) -> None:
+    with pytest.raises(InputError) as e:
+        yacpdb.read("l.yaml", LAST_MOVE_ENTRY.replace(old, new))
+    assert str(e.value).startswith("l.yaml:") and f"field '{field}'" in str(e.value)
+    assert words in str(e.value), str(e.value)
+
+
+# -- FEN arguments with S for the knight -----------------------------------------------------
+
+S_FEN = "rsbqkbsr/ppppp1pp/8/5p2/5P2/5S2/PPPPP1PP/RSBQKB1R b KQkq - 1 2"
+
+
+@pytest.mark.parametrize("argv", [
+    ["spg", "{fen}", "--moves", "1.5"], ["spg", "{board}", "--moves", "dia1.5"],
+    ["legal", "{fen}"], ["retract", "{fen}"], ["retract", "{board}"],
+    ["lastmove", "k1K5/8/8/8/8/8/7P/6B1 w - - 0 1", "--nodes", "2000"],
+])
+def test_fen_arguments_read_s_as_the_knight(argv, capsys) -> None:
+    """Oracle: the same command with python-chess's N gives the same record."""
+    n_fen = S_FEN.replace("S", "N").replace("s", "n")
+    outputs = []
+    for fen in (S_FEN, n_fen):
+        args = [a.format(fen=fen, board=fen.split()[0]) for a in argv] + ["--json"]
+        status = main(args)
+        out = capsys.readouterr().out
+        record = json.loads(out)
+        for noisy in ("seconds", "nodes", "time"):
+            (record.get("details") or {}).pop(noisy, None)
+        outputs.append((status, record.get("verdict"), record.get("answer"), record.get("facts")))
+    assert outputs[0] == outputs[1] and outputs[0][0] == 0
+
+
+def test_fen_argument_with_s_and_n_is_bad_input(capsys) -> None:
+    bad = S_FEN.replace("RSBQKB1R", "RNBQKB1R")
+    assert main(["legal", bad]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "field 'position'" in err and "both as S and as N" in err
+
+
+def test_valid_fens_are_never_rewritten() -> None:
+    """No FEN python-chess writes has S/s; random games' FENs pass through unchanged, and
+    their S spelling comes back to exactly that FEN."""
+    import argparse
+    rng = random.Random(20)
+    for _ in range(40):
+        board = chess.Board()
+        for _ in range(rng.randrange(0, 60)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        fen = board.fen()
+        args = argparse.Namespace(command="lastmove", fen=fen)
+        notation.fen_arguments(args)
+        assert args.fen == fen
+        placement, rest = fen.split(" ", 1)
+        s_args = argparse.Namespace(command="spg", fen=placement.replace("N", "S")
+                                    .replace("n", "s") + " " + rest)
+        notation.fen_arguments(s_args)
+        assert s_args.fen == fen
+    four = argparse.Namespace(command="puzzle4x4", board="Nbrn/kqQB/nNRR/rbBK", fen="s")
+    notation.fen_arguments(four)                       # not a FEN command: left alone
+    assert four.board == "Nbrn/kqQB/nNRR/rbBK" and four.fen == "s"

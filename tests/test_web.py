@@ -180,3 +180,79 @@ def test_serve_refuses_a_bad_port_and_a_busy_one_in_one_line(capsys) -> None:
         assert cli.main(["serve", "--port", str(port)]) == 3
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--port" in err and str(port) in err
+
+
+# -- progress while a job runs (retrologic.web.worker) -------------------------------------
+
+def test_worker_counts_the_nodes_charged_to_budgets() -> None:
+    """The census reads the engine's own count: what Budget.check charged (the --nodes count)."""
+    from retrologic import limits
+    from retrologic.web import progress, worker
+    census = worker.Census()
+    restore = census.install()
+    try:
+        assert census.nodes() == 0
+        budget = limits.Budget(None, 1000)
+        budget.check(7)
+        child = budget.share(nodes=50)
+        child.check(3)
+        assert census.nodes() == 7
+        budget.check(5)
+        assert census.nodes() == 12
+        line = census.line()
+        phase = limits.Budget(None, None)
+        phase.check(30)
+        assert census.nodes() == 30
+        del phase, budget, child                # a phase ends, the next starts from 0:
+        limits.Budget(None, None).check(4)      # the figure never goes back
+        assert census.nodes() == 30
+    finally:
+        restore()
+    assert limits.Budget.__post_init__.__name__ == "__post_init__"
+    figures = progress.parse(line)
+    assert figures is not None and figures["nodes"] == 12 and figures["cpu"] >= 0
+    for other in ("spg: 2305 nodes, 1.47 s", "retrologic: x.toml: no such file",
+                  progress.PREFIX + "{not json", progress.PREFIX + "[1]"):
+        assert progress.parse(other) is None
+    joined = "spg: 3 nodes, 0.1 s" + line + line.replace('"nodes": 12', '"nodes": 13')
+    assert progress.split(joined) == ("spg: 3 nodes, 0.1 s", {**figures, "nodes": 13})
+    assert progress.split("retrologic: x.toml: no such file") == \
+        ("retrologic: x.toml: no such file", None)
+
+
+def test_running_job_shows_the_engine_progress(client) -> None:
+    """Brandis runs 4 s (unknown at the limit); while it runs the page's endpoint shows the
+    nodes the last-move search has charged, growing; once finished, no progress."""
+    c, _ = client
+    brandis = (ROOT / "problems/lastmove/brandis.toml").read_text()
+    r = c.post("/jobs", json={"text": brandis, "question": "lastmove", "timeout": 4})
+    assert r.status_code == 202, r.get_json()
+    job_id = r.get_json()["id"]
+    seen = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        job = c.get(f"/jobs/{job_id}").get_json()
+        if job["state"] != "running":
+            break
+        if job["figures"].get("nodes"):
+            seen.append((job["figures"]["nodes"], job["progress"]))
+        time.sleep(0.2)
+    assert job["state"] == "done" and job["verdict"] == "unknown", job
+    assert seen, "no progress line was shown while the job ran"
+    nodes = [n for n, _ in seen]
+    assert nodes == sorted(nodes) and nodes[-1] > 0
+    assert f"{int(nodes[-1]):,} nodes searched" in seen[-1][1]
+    assert job["progress"] == ""            # a finished job shows its verdict, not progress
+
+
+def test_pasted_fen_reads_s_as_the_knight(client) -> None:
+    """The page reads S/s as the command line does: the same problem file as with N/n."""
+    s_fen = "rsbqkbsr/ppppp1pp/8/5p2/5P2/5S2/PPPPP1PP/RSBQKB1R b KQkq - 1 2"
+    n_fen = s_fen.replace("S", "N").replace("s", "n")
+    for question in problemtext.QUESTIONS:
+        assert problemtext.from_page(s_fen, question, "1.5") == \
+            problemtext.from_page(n_fen, question, "1.5"), question
+    r = client[0].post("/jobs", json={"text": s_fen.replace("RSBQ", "RNBQ"), "question": "legal",
+                                      "timeout": 5})
+    assert r.status_code == 400 and "both as S and as N" in r.get_json()["error"]
+    assert "\n" not in r.get_json()["error"]

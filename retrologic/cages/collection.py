@@ -18,6 +18,14 @@ other board of its closed set worth keeping (library.closed_members), so a later
 passes through any of them is cut at once. Learned entries are written one file each,
 atomically, as they are learned, so an interrupted run loses no finished work.
 
+`engine` (issue #21): "fast", "explicit" or "sat" verifies every board (`verify_with`; default
+"auto", the fast engine with the explicit one where it does not apply).
+The SAT engine uses no known cages and its proof is an inductive invariant, not a closed set:
+a board it proves is learned as its start board alone (no members, `entry_of_any`), and its
+entry carries no proof for the library's cache, so the library verifies it again with the
+explicit engine before its first match, as it does for every entry read from disk (a known
+cage used in a proof embeds a cage-proof certificate, which only the explicit engines make).
+
 Imports the library and the search; nothing imports this module but the `cage` question.
 """
 
@@ -32,13 +40,14 @@ from typing import Any, Callable, Iterable
 from retrologic import limits
 from retrologic.cages.entry import CageEntry
 from retrologic.cages.library import (Library, _names_in, default_name, entry_of, write_entry)
-from retrologic.cages.rules import MODELS
+from retrologic.cages.rules import MODELS, NoPawnCaptures
 from retrologic.cages.search import CageResult, verify
 from retrologic.errors import InputError
 from retrologic.result import Verdict
 
 FIELDS = ("zone", "frozen", "restrict", "model", "name", "expect")
 MAX_BOARDS = 100_000
+ENGINES = ("fast", "explicit", "sat")
 
 
 @dataclass(frozen=True)
@@ -60,7 +69,7 @@ class Outcome:
     """What became of one board: its verification, and the entry learned from it (if any)."""
 
     item: Item
-    result: CageResult
+    result: Any                     # a CageResult, or a cages.sat.SatCageResult (engine sat)
     entry: CageEntry | None = None
     path: Path | None = None
     known: bool = False             # proved, but it contains a known cage: nothing to learn
@@ -147,37 +156,86 @@ def _free_name(base: str, taken: Callable[[str], bool]) -> str:
     return name
 
 
+def verify_with(engine: str, board: Any, zone: Any, restrict: Iterable[Any],
+                library: Library | None, *, model: str = "lines", frozen: Any = None, nodes: int | None = None,
+                budget: limits.Budget | None = None, progress: bool = False) -> Any:
+    """One board verified by `engine` (ENGINES; "auto" too): a CageResult, or for "sat" a
+    cages.sat.SatCageResult (no known cages: `library` is not used; `nodes` neither: the SAT
+    engine's node limit is the budget's, charged with solver conflicts, as `cage --engine sat
+    --nodes N`)."""
+    if engine == "sat":
+        from retrologic.cages.sat import verify_sat
+        return verify_sat(board, zone, restrict, model=model, frozen=frozen, budget=budget)
+    if engine not in ENGINES and engine != "auto":
+        raise InputError(f"unknown cage engine (known: {', '.join(ENGINES)})", field="engine",
+                         value=engine)
+    return verify(board, zone, restrict, library, model=model, frozen=frozen, nodes=nodes,
+                  budget=budget, progress=progress, engine=engine)
+
+
+def rules_of(result: Any) -> tuple[NoPawnCaptures, ...]:
+    """A result's restrictions as cages.rules objects (the SAT engine keeps its own type)."""
+    return tuple(r if isinstance(r, NoPawnCaptures)
+                 else NoPawnCaptures(r.side, r.from_file, r.to_file) for r in result.restrictions)
+
+
+def entry_of_any(result: Any, name: str, *, members: bool = True, source: str = "") -> CageEntry:
+    """The entry of a proved result of either kind: an explicit engine's with its closed set's
+    boards as members (`members`, library.entry_of); the SAT engine's with its start board
+    alone (its proof is an invariant, not a set of boards)."""
+    if isinstance(result, CageResult):
+        return entry_of(result, name, members=members, source=source)
+    start = result.start
+    return CageEntry(name, start.placement, result.zone, start.frozen, rules_of(result),
+                     result.model, (), source, "", None, start.castling, ())
+
+
+def learn_result(result: Any, name: str, library: Library, directory: str | Path | None, *,
+                 members: bool = True, source: str = "") -> tuple[CageEntry | None, Path | None]:
+    """Learn a proved result into `library` (and write it to `directory` when given):
+    (entry, path), or (None, None) when the start contains a known cage already. The proof of
+    an explicit engine is cached with the entry; a SAT proof is not (see the module docstring).
+    InputError when the name is taken in `directory`."""
+    if library.matches(result.start, rules_of(result)) is not None:
+        return None, None
+    entry = entry_of_any(result, name, members=members, source=source)
+    path = None
+    if directory is not None:
+        path = write_entry(entry, directory,
+                           states=result.states if isinstance(result, CageResult) else None)
+    library.add(entry, proof=result if isinstance(result, CageResult) else None)
+    return entry, path
+
+
 def run(items: Iterable[Item], library: Library | None = None, *, learn: bool = True,
         members: bool = True, directory: str | Path | None = None,
         timeout: float | None = None, nodes: int | None = None, source: str = "",
-        report: Callable[[Outcome], None] | None = None) -> Run:
+        report: Callable[[Outcome], None] | None = None, engine: str = "auto") -> Run:
     """Verify the boards in order with `library` (a new empty one by default), learning each
     new cage (`learn`) with its closed set's boards (`members`) into it, and writing each
     learned entry to `directory` (atomically, one file each) when given. Limits per board:
-    `timeout` seconds, `nodes` positions. `report` is called with each outcome as it comes.
-    Ctrl-C stops the run after the board in hand (its verdict unknown)."""
+    `timeout` seconds, `nodes` positions (SAT solver conflicts with the SAT engine). `report`
+    is called with each outcome as it comes.
+    Ctrl-C stops the run after the board in hand (its verdict unknown). `engine`: "auto"
+    (cages.search's default) or one of ENGINES (the SAT engine uses no known cages; what it
+    learns: see the module docstring)."""
     out = Run(library=library if library is not None else Library())
     lib = out.library
     on_disk = set(_names_in(Path(directory))) if directory and Path(directory).is_dir() else set()
     t0 = time.perf_counter()
     for item in items:
-        result = verify(item.board, item.zone, item.restrict, lib, model=item.model,
-                        frozen=list(item.frozen) or None, nodes=nodes,
-                        budget=limits.budget_for(timeout, None))
+        result = verify_with(engine, item.board, item.zone, item.restrict, lib, model=item.model,
+                             frozen=list(item.frozen) or None, nodes=nodes,
+                             budget=limits.budget_for(timeout, nodes if engine == "sat" else None))
         o = Outcome(item, result)
         if learn and result.proved:
-            if lib.matches(result.start, result.restrictions) is not None:
-                o.known = True
-            else:
-                name = _free_name(item.name or default_name(item.board),
-                                  lambda n: lib.get(n) is not None or n in on_disk)
-                entry = entry_of(result, name, members=members,
-                                 source=f"{source}:{item.line}" if source else "")
-                lib.add(entry, proof=result)
-                if directory is not None:
-                    o.path = write_entry(entry, directory, states=result.states)
-                    on_disk.add(name)
-                o.entry = entry
+            name = _free_name(item.name or default_name(item.board),
+                              lambda n: lib.get(n) is not None or n in on_disk)
+            o.entry, o.path = learn_result(result, name, lib, directory, members=members,
+                                           source=f"{source}:{item.line}" if source else "")
+            o.known = o.entry is None
+            if o.path is not None:
+                on_disk.add(name)
         out.outcomes.append(o)
         if report is not None:
             report(o)
@@ -192,8 +250,8 @@ def line_of(o: Outcome) -> str:
     """One verdict line of a run: line number, verdict, positions, time, board, what was
     learned or used."""
     r = o.result
-    text = (f"{o.item.line:>5}: {r.verdict:8s} {r.states:>7} positions {r.elapsed * 1000:9.1f} ms  "
-            f"{o.item.board}")
+    size = f"{r.states:>7} positions" if isinstance(r, CageResult) else f"{'SAT':>7} engine   "
+    text = f"{o.item.line:>5}: {r.verdict:8s} {size} {r.elapsed * 1000:9.1f} ms  {o.item.board}"
     if o.item.frozen:
         text += f" frozen={','.join(o.item.frozen)}"
     if o.item.restrict:

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Iterable
 
-from retrologic.cages.rules import NoPawnCaptures, prune_rule, restrictions_from, retraction_key, squares_of, zone_mask
+from retrologic.cages.rules import NoPawnCaptures, prune_rule, retraction_key, squares_of
 from retrologic.cages.sat_encode import Encoding, Lemma, Restriction, Spec, Unsupported, bmc, board_of
-from retrologic.cages.search import CageResult, start_position
+from retrologic.cages.search import CageResult, setup
 from retrologic.cages.checker import Escape
 from retrologic.history.cnf import SOLVER, Alarm, solve_limited
 from retrologic.limits import Budget, LimitHit, budget_for
@@ -43,8 +43,13 @@ from retrologic.retract import apply, retractions
 
 MAX_K = 30            # induction depth tried before answering unknown
 MAX_PAIR_MODES = 400  # pair lemmas only when the unit invariant leaves at most this many modes
+# depths at which bounded model checking asks for a failing line: every k up to 10, then two
+# jumps (stuttering steps embed every shorter line): the UNSAT queries just below a long escape
+# are the expensive ones (unrestricted Figure 7: k = 13 took 16 s, k = 16 over 100 s, while
+# k = 32 is satisfiable in about 3 s), so they are skipped
+BMC_DEPTHS = (*range(11), 32, 48)
 
-__all__ = ["verify_sat", "SatCageResult", "MAX_K", "restriction_of"]
+__all__ = ["verify_sat", "SatCageResult", "MAX_K", "BMC_DEPTHS", "restriction_of"]
 
 
 @dataclass
@@ -78,7 +83,13 @@ class SatCageResult:
 
     @property
     def lemmas(self) -> list:
+        """Known cages used: none (the SAT engine takes no library)."""
         return []
+
+    @property
+    def closed(self) -> dict:
+        """Positions closed by a known cage: none (as `lemmas`)."""
+        return {}
 
     def certificate(self) -> dict[str, Any]:
         if self.verdict == Verdict.REFUTED and self.explicit is not None:
@@ -141,29 +152,23 @@ def spec_of(start: Position, zone: int, restrictions: Iterable[Restriction], mod
 def verify_sat(position: Position | str, zone: Any = None, restrictions: Iterable[Any] = (), *,
                model: str = "lines", frozen: Any = None, with_position: str | None = None,
                max_k: int = MAX_K, timeout: float | None = None,
-               budget: Budget | None = None) -> SatCageResult:
+               budget: Budget | None = None,
+               bmc_depths: Iterable[int] | None = None) -> SatCageResult:
     """Verify a cage with the SAT engine (same arguments as cages.search.verify, less the
     library); `with_position`: a full FEN containing the board, whose history model supplies
-    pawn-capture restrictions (proved, with their certificates embedded)."""
+    pawn-capture restrictions (proved, with their certificates embedded). `max_k`: the
+    k-induction depths tried; `bmc_depths`: where bounded model checking asks for a failing
+    line (default BMC_DEPTHS)."""
     t0 = time.perf_counter()
     budget = budget_for(timeout, None, budget)
-    start = start_position(position, frozen)
-    rules: list[NoPawnCaptures] = []
-    raw = []
-    for r in restrictions:
-        (rules if isinstance(r, NoPawnCaptures) else raw).append(r)
-    if raw:
-        more, never = restrictions_from(raw, start)
-        rules += more
-        start = Position(start.placement, None, start.castling, None, start.frozen | never, True)
-    zmask = zone_mask(zone, start.placement)
+    start, rules, zmask = setup(position, zone, restrictions, frozen)
     rs = [restriction_of(r) for r in rules]
     res = SatCageResult(Verdict.UNKNOWN, start, zmask, model, tuple(rs))
     try:
         if with_position is None:
-            _Run(Encoding(spec_of(start, zmask, rs, model)), res, max_k, budget).run()
+            _Run(Encoding(spec_of(start, zmask, rs, model)), res, max_k, budget, bmc_depths).run()
         else:
-            _with_position(res, with_position, rs, max_k, budget)
+            _with_position(res, with_position, rs, max_k, budget, bmc_depths)
     except Unsupported as e:
         res.verdict, res.reason = Verdict.UNKNOWN, f"not encoded: {e}"
     except LimitHit as e:
@@ -174,7 +179,7 @@ def verify_sat(position: Position | str, zone: Any = None, restrictions: Iterabl
 
 
 def _with_position(res: SatCageResult, fen: str, given: list[Restriction], max_k: int,
-                   budget: Budget) -> None:
+                   budget: Budget, bmc_depths: Iterable[int] | None = None) -> None:
     """Verify with the facts the history model of `fen` proves: first all of them, then only
     those that forbid a retraction from a mode the invariant leaves possible (each costs a
     certificate of the whole history model); the facts used are certified and embedded."""
@@ -185,7 +190,7 @@ def _with_position(res: SatCageResult, fen: str, given: list[Restriction], max_k
              if r not in given]
     rs = given + found
     res.restrictions = tuple(rs)
-    run = _Run(Encoding(spec_of(res.start, res.zone, rs, res.model)), res, max_k, budget)
+    run = _Run(Encoding(spec_of(res.start, res.zone, rs, res.model)), res, max_k, budget, bmc_depths)
     run.run()
     if res.proved and found:
         enc = run.enc
@@ -203,7 +208,7 @@ def _with_position(res: SatCageResult, fen: str, given: list[Restriction], max_k
             trial = SatCageResult(Verdict.UNKNOWN, res.start, res.zone, res.model, tuple(given + needed),
                                   fen=res.fen)
             _Run(Encoding(spec_of(res.start, res.zone, given + needed, res.model)), trial, max_k,
-                 budget).run()
+                 budget, bmc_depths).run()
             if trial.proved:
                 res.restrictions, res.k, res.invariant, res.proofs = \
                     trial.restrictions, trial.k, trial.invariant, trial.proofs
@@ -214,8 +219,10 @@ def _with_position(res: SatCageResult, fen: str, given: list[Restriction], max_k
 
 
 class _Run:
-    def __init__(self, enc: Encoding, res: SatCageResult, max_k: int, budget: Budget) -> None:
+    def __init__(self, enc: Encoding, res: SatCageResult, max_k: int, budget: Budget,
+                 bmc_depths: Iterable[int] | None = None) -> None:
         self.enc, self.res, self.max_k, self.budget = enc, res, max_k, budget
+        self.bmc_depths = tuple(BMC_DEPTHS if bmc_depths is None else bmc_depths)
         self.calls = 0
 
     def solve(self, clauses: list[list[int]], proof: bool = False) -> tuple[bool, Any]:
@@ -234,7 +241,7 @@ class _Run:
 
     def run(self) -> None:
         """Invariant by Houdini (units, then pairs), 0-induction; else a failing line by
-        bounded model checking up to max_k; else k-induction for k = 1..max_k."""
+        bounded model checking at the depths `bmc_depths`; else k-induction for k = 1..max_k."""
         enc, res = self.enc, self.res
         res.stats["templates"] = len(enc.templates)
         res.stats["modes"] = sum(len(m) for m in enc.modes)
@@ -292,11 +299,12 @@ class _Run:
                     if solve_limited(s, assume, self.budget):
                         return set(lit for lit in s.get_model() if lit > 0)
                     return None
-                found = bmc(self.enc, self.max_k, solve, excluded)
+                found = bmc(self.enc, max(self.bmc_depths), solve, excluded, self.bmc_depths)
             finally:
                 alarm.close()
         if found is None:
             return False
+        self.res.stats["bmc_k"] = found[0]
         self.replay(found[1])
         return True
 
@@ -401,6 +409,7 @@ class _Run:
         if not all_home(pos.placement):
             res.verdict, res.reason = Verdict.UNKNOWN, "internal: the line's end is not failing"
             return
+        line = _without_loops(res.start, line)
         explicit = CageResult(Verdict.REFUTED, res.start, res.zone, res.model, rules,
                               states=len(line) + 1)
         explicit.line = line
@@ -408,3 +417,18 @@ class _Run:
         res.explicit = explicit
         res.verdict = Verdict.REFUTED
 
+
+
+def _without_loops(start: Position, line: list[tuple[str, Position]]) -> list[tuple[str, Position]]:
+    """The replayed line with every loop cut out (a position met again continues from its first
+    visit, so the rest stays a line of the model): deep BMC queries may wander."""
+    out: list[tuple[str, Position]] = []
+    seen = {start: 0}
+    for step in line:
+        if step[1] in seen:
+            del out[seen[step[1]]:]
+            seen = {start: 0, **{p: i + 1 for i, (_, p) in enumerate(out)}}
+        else:
+            out.append(step)
+            seen[step[1]] = len(out)
+    return out

@@ -26,7 +26,7 @@ import chess
 
 from retrologic.cages.sat_encode import MODELS, Encoding, Restriction, Spec, Unsupported
 from retrologic.certformat import Rejected, Verdict, shown, verdict_of
-from retrologic.history.drup import check, parse_proof
+from retrologic.history.drup import check_lines
 
 TYPE = "cage-sat-proof"
 MAX_K = 64
@@ -109,14 +109,7 @@ def _check(cert: dict[str, Any]) -> str:
         if not isinstance(lines, list) or not all(isinstance(s, str) for s in lines):
             raise Rejected(f"proofs.{name} must be a list of DRUP lines")
         clauses, nv, _ = enc.unroll(depth, kind, lem)
-        try:
-            proof = parse_proof(lines)
-        except ValueError as e:
-            raise Rejected(f"proofs.{name}: {str(e)[:80]}") from None
-        for step, (_, lits) in enumerate(proof, 1):
-            if any(abs(lit) > nv for lit in lits):
-                raise Rejected(f"proofs.{name} step {step}: a literal beyond the CNF's {nv} variables")
-        res = check(clauses, proof, nv)
+        res = check_lines(clauses, lines, nv)
         if not res.ok:
             raise Rejected(f"proofs.{name}: {res.reason}")
         lemmas_checked += res.lemmas

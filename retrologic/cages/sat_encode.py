@@ -627,13 +627,19 @@ def distances(enc: Encoding) -> list[dict[int, int]]:
 
 
 def bmc(enc: Encoding, max_k: int, solve: Callable[[list[list[int]], list[int]], set[int] | None],
-        excluded: set[tuple[int, int]] = frozenset()
+        excluded: set[tuple[int, int]] = frozenset(), depths: Iterable[int] | None = None
         ) -> tuple[int, list[list[tuple[int, int]]]] | None:
     """Bounded model checking from the start, one step at a time in one incremental solver:
     `solve(new clauses, assumptions)` adds the clauses and returns a model or None (UNSAT).
     (k, states) of the first k <= max_k whose state k fails, or None. Modes a unit cannot
     reach in t of its own steps, or `excluded` ones (an invariant's), are left out at step t
-    (a line found is replayed by the explicit rules; none found proves nothing)."""
+    (a line found is replayed by the explicit rules; none found proves nothing).
+
+    `depths` (default every k <= max_k): the k at which the solver is asked. Steps may stutter,
+    so a query at k finds every line of at most k retractions: a schedule that is dense at
+    first and then jumps far (e.g. 0..10, 32, 48) skips the UNSAT queries just below a long
+    escape, which cost the most (their proofs must cover every interleaving of the units'
+    retractions), while the satisfiable query past it is easy (issue #21, Figure 7)."""
     un = _Unroller(enc)
     un.x, un.aux = [], []
     dist = distances(enc)
@@ -646,6 +652,7 @@ def bmc(enc: Encoding, max_k: int, solve: Callable[[list[list[int]], list[int]],
         un.clauses += [[-un.x[t][u][j]] for u in range(len(enc.units))
                        for j in range(len(enc.modes[u])) if (u, j) not in ok]
 
+    asked = set(range(max_k + 1) if depths is None else depths)
     un.new_state()
     un.init()
     done = 0
@@ -655,6 +662,8 @@ def bmc(enc: Encoding, max_k: int, solve: Callable[[list[list[int]], list[int]],
             un.new_state()
             restrict(k, ok)
             un._step(k - 1, ok)
+        if k not in asked:
+            continue
         act = un.var()
         un.clauses += [[-act] + c for c in un.fails(k)]
         model = solve(un.clauses[done:], [act])

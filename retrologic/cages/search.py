@@ -40,7 +40,7 @@ from retrologic.result import Result, Verdict
 from retrologic.retract import apply, retractions
 
 __all__ = ["verify", "CageResult", "KnownCages", "check_proof", "check_counterexample",
-           "start_position"]
+           "start_position", "setup"]
 
 
 class KnownCages(Protocol):
@@ -212,6 +212,23 @@ class _Limit(Exception):
     pass
 
 
+def setup(position: Position | Placement | str, zone: Any, restrictions: Iterable[Any],
+          frozen: Any = None) -> tuple[Position, list[NoPawnCaptures], int]:
+    """(start, pawn-capture rules, zone mask) of a verification: the restricted start (units
+    that `never_moved` restrictions freeze added to its frozen ones), the rules, the zone. Shared
+    by both engines (this module and cages.sat) so they verify the very same question."""
+    start = start_position(position, frozen)
+    rules: list[NoPawnCaptures] = []
+    raw: list[Any] = []
+    for r in restrictions:
+        (rules if isinstance(r, NoPawnCaptures) else raw).append(r)
+    if raw:
+        more, never = restrictions_from(raw, start)
+        rules += more
+        start = Position(start.placement, None, start.castling, None, start.frozen | never, True)
+    return start, rules, zone_mask(zone, start.placement)
+
+
 def _away(pos: Position) -> int:
     """Units not on a home square: the search's guide towards a failing position."""
     pl = pos.placement
@@ -241,16 +258,7 @@ def verify(position: Position | Placement | str, zone: Any = None,
                          value=engine)
     if model not in MODELS:
         raise InputError(f"unknown cage model (known: {', '.join(MODELS)})", field="model", value=model)
-    start = start_position(position, frozen)
-    rules: list[NoPawnCaptures] = []
-    raw: list[Any] = []
-    for r in restrictions:
-        (rules if isinstance(r, NoPawnCaptures) else raw).append(r)
-    if raw:
-        more, never = restrictions_from(raw, start)
-        rules += more
-        start = Position(start.placement, None, start.castling, None, start.frozen | never, True)
-    zmask = zone_mask(zone, start.placement)
+    start, rules, zmask = setup(position, zone, restrictions, frozen)
     limits = budget_for(timeout, None, budget)
     why_not = fast.supports(start) if engine != "explicit" else None
     if engine != "explicit" and why_not is None:

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import io
 import re
+from typing import Any
 
 import chess
+
+from retrologic.errors import InputError
 
 # Popeye piece walks we solve: orthodox units only (any fairy walk is refused by the readers)
 WALKS = {"k": chess.KING, "q": chess.QUEEN, "r": chess.ROOK, "b": chess.BISHOP,
@@ -41,6 +44,27 @@ def normalize_fen(fen: str) -> str:
             raise NotationError(f"the board {board!r} writes knights both as S and as N")
         parts[0] = board.replace("S", "N").replace("s", "n")
     return " ".join(parts)
+
+
+# command-line arguments holding a FEN or a board-only placement, by command (the puzzle4x4
+# command's BOARD is a 4x4 board of its own notation: never rewritten)
+FEN_ARGUMENTS = {"spg": ("fen",), "lastmove": ("fen",), "deduce": ("fen",),
+                 "tablebase": ("fen",), "legal": ("position",), "retract": ("position",),
+                 "cage": ("board",)}
+
+
+def fen_arguments(args: Any) -> None:
+    """Rewrite the FEN / board arguments of a parsed command line in place with the knight as
+    N (normalize_fen), so every command reads `S`/`s` as the files and `check --spg` do; a
+    board writing knights both as S and as N is bad input (exit 3) naming the argument."""
+    for name in FEN_ARGUMENTS.get(getattr(args, "command", None) or "", ()):
+        value = getattr(args, name, None)
+        if isinstance(value, str) and re.search(r"[sS]", (value.split() or [""])[0]):
+            try:
+                setattr(args, name, normalize_fen(value))
+            except NotationError as e:
+                raise InputError(str(e), field=name.upper() if name == "fen" else name,
+                                 value=value) from None
 
 
 def place_spec(board: chess.Board, color: chess.Color, spec: str) -> None:

@@ -139,20 +139,7 @@ def _entries(data: Any, file: str, line: int, lines: dict[str, int]) -> list[Ent
         raise fail("missing or not text", file, at("stipulation"), "stipulation", stip)
     who = (meta.get("authors") or [Path(file).stem])[0]
     if special is not None:
-        if stip.strip() != "~1" or not isinstance(special, str) or \
-                special.strip().lower().rstrip("?") != "last move":
-            raise fail("not supported (only ~1 with 'Last move?')", file,
-                       at("non-standard-stipulation"), "non-standard-stipulation", special)
-        if data.get("twins"):
-            raise fail("twins of a last-move problem are not supported", file, at("twins"),
-                       "twins", data["twins"])
-        if solution:
-            meta["notes"] = f"published solution: {solution.strip()}"
-        table = {"format": problemfile.FORMAT,
-                 "meta": {**meta, "title": f"{who}: last move?", "stipulation": "Last move?"},
-                 "position": {"fen": board.board_fen() + " w - - 0 1"},
-                 "question": {"kind": "last-move"}}
-        return [Entry(table, file, line)]
+        return [_last_move(data, board, meta, who, file, line, at)]
     m = re.match(r"^\s*(?:pg|dia)\s*(\d+(?:\.\d)?)\s*$", stip, re.IGNORECASE)
     if not m:
         raise fail("not supported (proof games 'PG 8.0', or '~1' with 'Last move?')", file,
@@ -177,6 +164,56 @@ def _entries(data: Any, file: str, line: int, lines: dict[str, int]) -> list[Ent
                           "solution")
         out.append(Entry(table, file, line))
     return out
+
+
+# Popeye's reading of the stipulation a "Last move?" entry carries: who is to move now
+LAST_MOVE_TURN = {"~1": "w", "h~1": "b"}
+_LAST_MOVE = re.compile(r"^(?:what was (?:the )?)?(?:(white|black)'?s )?last move\??$",
+                        re.IGNORECASE)
+
+
+def _last_move(data: dict[str, Any], board: chess.Board, meta: dict[str, Any], who: str,
+               file: str, line: int, at: Any) -> Entry:
+    """A `Last move?` entry: the last-move question, its side to move from the stipulation
+    (`~1`: White to move, as Popeye plays ~1; `h~1`: Black to move, help play beginning with
+    Black), and the published solution as [expect] when it states one move (read against the
+    engine's candidates: retrologic.formats.lastmove_text)."""
+    from retrologic.formats import lastmove_text
+    special, stip, solution = (data.get("non-standard-stipulation"), data["stipulation"],
+                               data.get("solution"))
+    m = _LAST_MOVE.match(special.strip()) if isinstance(special, str) else None
+    if m is None:
+        raise fail("not supported (only 'Last move?', 'White's last move?', 'Black's last "
+                   "move?')", file, at("non-standard-stipulation"), "non-standard-stipulation",
+                   special)
+    turn = LAST_MOVE_TURN.get(stip.strip().replace(" ", ""))
+    if turn is None:
+        raise fail("a last-move entry needs '~1' (White to move) or 'h~1' (Black to move)",
+                   file, at("stipulation"), "stipulation", stip)
+    if m.group(1) and (m.group(1).lower() == "white") != (turn == "b"):
+        raise fail(f"asks for {m.group(1)}'s last move but {stip.strip()!r} puts "
+                   f"{m.group(1)} to move", file, at("stipulation"), "stipulation", stip)
+    if data.get("twins"):
+        raise fail("twins of a last-move problem are not supported", file, at("twins"),
+                   "twins", data["twins"])
+    fen = f"{board.board_fen()} {turn} - - 0 1"
+    table: dict[str, Any] = {
+        "format": problemfile.FORMAT,
+        "meta": {**meta, "title": f"{who}: last move?", "stipulation": "Last move?"},
+        "position": {"fen": fen}, "question": {"kind": "last-move"}}
+    if solution and solution.strip():
+        try:
+            want, fitting = lastmove_text.expect(fen, solution)
+        except (ValueError, lastmove_text.TextError) as e:
+            raise fail(str(e), file, at("solution"), "solution", solution) from None
+        if want is None:
+            table["meta"]["notes"] = (f"published solution (not one move, not compared): "
+                                      f"{solution.strip()}")
+        else:
+            table["expect"] = want
+            table["meta"]["notes"] = f"published solution: {solution.strip()}" + (
+                f" (fits {', '.join(fitting)}: any one of them)" if len(fitting) > 1 else "")
+    return Entry(table, file, line)
 
 
 def _twins(board: chess.Board, plies: int, tw: dict[Any, Any], file: str,

@@ -24,7 +24,7 @@ import chess
 from retrologic.certformat import Rejected, Verdict, frozen_mask, stated_position, verdict_of
 from retrologic.errors import InputError
 from retrologic.history.clauses import dimacs, to_cnf
-from retrologic.history.drup import check, parse_proof
+from retrologic.history.drup import check_lines
 from retrologic.history.query import Constraint, Query
 from retrologic.position import Position, parse
 
@@ -115,14 +115,7 @@ def _check_drup(cert: dict[str, Any]) -> str:
     if cnf != text:
         raise Rejected("the CNF is not the encoding of this position, core and claim")
     _stated_position(cert, pos)
-    try:
-        proof = parse_proof(proof_lines)
-    except ValueError as e:
-        raise Rejected(f"bad proof: {str(e)[:80]}") from None
-    for step, (_, lits) in enumerate(proof, 1):
-        if any(abs(lit) > nv for lit in lits):
-            raise Rejected(f"proof step {step}: a literal beyond the CNF's {nv} variables")
-    res = check(clauses, proof, nv)
+    res = check_lines(clauses, proof_lines, nv)
     if not res.ok:
         raise Rejected(res.reason)
     names = [chess.square_name(sq) for sq in chess.scan_forward(frozen)]

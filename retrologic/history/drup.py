@@ -12,7 +12,7 @@ deleted: they are consequences of the formula, so this is sound (drat-trim does 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 from retrologic.errors import shown
 
@@ -241,3 +241,270 @@ def check_text(cnf_text: str, proof_lines: Iterable[str]) -> DrupResult:
     """Check a DIMACS CNF and a textual DRUP proof."""
     nv, clauses = parse_dimacs(cnf_text)
     return check(clauses, parse_proof(proof_lines), nv)
+
+
+def check_lines(clauses: Iterable[list[int]], proof_lines: Iterable[str], nv: int) -> DrupResult:
+    """Check a certificate's textual DRUP proof against the CNF its checker rebuilt (`nv`
+    variables): a malformed line ("bad proof: ...") or a literal beyond `nv` is a failed
+    result, not an exception, so every certificate checker (history.checker, cages.sat_checker)
+    rejects them alike, with the reason."""
+    try:
+        proof = parse_proof(proof_lines)
+    except ValueError as e:
+        return DrupResult(False, f"bad proof: {str(e)[:80]}")
+    for step, (_, lits) in enumerate(proof, 1):
+        if any(abs(lit) > nv for lit in lits):
+            return DrupResult(False, f"proof step {step}: a literal beyond the CNF's {nv} variables")
+    return check(clauses, proof, nv)
+
+
+# --- trimming (issue 22): which clauses and lemmas a refutation uses --------------------------
+
+
+@dataclass
+class Trimmed:
+    """What a checked refutation used: `core`, the indices (ascending) of the input clauses it
+    needs; `proof`, the lemmas it needs with their deletions, in the input order; `lemmas`, the
+    number of lemmas of the input proof. The clauses of `core` and the steps of `proof` are a
+    refutation again (every kept lemma was RUP by kept clauses only)."""
+
+    core: list[int]
+    proof: list[tuple[bool, list[int]]]
+    lemmas: int
+
+
+class _Tracer(_Checker):
+    """The forward checker, remembering why: the reason clause of every assignment and, per
+    lemma, what its RUP check used: the clauses of its conflict's implication graph and the
+    top-level literals it leaned on. Marking backwards from the final conflict then finds the
+    used clauses and lemmas (the backward marking of drat-trim, Wetzler, Heule and Hunt 2014,
+    here after one forward pass). Untrusted: what it keeps is checked again by `check`."""
+
+    def __init__(self, nv: int) -> None:
+        super().__init__(nv)
+        self.reason = [-1] * (nv + 1)
+        self.body: list[list[int]] = []     # every clause's literals, also after its deletion
+        self.final: list[int] = []          # the clause of the last conflict found
+
+    def _grow(self, lit: int) -> None:
+        if abs(lit) > self.nv:
+            self.reason.extend([-1] * (abs(lit) - self.nv))
+        super()._grow(lit)
+
+    def _assign(self, lit: int, why: int = -1) -> None:
+        self.val[abs(lit)] = 1 if lit > 0 else -1
+        self.reason[abs(lit)] = why
+        self.trail.append(lit)
+
+    def load(self, clauses: list[list[int]]) -> None:
+        """Add the input clauses at once: watches first, then one propagation of the units
+        (much faster than adding them one by one; the same database)."""
+        top = max((abs(lit) for c in clauses for lit in c), default=0)
+        if top > self.nv:
+            self._grow(top)
+        watch, units, empty = self.watch, [], -1
+        for lits in clauses:
+            c = list(dict.fromkeys(lits))
+            cid = len(self.clauses)
+            self.body.append(c)
+            if len(set(map(abs, c))) < len(c):
+                self.clauses.append(None)   # a tautology constrains nothing
+                continue
+            self.clauses.append(c)
+            if len(c) >= 2:
+                watch.setdefault(c[0], []).append(cid)
+                watch.setdefault(c[1], []).append(cid)
+            elif c:
+                units.append(cid)
+            elif empty < 0:
+                empty = cid
+        if empty >= 0:
+            self.conflict, self.final = True, [empty]
+            return
+        for cid in units:
+            lit = self.clauses[cid][0]
+            v = self.value(lit)
+            if v == -1:
+                self.conflict, self.final = True, [cid]
+                return
+            if v == 0:
+                self._assign(lit, cid)
+        if not self._propagate():
+            self.conflict = True
+
+    def _propagate(self) -> bool:
+        """Unit propagation from qhead with reasons; on a conflict `final` is its clause."""
+        val, watch, clauses = self.val, self.watch, self.clauses
+        while self.qhead < len(self.trail):
+            false_lit = -self.trail[self.qhead]
+            self.qhead += 1
+            ws = watch.get(false_lit)
+            if not ws:
+                continue
+            i = j = 0
+            n = len(ws)
+            while i < n:
+                cid = ws[i]
+                i += 1
+                c = clauses[cid]
+                if c is None:
+                    continue
+                if c[0] == false_lit:
+                    c[0], c[1] = c[1], c[0]
+                first = c[0]
+                fv = val[abs(first)] if first > 0 else -val[abs(first)]
+                if fv == 1:
+                    ws[j] = cid
+                    j += 1
+                    continue
+                for k in range(2, len(c)):
+                    lk = c[k]
+                    if (val[abs(lk)] if lk > 0 else -val[abs(lk)]) != -1:
+                        c[1], c[k] = lk, false_lit
+                        watch.setdefault(lk, []).append(cid)
+                        break
+                else:
+                    ws[j] = cid
+                    j += 1
+                    if fv == -1:
+                        while i < n:
+                            ws[j] = ws[i]
+                            i += 1
+                            j += 1
+                        del ws[j:]
+                        self.final = [cid]
+                        return False
+                    self._assign(first, cid)
+            del ws[j:]
+        return True
+
+    def add(self, lits: list[int]) -> None:
+        """As _Checker.add, recording the clause's body and the reasons of what it implies."""
+        cid = len(self.clauses)
+        before = self.conflict
+        unit = len(self.trail)
+        self.final = []
+        super().add(lits)
+        c = self.clauses[cid]
+        self.body.append(list(c) if c is not None else [])
+        if c is None or before:
+            return
+        if len(self.trail) > unit and self.reason[abs(self.trail[unit])] == -1:
+            self.reason[abs(self.trail[unit])] = cid    # the unit this clause became
+        if self.conflict and not self.final:
+            self.final = [cid]                          # every literal of it false
+
+    def local_why(self, start: int, local: set[int]) -> tuple[list[int], list[int]]:
+        """The clauses of the implication graph of a conflict at `start` through the `local`
+        variables (assigned in this RUP check), and the top-level variables it reaches."""
+        out, seen, tops = [], {start}, []
+        seen_var: set[int] = set()
+        stack = [start]
+        body, reason = self.body, self.reason
+        while stack:
+            cid = stack.pop()
+            out.append(cid)
+            for lit in body[cid]:
+                v = abs(lit)
+                if v in seen_var:
+                    continue
+                seen_var.add(v)
+                r = reason[v]
+                if v in local:
+                    if r >= 0 and r not in seen:
+                        seen.add(r)
+                        stack.append(r)
+                elif r != cid:
+                    tops.append(v)
+        return out, tops
+
+    def rup_why(self, lits: list[int]) -> tuple[list[int], list[int]] | None:
+        """(clauses, top-level variables) a RUP check of `lits` uses, or None if not RUP."""
+        for lit in lits:
+            self._grow(lit)
+        saved = len(self.trail)
+        deps: tuple[list[int], list[int]] | None = None
+        for lit in lits:
+            v = self.value(lit)
+            if v == 1:
+                deps = ([], [abs(lit)]) if self.reason[abs(lit)] >= 0 else ([], [])
+                break
+            if v == 0:
+                self._assign(-lit)
+        if deps is None:
+            self.final = []
+            if not self._propagate():
+                local = {abs(x) for x in self.trail[saved:]}
+                deps = self.local_why(self.final[0], local)
+            self.final = []
+        for lit in self.trail[saved:]:
+            self.val[abs(lit)] = 0
+        del self.trail[saved:]
+        self.qhead = saved
+        return deps
+
+
+def trim(clauses: list[list[int]], proof: Iterable[tuple[bool, list[int]]], nv: int = 0,
+         tick: Callable[[], None] | None = None) -> Trimmed:
+    """Check a DRUP proof forwards recording each lemma's antecedents, then mark backwards from
+    the final conflict: the used input clauses and lemmas. ValueError if the proof does not
+    check. `tick` is called every few lemmas (a time limit may raise from it)."""
+    chk = _Tracer(nv)
+    chk.load(clauses)
+    n_in = len(clauses)
+    steps = list(proof)
+    deps: dict[int, tuple[list[int], list[int]]] = {}
+    step_cid: list[int] = []              # per step: the clause it adds or deletes (-1: none)
+    lemmas = 0
+    for step, (delete, lits) in enumerate(steps, 1):
+        if chk.conflict:
+            step_cid.append(-1)
+            continue
+        if delete:
+            ids = chk.index.get(tuple(sorted(dict.fromkeys(lits))))
+            step_cid.append(ids[-1] if ids else -1)
+            chk.delete(lits)
+            continue
+        lemmas += 1
+        if tick is not None and lemmas % 64 == 0:
+            tick()
+        used = chk.rup_why(lits)
+        if used is None:
+            raise ValueError(f"proof step {step}: lemma {' '.join(map(str, lits))} 0 is not RUP")
+        cid = len(chk.clauses)
+        deps[cid] = used
+        step_cid.append(cid)
+        chk.add(lits)
+    if not chk.conflict:
+        raise ValueError("the proof never derives the empty clause")
+    marked = bytearray(len(chk.clauses))
+    expanded = bytearray(chk.nv + 1)
+    body, reason = chk.body, chk.reason
+
+    def mark_vars(variables: list[int]) -> None:
+        """Mark the top-level reasons of these variables, and of theirs (once each)."""
+        stack = list(variables)
+        while stack:
+            v = stack.pop()
+            if expanded[v]:
+                continue
+            expanded[v] = 1
+            r = reason[v]
+            if r < 0:
+                continue
+            marked[r] = 1
+            stack.extend(abs(lit) for lit in body[r] if abs(lit) != v)
+
+    fin = chk.final[0]
+    marked[fin] = 1
+    mark_vars([abs(lit) for lit in body[fin]])
+    for cid in range(len(chk.clauses) - 1, n_in - 1, -1):
+        if marked[cid] and cid in deps:
+            used, tops = deps[cid]
+            for d in used:
+                marked[d] = 1
+            mark_vars(tops)
+    core = [i for i in range(n_in) if marked[i]]
+    kept = [(delete, lits) for (delete, lits), cid in zip(steps, step_cid)
+            if cid >= 0 and marked[cid] and (delete or cid >= n_in)]
+    return Trimmed(core, kept, sum(1 for delete, _ in steps if not delete))

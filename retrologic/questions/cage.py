@@ -156,7 +156,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=("fast", "explicit", "sat"), default=None,
                    help="the search engine: fast (default; bitboard tuples, cages.fast), "
                    "explicit (the reference search of cages.search) or sat (k-induction with "
-                   "pysat, cages.sat; no --library); one BOARD without --learn")
+                   "pysat, cages.sat; uses no known cages: --library only with --learn, and "
+                   "learns the board alone); also with --learn and --collection")
     p.add_argument("--with-position", metavar="FEN", default=None,
                    help="the full position the board is part of: pawn-capture facts its history "
                    "model proves enter the SAT engine's formula (implies --engine sat)")
@@ -170,19 +171,22 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give a BOARD or --collection FILE (one of them)", field="board",
                          value=args.board or args.collection)
     engine = getattr(args, "engine", None)
-    if engine is not None and (args.collection is not None or args.learn):
-        raise InputError("--engine applies to one BOARD without --learn", field="--engine",
-                         value=engine)
     if getattr(args, "with_position", None) is not None:
         if engine not in (None, "sat"):
             raise InputError("--with-position needs --engine sat", field="--engine", value=engine)
+        if args.collection is not None:
+            raise InputError("--with-position applies to one BOARD", field="--with-position",
+                             value=args.with_position)
         engine = "sat"
-    if engine == "sat":
-        return _run_sat(args)
+    if engine == "sat" and args.library and not args.learn:
+        raise InputError("the SAT engine uses no known cages (--library only with --learn: "
+                         "where the cage is written)", field="--library", value=args.library[0])
     if args.collection is not None:
-        return _run_collection(args)
-    from retrologic.cages import search as cage
-    from retrologic.cages.library import DEFAULT_DIR, MAX_NAME, check_text, default_name, learn
+        return _run_collection(args, engine or "auto")
+    if engine == "sat" and not args.learn:
+        return _run_sat(args)
+    from retrologic.cages import collection
+    from retrologic.cages.library import DEFAULT_DIR, MAX_NAME, check_text, default_name
     model = "plain" if args.plain else "lines"
     lib_paths = [Path(p) for p in args.library]
     if args.learn:
@@ -197,18 +201,26 @@ def run(args: argparse.Namespace) -> int:
     library = _library(lib_paths)
     options = options_from(args)
     zone = args.zone
-    if args.learn:
+    path = None
+    if args.learn:                  # the SAT engine: its board is learned alone (no closed set)
         name = args.name or default_name(args.board)
         directory = lib_paths[0] if lib_paths and lib_paths[0].is_dir() else DEFAULT_DIR
-        result, path = learn(args.board, name=name, zone=zone, restrictions=args.restrict,
-                             frozen=args.frozen, model=model, source=args.source,
-                             library=library, directory=str(directory),
-                             budget=budget_of(options), members=not args.start_only)
+        if engine == "sat":
+            from retrologic.cages.sat import verify_sat
+            result = verify_sat(args.board, zone, args.restrict, model=model, frozen=args.frozen,
+                                with_position=args.with_position, budget=budget_of(options))
+        else:
+            result = collection.verify_with(engine or "auto", args.board, zone, args.restrict,
+                                            library, model=model, frozen=args.frozen,
+                                            budget=budget_of(options), progress=options.progress)
+        if result.proved:
+            from retrologic.cages.library import Library
+            _, path = collection.learn_result(result, name, library or Library(), directory,
+                                              members=not args.start_only, source=args.source)
     else:
-        result = cage.verify(args.board, zone, args.restrict, library, model=model,
-                             frozen=args.frozen, budget=budget_of(options),
-                             progress=options.progress, engine=engine or "auto")
-        path = None
+        result = collection.verify_with(engine or "auto", args.board, zone, args.restrict, library,
+                                        model=model, frozen=args.frozen, budget=budget_of(options),
+                                        progress=options.progress)
     out = result.to_result()
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
         out.details["certificate"] = _write_cli(result, options.certificate_dir, args.board, zone,
@@ -217,6 +229,9 @@ def run(args: argparse.Namespace) -> int:
     from retrologic.pictures import output as pictures
     pictures.save(out, result.start, args)
     status = emit(out, args)
+    if args.learn and engine == "sat" and path is not None:
+        print("learned from a SAT proof: the board alone (no closed set); the library verifies "
+              "it again with the explicit engine before its first use", file=sys.stderr)
     if args.learn:
         if path is not None:
             print(f"learned: {path}", file=sys.stderr)
@@ -255,12 +270,13 @@ def _write_cli(result: CageResult, directory: Any, board: str, zone: Any, frozen
                                              position={"board": board})))
 
 
-def _run_collection(args: argparse.Namespace) -> int:
+def _run_collection(args: argparse.Namespace, engine: str = "auto") -> int:
     """`retrologic cage --collection FILE`: one verdict line per board, then a summary (or one
     JSON object). Known cages: the --library paths (none by default); with --learn new cages
     are learned as the run goes and, when the first --library is a directory, written there
     (one file each, atomically, as soon as learned). Exit: 1 if an expect= was not met, 130 if
-    interrupted, 4 if a board stayed unknown, else 0."""
+    interrupted, 4 if a board stayed unknown, else 0. `engine`: every board's engine
+    (collection.verify_with; the SAT engine uses no known cages)."""
     import json
 
     from retrologic.cages import collection
@@ -289,11 +305,13 @@ def _run_collection(args: argparse.Namespace) -> int:
 
     done = collection.run(items, library, learn=args.learn, members=not args.start_only,
                           directory=directory, timeout=options.timeout, nodes=options.nodes,
-                          source=args.source or str(args.collection), report=report)
+                          source=args.source or str(args.collection), report=report,
+                          engine=engine)
     summary = done.summary()
     if args.json:
         print(json.dumps({"collection": str(args.collection), "boards": [
             {"line": o.item.line, "board": o.item.board, "verdict": o.result.verdict,
+             "engine": getattr(o.result, "engine", "sat"),
              "states": o.result.states, "elapsed_ms": round(o.result.elapsed * 1000, 3),
              "reason": o.result.reason, "lemmas_used": [e.name for e in o.result.lemmas],
              "learned": o.entry.name if o.entry else None,

@@ -1,8 +1,10 @@
 """Background jobs of the web page (issue #20, item 4): each question runs as its own
-`retrologic solve FILE --json --timeout T --certificate-dir DIR --progress` subprocess, so the
-server never hangs nor shares an engine's memory: the engine honours its --timeout (a Budget),
-and the server kills the process if it is still alive GRACE seconds after that. A reader thread
-per job collects the JSON record (stdout) and the last progress line (stderr).
+`retrologic solve FILE --json --timeout T --certificate-dir DIR --progress` subprocess (through
+retrologic.web.worker, which adds a progress line of the engine's node count twice a second),
+so the server never hangs nor shares an engine's memory: the engine honours its --timeout (a
+Budget), and the server kills the process if it is still alive GRACE seconds after that. A
+reader thread per job collects the JSON record (stdout), the latest figures of the worker's
+progress lines and the last other stderr line (an engine's own progress, or an error).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from retrologic.errors import InputError
+from retrologic.web import progress
 from retrologic.web.problemtext import Pasted, write
 
 MAX_TIMEOUT = 600.0         # seconds a page may ask for
@@ -42,7 +45,8 @@ class Job:
     state: str = "running"
     record: dict[str, Any] | None = None
     more: int = 0
-    progress: str = ""
+    progress: str = ""                  # the last stderr line that is not the worker's
+    figures: dict[str, float] = field(default_factory=dict)   # the worker's latest progress
     error: str | None = None
     seconds: float | None = None
     process: subprocess.Popen | None = None
@@ -90,9 +94,9 @@ class Jobs:
             self.jobs[job_id] = job
         # the problem by its name in the job's directory (the cwd): an error message then
         # names it in full, however long the server's temporary path, and reads "pasted problem"
-        command = [sys.executable, "-m", "retrologic", "solve", job.problem.name, "--json",
-                   "--timeout", repr(timeout), "--certificate-dir", str(job.certificates),
-                   "--progress"]
+        command = [sys.executable, "-m", "retrologic.web.worker", "solve", job.problem.name,
+                   "--json", "--timeout", repr(timeout), "--certificate-dir",
+                   str(job.certificates), "--progress"]
         package_root = str(Path(__file__).resolve().parents[2])   # this very retrologic
         path = os.environ.get("PYTHONPATH")
         env = dict(os.environ, PYTHONUNBUFFERED="1",
@@ -115,11 +119,15 @@ class Jobs:
 
     @staticmethod
     def _read_progress(job: Job) -> None:
-        """Keep the last stderr line: progress, or the one-line error of bad input."""
+        """Keep the worker's latest progress figures, and the last other stderr line: an
+        engine's own progress, or the one-line error of bad input."""
         assert job.process is not None and job.process.stderr is not None
         for line in job.process.stderr:
-            if line.strip():
-                job.progress = line.strip()[:300]
+            other, figures = progress.split(line.strip())
+            if figures is not None:
+                job.figures = figures
+            if other:
+                job.progress = other[:300]
 
     @staticmethod
     def _wait(job: Job) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from retrologic.errors import InputError
+from retrologic.formats.notation import NotationError, normalize_fen
 
 MAX_TEXT = 1_000_000            # characters, the cap of a problem file
 MAX_FEN = 256                   # characters of a FEN or board string
@@ -82,6 +83,10 @@ def from_page(text: str, question: str, moves: str = "", plies: int = 1) -> Past
     kind = QUESTIONS.get(question)
     if kind is None:
         raise InputError(f"one of {', '.join(QUESTIONS)}", field="question", value=question)
+    try:                                # S for the knight, as the command line reads it
+        body = normalize_fen(body)
+    except NotationError as e:
+        raise InputError(str(e), field="problem", value=body[:60]) from None
     full = " " in body
     if kind == "cage" and full:
         body = body.split()[0]          # a cage is a partial position: the placement

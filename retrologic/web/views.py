@@ -58,11 +58,28 @@ def certificates(job: Job) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*.json") if p.is_file())
 
 
+def progress_text(job: Job) -> str:
+    """What the page shows under the verdict while a job runs: the nodes the engine has
+    charged to its budget and the solver process's CPU seconds (retrologic.web.worker's
+    latest line), then the engine's own last progress line, if it printed one."""
+    parts = []
+    figures = job.figures
+    if "nodes" in figures:
+        parts.append(f"{int(figures['nodes']):,} nodes searched")
+    if "cpu" in figures:
+        parts.append(f"CPU {figures['cpu']:.1f} s")
+    engine = job.progress.removeprefix("retrologic: ")
+    if engine:
+        parts.append(engine)
+    return " · ".join(parts)
+
+
 def job_view(job: Job) -> dict[str, Any]:
     """The job as the page's script reads it."""
     import time
     out: dict[str, Any] = {"id": job.id, "state": job.state, "source": job.source,
-                           "progress": job.progress.removeprefix("retrologic: "),
+                           "progress": progress_text(job) if job.state == "running" else "",
+                           "figures": dict(job.figures),
                            "elapsed": round(job.seconds if job.seconds is not None
                                             else time.monotonic() - job.started, 1)}
     if job.state == "running":

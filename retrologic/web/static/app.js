@@ -27,7 +27,8 @@ function render(job) {
   $("job-id").textContent = job.id;
   $("state").textContent = job.state;
   $("elapsed").textContent = job.elapsed;
-  $("progress").textContent = job.state === "running" ? job.progress : "";
+  // while running: the engine's node count, CPU seconds and its own last progress line
+  $("progress").textContent = job.state === "running" ? (job.progress || "starting the solver") : "";
   if (job.state === "running") return;
   $("error").textContent = job.error || "";
   $("verdict").textContent = job.verdict || (job.error ? "error" : "");
