@@ -5,6 +5,13 @@ overhead of the limit mechanism (retrologic.limits.Budget): each problem with no
 verdicts, answers and node counts are the same.
 
     python bench/lastmove.py [--repeat N]
+    python bench/lastmove.py --collection [--timeout S] [FILE ...]
+
+`--collection` runs the record problems of bench/lastmove-collection (or the FILEs) one at a
+time under `--timeout` (default 30 s, as in bench/lastmove-collection/README.md) and counts
+them: *unique* with the published answer, *unknown*, or wrong (a proved answer that is not the
+published one: must stay 0); with each file's CPU time. Brandis (Hwa's Figure 1: a game into
+the corner cage by the plan finder, issue #19) is `problems/lastmove/brandis.toml`.
 """
 
 from __future__ import annotations
@@ -75,10 +82,61 @@ def bench_limits(files: list[Path], repeat: int) -> None:
           f"counts identical: {all(len(v) == 1 for v in seen.values())}")
 
 
+def solve_counted(path: Path, timeout: float, plan: bool) -> tuple[str, float, list[str]]:
+    """One record problem under `timeout`, with or without the plan finder (the baseline:
+    `plan_tail.find_with_tail` finds nothing): its label, CPU seconds and proved answer."""
+    from retrologic.legalgame import plan_tail
+    prob = problem.load(path)
+    want = sorted((prob.expect or {}).get("answer") or [])
+    original = plan_tail.find_with_tail
+    if not plan:
+        plan_tail.find_with_tail = lambda *a, **kw: None
+    try:
+        t = time.process_time()
+        res = problem.solve(prob, SolveOptions(timeout=timeout))
+        took = time.process_time() - t
+    finally:
+        plan_tail.find_with_tail = original
+    got = sorted(res.answer or [])
+    if str(res.verdict) != "proved":
+        return "unknown", took, []
+    if res.facts.get("finding") == "unique" and got == want:
+        return "unique-right", took, got
+    return "wrong", took, got
+
+
+def collection(files: list[Path], timeout: float, modes: tuple[str, ...]) -> None:
+    """Each record problem under `timeout`, the baseline (no plan finder) and the plan finder
+    side by side (their order alternating): unique-right, unknown or wrong, with CPU times."""
+    counts = {label: {"unique-right": 0, "unknown": 0, "wrong": 0} for label in modes}
+    for i, path in enumerate(files):
+        row = {}
+        for mode in (modes if i % 2 == 0 else modes[::-1]):
+            row[mode] = solve_counted(path, timeout, mode == "plan")
+        for label, (verdict, _, _) in row.items():
+            counts[label][verdict] += 1
+        print(f"{path.name:<34} " + " | ".join(
+            f"{mode} {row[mode][0]:<13} {row[mode][1]:6.1f} s {row[mode][2] or ''}"
+            for mode in modes), flush=True)
+    for label, count in counts.items():
+        print(f"{label}: {len(files)} problems, --timeout {timeout:g}: " +
+              ", ".join(f"{k} {v}" for k, v in count.items()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--collection", action="store_true",
+                    help="the record problems of bench/lastmove-collection, counted")
+    ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--modes", default="base,plan",
+                    help="base (no plan finder), plan, or both (default base,plan)")
+    ap.add_argument("files", nargs="*", type=Path)
     args = ap.parse_args()
+    if args.collection:
+        collection(args.files or sorted((ROOT / "bench" / "lastmove-collection").glob("*.toml")),
+                   args.timeout, tuple(args.modes.split(",")))
+        return
     files = sorted((ROOT / "problems" / "lastmove").glob("*.toml"))
     run(files[0], True)  # warm-up: imports and first-call costs are not a problem's time
     rows = []

@@ -1,6 +1,7 @@
 """Legality by construction (issue #19): how often, how fast and how long the games are.
 
     python bench/legal.py [--positions N] [--seed S] [--timeout 10] [--spg] [--csv FILE]
+                          [--baseline FILE]
 
 1. Random legal positions: N games of 20-150 plies made with python-chess from fixed seeds
    (uniform random moves, with a bias towards castling, e.p. and promotions, underpromotions
@@ -11,18 +12,24 @@
 2. `--spg`: every problems/spg diagram with its published shortest length: certified legal, the
    game found never shorter than the proved shortest length (exits 1 otherwise), and the
    finder's CPU time beside the proof-game solver's on the same position (the baseline).
+3. `--baseline FILE`: another finder module (e.g. the committed one, `git show
+   HEAD:retrologic/legalgame/finder.py > /tmp/old_finder.py`) run on the same positions in the
+   same process, one after the other per position, so both see the same machine load; its
+   figures are printed beside ours.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import random
 import statistics
 import sys
 import time
 import tomllib
 from pathlib import Path
+from typing import Callable
 
 import chess
 
@@ -51,13 +58,50 @@ def random_position(seed: int) -> tuple[chess.Board, int]:
     return board, board.ply()
 
 
-def certify(board: chess.Board, timeout: float) -> tuple[str, float, int | None]:
+Finder = Callable[[chess.Board, Budget], list | None]
+
+
+class CpuBudget(Budget):
+    """A Budget whose deadline is in CPU seconds of this process (time.process_time): the goal
+    is "10 s on one core", and the shared machine's load would otherwise count against us."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.cpu_deadline = time.process_time() + (self.timeout or 0.0)
+
+    def expired(self) -> str | None:
+        if time.process_time() >= self.cpu_deadline:
+            return self.time_reason()
+        return None
+
+    def check(self, nodes: int = 0, *, every: int = 64) -> None:
+        self.spent += nodes
+        self._calls += 1
+        if self._calls >= every:
+            self._calls = 0
+            if time.process_time() >= self.cpu_deadline:
+                raise LimitHit(self.time_reason())
+
+
+def load_finder(path: str) -> Finder:
+    """The `find_game` of the finder module at `path` (a baseline to compare with)."""
+    spec = importlib.util.spec_from_file_location("baseline_finder", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module     # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module.find_game
+
+
+def certify(board: chess.Board, timeout: float,
+            finder: Finder = find_game) -> tuple[str, float, int | None]:
     """('legal'|'illegal'|'unknown', CPU seconds, game plies) for one position."""
     t0 = time.process_time()
     if legality.reasons(Position.from_board(board)):
         return "illegal", time.process_time() - t0, None
     try:
-        moves = find_game(board, Budget(timeout))
+        moves = finder(board, CpuBudget(timeout))
     except LimitHit:
         moves = None
     seconds = time.process_time() - t0
@@ -75,36 +119,96 @@ def certify(board: chess.Board, timeout: float) -> tuple[str, float, int | None]
 def percentiles(values: list[float]) -> str:
     if not values:
         return "-"
-    q = statistics.quantiles(values, n=100) if len(values) > 1 else [values[0]] * 99
+    q = statistics.quantiles(values, n=100, method="inclusive") if len(values) > 1 \
+        else [values[0]] * 99
     return (f"median {statistics.median(values):.2f}, p90 {q[89]:.2f}, p99 {q[98]:.2f}, "
             f"max {max(values):.2f}")
 
 
-def run_random(n: int, seed: int, timeout: float, rows: list[dict]) -> int:
-    counts = {"legal": 0, "illegal": 0, "unknown": 0}
-    times, lengths, failures = [], [], []
-    for i in range(n):
-        board, plies = random_position(seed + i)
-        verdict, seconds, length = certify(board, timeout)
-        counts[verdict] += 1
-        times.append(seconds)
+class Rows(list):
+    """The CSV rows, each written (and flushed) as it comes, so a run stopped early keeps
+    what it measured."""
+
+    KEYS = ("set", "seed", "plies", "fen", "verdict", "cpu_s", "game_plies", "baseline_verdict",
+            "baseline_cpu_s", "baseline_game_plies", "spg_cpu_s")
+
+    def __init__(self, path: str | None) -> None:
+        super().__init__()
+        self.file = open(path, "w", newline="") if path else None
+        self.writer = csv.DictWriter(self.file, fieldnames=self.KEYS) if self.file else None
+        if self.writer:
+            self.writer.writeheader()
+
+    def append(self, row: dict) -> None:
+        super().append(row)
+        if self.writer and self.file:
+            self.writer.writerow(row)
+            self.file.flush()
+
+
+class Tally:
+    """One finder's verdicts, CPU times, game lengths and failures over the positions."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.counts = {"legal": 0, "illegal": 0, "unknown": 0}
+        self.times: list[float] = []
+        self.lengths: list[float] = []
+        self.failures: list[tuple[int, int, str, str]] = []
+
+    def add(self, seed: int, plies: int, fen: str, verdict: str, seconds: float,
+            length: int | None) -> None:
+        self.counts[verdict] += 1
+        self.times.append(seconds)
         if length is not None:
-            lengths.append(length)
+            self.lengths.append(float(length))
         else:
-            failures.append((seed + i, plies, verdict, board.fen()))
-        rows.append({"set": "random", "seed": seed + i, "plies": plies, "fen": board.fen(),
-                     "verdict": verdict, "cpu_s": round(seconds, 3), "game_plies": length})
-        print(f"\r{i + 1}/{n}: {counts}", end="", file=sys.stderr, flush=True)
+            self.failures.append((seed, plies, verdict, fen))
+
+    def report(self, n: int) -> None:
+        c = self.counts
+        print(f"{self.name}: legal {c['legal']} ({100 * c['legal'] / n:.1f} %), unknown "
+              f"{c['unknown']}, illegal {c['illegal']}")
+        print(f"  CPU s: {percentiles(self.times)} (total {sum(self.times):.0f})")
+        print(f"  game plies: {percentiles(self.lengths)}")
+        for s, plies, verdict, fen in self.failures:
+            print(f"  {verdict}: seed {s} ({plies} plies) {fen}")
+
+
+def run_random(seeds: list[int], timeout: float, rows: list[dict],
+               baseline: Finder | None = None) -> int:
+    ours = Tally("finder")
+    old = Tally("baseline") if baseline else None
+    n = len(seeds)
+    for i, s in enumerate(seeds):
+        board, plies = random_position(s)
+        verdict, seconds, length = certify(board, timeout)
+        ours.add(s, plies, board.fen(), verdict, seconds, length)
+        row = {"set": "random", "seed": s, "plies": plies, "fen": board.fen(),
+               "verdict": verdict, "cpu_s": round(seconds, 3), "game_plies": length}
+        if old is not None and baseline is not None:
+            verdict, seconds, length = certify(board, timeout, baseline)
+            old.add(s, plies, board.fen(), verdict, seconds, length)
+            row.update(baseline_verdict=verdict, baseline_cpu_s=round(seconds, 3),
+                       baseline_game_plies=length)
+        rows.append(row)
+        shown = f"{ours.counts}" + (f" baseline {old.counts}" if old else "")
+        print(f"\r{i + 1}/{n}: {shown}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    print(f"random positions: {n} (seeds {seed}..{seed + n - 1}, 20-150 plies), limit "
+    shown = f"{seeds[0]}..{seeds[-1]}" if seeds == list(range(seeds[0], seeds[0] + n)) \
+        else ",".join(map(str, seeds))
+    print(f"random positions: {n} (seeds {shown}, 20-150 plies), limit "
           f"{timeout:g} s each")
-    print(f"  legal {counts['legal']} ({100 * counts['legal'] / n:.1f} %), unknown "
-          f"{counts['unknown']}, illegal {counts['illegal']}")
-    print(f"  CPU s: {percentiles(times)}")
-    print(f"  game plies: {percentiles([float(x) for x in lengths])}")
-    for s, plies, verdict, fen in failures:
-        print(f"  {verdict}: seed {s} ({plies} plies) {fen}")
-    return 1 if counts["illegal"] else 0
+    ours.report(n)
+    if old is not None:
+        old.report(n)
+        ratios = [b / a for a, b in zip(ours.times, old.times) if a > 0]
+        if ratios:
+            print(f"  CPU ratio baseline/finder per position: median "
+                  f"{statistics.median(ratios):.2f}, total "
+                  f"{sum(old.times) / max(sum(ours.times), 1e-9):.2f}")
+    illegal = ours.counts["illegal"] + (old.counts["illegal"] if old else 0)
+    return 1 if illegal else 0
 
 
 def run_spg(timeout: float, rows: list[dict]) -> int:
@@ -150,17 +254,16 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=10.0)
     ap.add_argument("--spg", action="store_true", help="also the problems/spg diagrams")
     ap.add_argument("--csv", help="write one row per position here")
+    ap.add_argument("--seeds", help="only these seeds (comma-separated), e.g. past failures")
+    ap.add_argument("--baseline", help="another finder module, run on the same positions")
     args = ap.parse_args()
-    rows: list[dict] = []
-    status = run_random(args.positions, args.seed, args.timeout, rows) if args.positions else 0
+    rows = Rows(args.csv)
+    baseline = load_finder(args.baseline) if args.baseline else None
+    seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else \
+        list(range(args.seed, args.seed + args.positions))
+    status = run_random(seeds, args.timeout, rows, baseline) if seeds else 0
     if args.spg:
         status |= run_spg(args.timeout, rows)
-    if args.csv:
-        keys = sorted({k for row in rows for k in row})
-        with open(args.csv, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=keys)
-            writer.writeheader()
-            writer.writerows(rows)
     return status
 
 

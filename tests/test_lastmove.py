@@ -18,10 +18,11 @@ KNIGHT = "k1K5/8/8/8/8/8/7P/6B1 w - - 0 1"
 BRANDIS = "8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1"
 
 
-# Brandis's Ka2-a1 stays unresolved with the finder's full 30,000 positions per candidate (issue
-# #19, measured); these tests check the proof trees, so a small count gives the same
-# certificate without the minute of finding no game
-GAME_NODES = {BRANDIS: 1_000}
+# These tests check the proof trees of Brandis without cages (no closer given): six candidates
+# stay unresolved there, and each would get the game finder's full count (30,000 positions, the
+# plan finder up to 4.5 times that) and minutes of finding no game; a small count gives the same
+# proof trees. Brandis with its cages, answered unique, is test_discovered_cage_leaves_are_reverified.
+GAME_NODES = {BRANDIS: 100}
 
 
 def cert_of(fen: str, plies: int = 1) -> dict:
@@ -107,8 +108,9 @@ def test_discovered_cage_leaves_are_reverified():
     pos = Position.from_fen(BRANDIS)
     closer, discovered = closers_for([], discover=True, use_library=False)
     res = lastmove.solve(pos, 1, closers=[closer])
-    # every other candidate impossible; Ka2-a1 has no game yet: unresolved, so unknown
-    assert res.verdict == "unknown" and res.answer == ["Ka2-a1"]
+    # every other candidate impossible, Ka2-a1 shown possible by a legal game (issue #19)
+    assert res.verdict == "proved" and res.answer == ["Ka2-a1"]
+    assert str(res.finding) == "unique"
     assert [d["cage"] for d in discovered] == ["8/8/8/8/8/8/PPkPP3/KR1b4"]
     cert = lastmove.certificate(pos, 1, res)
     assert check(cert).ok

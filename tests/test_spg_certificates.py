@@ -159,10 +159,22 @@ def test_game_removed_is_rejected_by_the_proof(certs: dict[str, dict]) -> None:
     _rejected(bad, "lengths[0]")
 
 
+def _unpack(text: str) -> str:
+    """A packed field (base64 of xz), unpacked here independently of the checker."""
+    import base64
+    import lzma
+    return lzma.decompress(base64.b64decode(text)).decode("ascii")
+
+
+def _proof_lines(cert: dict, i: int = 0) -> list[str]:
+    entry = cert["lengths"][i]
+    return (entry["proof"] if "proof" in entry else _unpack(entry["proof_xz"])).splitlines()
+
+
 def test_proof_cut_short_is_rejected(certs: dict[str, dict]) -> None:
     for name in ("unique", "cooked"):
         cert = certs[name]
-        lines = cert["lengths"][0]["proof"].splitlines()
+        lines = _proof_lines(cert)
         # the shortest prefix of the proof that is accepted; one line less must not be
         k = next(k for k in range(len(lines) + 1)
                  if check(_with_proof(cert, lines[:k])).ok)
@@ -172,7 +184,9 @@ def test_proof_cut_short_is_rejected(certs: dict[str, dict]) -> None:
 
 
 def _with_proof(cert: dict, lines: list[str]) -> dict:
+    """The certificate with this (plain text) proof of the stipulated length."""
     out = copy.deepcopy(cert)
+    out["lengths"][0].pop("proof_xz", None)
     out["lengths"][0]["proof"] = "\n".join(lines)
     return out
 
@@ -220,10 +234,8 @@ def test_stated_facts_are_checked(certs: dict[str, dict]) -> None:
     bad = copy.deepcopy(certs["unique"])
     del bad["lengths"][-1]                                  # a shorter length left out
     _rejected(bad, "lengths")
-    bad = copy.deepcopy(certs["unique"])
-    bad["lengths"][0]["proof"] += "\n99999999 0"            # beyond the CNF's variables
-    bad["lengths"][0]["proof"] = "99999999 0\n" + bad["lengths"][0]["proof"]
-    _rejected(bad, "beyond")
+    bad = _with_proof(certs["unique"], ["99999999 0"] + _proof_lines(certs["unique"]))
+    _rejected(bad, "beyond")                               # beyond the CNF's variables
     bad = copy.deepcopy(certs["cooked"])
     bad["question"] = {"kind": "spg", "moves": "3.0"}
     _rejected(bad, "asks for")

@@ -14,7 +14,10 @@ lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-t
    the target asks for) plays the units to their target squares.
 
 A game that fails is tried again with the other settings of `TRIES` (weights, guide, slack),
-then again with random tie-breaks, until the node cap (`FIND_NODES`, a count). Dead ends the
+then again with random tie-breaks, until the node cap (`FIND_NODES`, a count: every expanded
+position counts). The tries start short (`FIRST_SHARE` nodes) and double per round: a bad
+capture prefix is left early, and a restart often finds one that places in a few nodes
+(measured in bench/README-legal.md). The per-node work is memoised by what it depends on. Dead ends the
 bound misses are cut by two checks of our own: the pawns' captures must fit within the
 captures left all together (`captures_fit`), and pawns that can never move again must stand on
 target pawns (`stuck_pawns`). The search is a heuristic: it never proves anything by failing
@@ -34,7 +37,7 @@ import chess
 
 from retrologic.limits import Budget, LimitHit
 from retrologic.position import castling_frozen
-from retrologic.spg.analysis import Analysis, min_assignment
+from retrologic.spg.analysis import Analysis, column_assignment, finite_mask
 from retrologic.spg.distances import INF
 
 class Try(NamedTuple):
@@ -55,11 +58,14 @@ class Try(NamedTuple):
 TRIES = (Try(2.0, 3.0, 1_500, 0, "moves"), Try(2.0, 3.0, 1_500, 0, "plies"),
          Try(1.0, 1.5, 4_000, 0, "moves"), Try(2.0, 3.0, 4_000, INF, "plies"),
          Try(2.0, 3.0, 4_000, INF, "moves"))
+GUIDES = ("moves", "plies")  # the first tries, one per guide, run without jitter
 PLACEMENT_SCALE = 3  # the placement search may expand this many times a capture search's cap
 BRANCHES = 3  # capture outcomes tried in turn before backtracking further
 TRY_SHARE = 6  # a try expands at most 1/TRY_SHARE of the node cap
+FIRST_SHARE = 300  # nodes of each try in the first round (each round doubles it)
 JITTER = 2.0  # random tie-break of the restarts, in moves of the guide
 FIND_NODES = 60_000  # positions one `find` expands at most over all its tries (then: not found)
+BOUNDS_MEMO = 400_000  # positions whose `side_bounds` are kept (then the table starts afresh)
 
 
 class GiveUp(Exception):
@@ -120,31 +126,69 @@ class Finder:
         self.jitter = 0.0
         self.guide_name = "moves"
         self.try_end = node_cap
+        self.place_cap = node_cap  # a placement search expands at most this many positions
         self.fits: dict[tuple, bool] = {}
+        # memo tables of the per-node work (each a pure function of its key): a unit's fewest
+        # pawn captures per target unit, the assignment blocks of `captures_fit`, distances, and
+        # `side_bounds` by position (restarts and sibling searches meet the same positions)
+        self.fit_columns: dict[tuple, tuple[tuple[int, ...], int]] = {}
+        self.fit_blocks: dict[tuple, int] = {}
+        self.distances: dict[tuple, int] = {}
+        self.bounds: dict[tuple, tuple[int, int] | None] = {}
+        self.parts: dict[tuple, int] = {}
+        self.ring_memo: dict[tuple, tuple[int, ...]] = {}
 
     # the bound ----------------------------------------------------------------------------------
 
     def side_bounds(self, board: chess.Board) -> tuple[int, int] | None:
-        """(White's, Black's) lower bounds on their remaining moves; None when either is INF."""
-        bound = self.analysis.bound
-        white = bound.side_bound(board, chess.WHITE)
+        """(White's, Black's) lower bounds on their remaining moves; None when either is INF
+        or a check of ours (`captures_fit`, `stuck_pawns`) finds the target out of reach.
+        Memoised by placement and castling rights (all it depends on)."""
+        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+               board.kings, board.occupied_co[chess.WHITE], board.castling_rights)
+        hit = self.bounds.get(key, False)
+        if hit is False:
+            if len(self.bounds) > BOUNDS_MEMO:
+                self.bounds.clear()
+            hit = self.bounds[key] = self._side_bounds(board)
+        return hit
+
+    def _side_bounds(self, board: chess.Board) -> tuple[int, int] | None:
+        """`side_bounds` computed: each side's part, then the pawns that can never move."""
+        white = self.side_part(board, chess.WHITE)
         if white >= INF:
             return None
-        black = bound.side_bound(board, chess.BLACK)
+        black = self.side_part(board, chess.BLACK)
         if black >= INF:
-            return None
-        if not self.captures_fit(board, chess.WHITE) or not self.captures_fit(board, chess.BLACK):
             return None
         stuck = self.stuck_pawns(board)
         if stuck and any(stuck & board.occupied_co[c] & ~self.target_pawns[c]
                          for c in chess.COLORS):
             return None
-        extra = board.castling_rights & ~self.rights
-        if extra & chess.BB_RANK_1:
-            white += 2      # a right the target has lost: its king or rook still has to move
-        if extra & chess.BB_RANK_8:
-            black += 2
         return white, black
+
+    def side_part(self, board: chess.Board, color: chess.Color) -> int:
+        """`color`'s bound, two more per castling right the target has lost (its king or rook
+        still has to move), INF when its captures do not fit (`captures_fit`). Memoised by
+        what it depends on: the side's units and rights, the opponent's pawns and unit count
+        (a move of the other side that neither captures nor moves a pawn leaves it as it was,
+        so about half the parts of a node's children are look-ups)."""
+        mask, other = board.occupied_co[color], board.occupied_co[not color]
+        rights = board.castling_rights & (chess.BB_RANK_1 if color else chess.BB_RANK_8)
+        key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
+               board.rooks & mask, board.queens & mask, board.kings & mask, rights,
+               board.pawns & other, chess.popcount(other))
+        hit = self.parts.get(key)
+        if hit is None:
+            hit = self.analysis.bound.side_bound(board, color)
+            if hit < INF and not self.captures_fit(board, color):
+                hit = INF
+            if hit < INF and rights & ~self.rights:
+                hit += 2
+            if len(self.parts) > BOUNDS_MEMO:
+                self.parts.clear()
+            self.parts[key] = hit
+        return hit
 
     def captures_fit(self, board: chess.Board, color: chess.Color) -> bool:
         """Whether `color`'s units can become its target units with, all together, no more pawn
@@ -155,15 +199,30 @@ class Finder:
                board.rooks & mask, board.queens & mask, board.kings & mask)
         hit = self.fits.get(key)
         if hit is None:
-            units = [(sq, board.piece_type_at(sq) or 0)
-                     for sq in chess.scan_forward(mask & ~self.frozen)]
-            routes = self.analysis.unit_routes
-            cost = [[min((c for _, c, _ in routes(color, utype, usq, ttype, tsq, max(need, 0))),
-                         default=INF) for usq, utype in units]
-                    for tsq, ttype in self.analysis.target_units[color]]
-            hit = need >= 0 and len(cost) <= len(units) and \
-                (not cost or min_assignment(cost) <= need)
+            columns, masks = [], []
+            for usq in chess.scan_forward(mask & ~self.frozen):
+                column, finite = self.fit_column(color, board.piece_type_at(usq) or 0, usq,
+                                                 max(need, 0))
+                columns.append(column)
+                masks.append(finite)
+            rows = len(self.analysis.target_units[color])
+            hit = need >= 0 and rows <= len(columns) and \
+                column_assignment(columns, masks, rows, self.fit_blocks) <= need
             self.fits[key] = hit
+        return hit
+
+    def fit_column(self, color: chess.Color, utype: int, usq: int,
+                   need: int) -> tuple[tuple[int, ...], int]:
+        """A unit's fewest pawn captures to become each target unit of `color` (INF: cannot,
+        with at most `need`), and the entries' `finite_mask`."""
+        key = (color, utype, usq, need)
+        hit = self.fit_columns.get(key)
+        if hit is None:
+            routes = self.analysis.unit_routes
+            column = tuple(min((c for _, c, _ in routes(color, utype, usq, ttype, tsq, need)),
+                               default=INF)
+                           for tsq, ttype in self.analysis.target_units[color])
+            hit = self.fit_columns[key] = (column, finite_mask(column))
         return hit
 
     def stuck_pawns(self, board: chess.BaseBoard) -> int:
@@ -213,48 +272,100 @@ class Finder:
                  captures: int) -> int:
         """Fewest moves for a unit to go from `frm` to `to` with at most `captures` captures
         (pawns: by capture count; pieces: the distance map), frozen units as obstacles."""
-        if ptype == chess.PAWN:
-            maps = self.analysis.pawn_maps(color, frm)
-            return min(maps[c][to] for c in range(min(captures, len(maps) - 1) + 1))
-        return self.analysis.piece_map(ptype, color, frm)[to]
+        key = (color, ptype, frm, to, captures)
+        hit = self.distances.get(key)
+        if hit is None:
+            if ptype == chess.PAWN:
+                maps = self.analysis.pawn_maps(color, frm)
+                hit = min(maps[c][to] for c in range(min(captures, len(maps) - 1) + 1))
+            else:
+                hit = self.analysis.piece_map(ptype, color, frm)[to]
+            self.distances[key] = hit
+        return hit
+
+    def rings(self, color: chess.Color, ptype: int, square: chess.Square,
+              captures: int) -> tuple[int, ...]:
+        """Per d, the squares a unit on `square` reaches in at most d moves (`distance`), as
+        bitmasks: the nearest of a set of squares is the first ring that meets it."""
+        key = (color, ptype, square, captures)
+        hit = self.ring_memo.get(key)
+        if hit is None:
+            near: dict[int, int] = {}
+            for to in chess.SQUARES:
+                d = self.distance(color, ptype, square, to, captures)
+                if d < INF:
+                    near[d] = near.get(d, 0) | chess.BB_SQUARES[to]
+            out, mask = [], 0
+            for d in range(max(near, default=-1) + 1):
+                mask |= near.get(d, 0)
+                out.append(mask)
+            hit = self.ring_memo[key] = tuple(out)
+        return hit
+
+    def nearest(self, color: chess.Color, ptype: int, square: chess.Square, captures: int,
+                squares: int, below: int) -> int:
+        """Fewest moves of a unit on `square` to one of `squares` (`below` or more: `below`)."""
+        for d, ring in enumerate(self.rings(color, ptype, square, captures)):
+            if d >= below:
+                break
+            if ring & squares:
+                return d
+        return below
 
     def capture_distance(self, board: chess.Board) -> int:
         """How far the nearest useful capture is. A side with captures to make whose pawns must
         still capture on known squares (the bound's victim slots) is measured there: its pawn's
         moves to the slot plus a victim's moves to it; its free captures (beyond the slots) by the
-        fewest moves of one of its units to a capturable unit (kings and frozen units are not)."""
+        fewest moves of one of its units to a capturable unit (kings and frozen units are not).
+        By rings of squares (`rings`); a piece's moves are reversible (the distance from a slot
+        to a piece is the piece's distance to the slot), a pawn victim's are counted forwards."""
         best = INF
         bound = self.analysis.bound
-        type_at = board.piece_type_at
         for color in chess.COLORS:
             need = self.captures_left(board, color)
             if need <= 0:
                 continue
-            victims = [(sq, type_at(sq)) for sq in
-                       chess.scan_forward(board.occupied_co[not color] & ~board.kings
-                                          & ~self.frozen)]
+            foe = board.occupied_co[not color] & ~self.frozen
+            victims = foe & ~board.kings
             if not victims:
                 continue
-            units = [(sq, type_at(sq)) for sq in
-                     chess.scan_forward(board.occupied_co[color] & ~self.frozen)]
+            own = board.occupied_co[color] & ~self.frozen
             slots = bound.capture_slots(board, color)
             if need > len(slots):
-                for sq, ptype in units:
-                    for v, _ in victims:
-                        d = self.distance(color, ptype, sq, v, 1)
-                        if d < best:
-                            best = d
-            pawns = [sq for sq, ptype in units if ptype == chess.PAWN]
-            for mask in set(slots):
-                for s in chess.scan_forward(mask):
-                    reach = min((self.distance(color, chess.PAWN, p, s, need) for p in pawns),
-                                default=INF)
-                    if reach >= best:
-                        continue
-                    come = min(self.distance(not color, vtype, v, s, 0) for v, vtype in victims)
-                    if reach + come < best:
-                        best = reach + come
+                for ptype, mask in self.by_type(board, own):
+                    for sq in chess.scan_forward(mask):
+                        best = self.nearest(color, ptype, sq, 1, victims, best)
+            if not slots:
+                continue
+            pawns = list(chess.scan_forward(board.pawns & own))
+            pieces = self.by_type(board, victims & ~board.pawns)
+            foe_pawns = list(chess.scan_forward(victims & board.pawns))
+            union = 0
+            for mask in slots:
+                union |= mask
+            for s in chess.scan_forward(union):
+                reach = min((self.distance(color, chess.PAWN, p, s, need) for p in pawns),
+                            default=INF)
+                if reach >= best:
+                    continue
+                come = best - reach
+                for ptype, mask in pieces:
+                    come = self.nearest(not color, ptype, s, 0, mask, come)
+                for v in foe_pawns:
+                    come = min(come, self.distance(not color, chess.PAWN, v, s, 0))
+                best = min(best, reach + come)
         return best
+
+    @staticmethod
+    def by_type(board: chess.BaseBoard, mask: int) -> list[tuple[int, int]]:
+        """(piece type, the squares of `mask` holding one) for each type present."""
+        out = []
+        for ptype, bb in ((chess.PAWN, board.pawns), (chess.KNIGHT, board.knights),
+                          (chess.BISHOP, board.bishops), (chess.ROOK, board.rooks),
+                          (chess.QUEEN, board.queens), (chess.KING, board.kings)):
+            if bb & mask:
+                out.append((ptype, bb & mask))
+        return out
 
     # the phases ---------------------------------------------------------------------------------
 
@@ -353,12 +464,23 @@ class Finder:
             return None
         try:
             # the tries in order, then again with random tie-breaks (seeded: the same target
-            # gives the same game) until the node cap: other captures, other orders
+            # gives the same game) until the node cap: other captures, other orders. Each round
+            # doubles the tries' share of the node cap, from FIRST_SHARE up to 1/TRY_SHARE of the
+            # cap: most games are found fast or after a restart, rarely by a long try (measured:
+            # bench/README-legal.md)
+            rounds = 0
             while True:
                 before = self.nodes
-                for attempt in TRIES:
+                share = max(min(FIRST_SHARE << rounds, self.node_cap // TRY_SHARE), 1)
+                self.place_cap = max(share // 2, 1)
+                rounds += 1
+                for number, attempt in enumerate(TRIES):
                     self.guide_name = attempt.guide
-                    self.try_end = self.nodes + self.node_cap // TRY_SHARE
+                    self.try_end = self.nodes + share
+                    # the later tries share their first capture searches with the first two
+                    # (measured: the same games, the same dead ends), so they start jittered
+                    if number >= len(GUIDES):
+                        self.jitter = JITTER
                     try:
                         game = self._extend(self.start.copy(), attempt)
                     except TryOver:
@@ -380,7 +502,8 @@ class Finder:
                 self.captures_left(board, chess.BLACK) <= 0:
             if self.is_target(board):
                 return list(board.move_stack)
-            phase = self.placement_phase(attempt.place_weight, PLACEMENT_SCALE * attempt.nodes)
+            phase = self.placement_phase(attempt.place_weight,
+                                         min(PLACEMENT_SCALE * attempt.nodes, self.place_cap))
             moves = next(self.search(board.copy(), phase), None)
             return None if moves is None else board.move_stack + moves
         phase = self.capture_phase(chess.popcount(board.occupied), attempt.capture_weight,
@@ -404,7 +527,7 @@ def find_game(target: chess.Board, budget: Budget,
     out)."""
     ep = target.ep_square
     if ep is None:
-        return Finder(target, budget, node_cap).find()
+        return _find_any(target, budget, node_cap)
     mover = not target.turn
     step = 8 if mover == chess.WHITE else -8
     pawn_to, pawn_from = ep + step, ep - step
@@ -416,7 +539,7 @@ def find_game(target: chess.Board, budget: Budget,
     before.remove_piece_at(pawn_to)
     before.set_piece_at(pawn_from, chess.Piece(chess.PAWN, mover))
     before.turn = mover
-    head = Finder(before, budget, node_cap).find()
+    head = _find_any(before, budget, node_cap)
     if head is None:
         return None
     board = chess.Board()
@@ -424,6 +547,15 @@ def find_game(target: chess.Board, budget: Budget,
         board.push(move)
     double_step = chess.Move(pawn_from, pawn_to)
     return head + [double_step] if board.is_legal(double_step) else None
+
+
+def _find_any(target: chess.Board, budget: Budget, node_cap: int) -> list[chess.Move] | None:
+    """The plain finder, then the plan-guided one (`legalgame.plan_tail`: cages, issue #19)."""
+    game = Finder(target, budget, node_cap).find()
+    if game is None:
+        from retrologic.legalgame.plan_tail import find_with_tail
+        game = find_with_tail(Finder, target, budget, node_cap)
+    return game
 
 
 __all__ = ["Finder", "LimitHit", "Try", "find_game", "plies_needed"]

@@ -131,6 +131,8 @@ class Bound:
         self.blocks: BlockMemo = Memo("assignment blocks")
         # (held squares, side key) -> the bound per held unit disturbed
         self.disturbed: Memo[tuple[int, SideKey], list[int]] = Memo("disturbed bounds")
+        # (side key, the opponent's landing squares) -> the bound with every victim visiting them
+        self.visits: Memo[tuple[SideKey, int], int] = Memo("victim visits")
 
     # victim slots ------------------------------------------------------------------------------
 
@@ -303,6 +305,60 @@ class Bound:
                 entries += (CAPW * v - v if v < INF else INF,)
             hit = (entries, finite_mask(entries))
             self.columns[key] = hit
+        return hit
+
+    # every victim visits the capturer's landing squares ---------------------------------------
+
+    def visit_bound(self, board: chess.Board, color: chess.Color, where: int,
+                    side_key: SideKey | None = None) -> int:
+        """`color`'s bound when each of its units that ends captured must first stand on a
+        square of `where` (issue #22, "capture-event coupling"): a superset of the squares the
+        opponent can land a move on in the moves it has left (`Coupling.landing_squares`).
+
+        Every unit of `color` beyond its target units is captured (the opponent's captures
+        equal that surplus), and a capture lands where its victim stands (a pawn taken e.p.
+        stands beside the landing square: `Distances.victim_cost` counts that), so each victim
+        first walks to `where`. The victims are distinct units, so besides the target rows and
+        the victim slots of the opponent's forced pawn captures (`capture_slots`, a subset of
+        the victims) the assignment gets one row per other victim, costed by the unit's
+        distance to `where` (kings: never). Where the plain bound leaves a surplus unit out at
+        cost 0, this charges its walk: the bound of a side whose victims stand far from every
+        square the opponent can still reach. Memoised by (side key, where)."""
+        side_key = side_key or self.side_key(board, color)
+        plans = self.plans(board, color, side_key)
+        targets = self.targets
+        victims = chess.popcount(board.occupied_co[color]) - targets.count[color]
+        generic = victims - len(plans.slots)
+        movers = board.occupied_co[color] & ~targets.frozen & ~board.kings
+        if plans.bound >= INF or generic <= 0 or (where and not movers & ~where):
+            return plans.bound  # no victim beyond the slots, or each unit stands in `where`
+        if where == 0:
+            return INF  # a victim to take, and no square the opponent can land on
+        key = (side_key, where)
+        hit = self.visits.get(key)
+        if hit is not None:
+            return hit
+        nrows = len(targets.units[color]) + len(plans.slots) + generic
+        victim_cost = self.distances.victim_cost
+        best = INF
+        for _, _, placed, extra in plans.scenarios:
+            columns, masks = [], []
+            for usq, utype in placed:
+                column = self.column(color, utype, usq, plans.captures, plans.slots)[0]
+                if utype == chess.KING:
+                    v = INF
+                elif where & chess.BB_SQUARES[usq]:
+                    v = 0  # standing there already (`victim_cost` would scan every square)
+                else:
+                    v = victim_cost(color, utype, usq, where, plans.captures)
+                entries = column + (CAPW * v - v if v < INF else INF,) * generic
+                columns.append(entries)
+                masks.append(finite_mask(entries))
+            total = column_assignment(columns, masks, nrows, self.blocks)
+            if total < INF:
+                best = min(best, self.scenario(total, extra, plans.captures)[2])
+        hit = INF if best >= INF else max(best, plans.captures, plans.bound)
+        self.visits[key] = hit
         return hit
 
     # a held unit disturbed ---------------------------------------------------------------------

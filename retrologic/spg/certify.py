@@ -7,9 +7,12 @@ listed: each model is decoded to moves and replayed with python-chess; a legal g
 the diagram: the CNF's last ply fixes the placement) is listed and blocked by the clause
 "not all of its move literals"; an illegal sequence is blocked by the clause on its prefix up to
 its first illegal ply. The solver logs a DRUP proof throughout (Glucose 4.1, `with_proof`): when
-the CNF plus the blocking clauses is UNSAT, its proof refutes them all. The certificate holds the diagram,
-the lengths, per length the games and the illegal prefixes (as UCI moves: the checker rebuilds
-the blocking clauses from them) and the proof; spg/proof_checker.py checks it without this module.
+the CNF plus the blocking clauses is UNSAT, its proof refutes them all. The proof is then trimmed
+(history/drup.trim: the lemmas and CNF clauses the refutation uses, found by a forward check
+and backward marking) and packed with xz when that is shorter. The certificate holds the
+diagram, the lengths, per length the games and the illegal prefixes (as UCI moves: the checker
+rebuilds the blocking clauses from them), the core's clause indices and the proof;
+spg/proof_checker.py checks it without this module.
 
 The verdict of a question never comes from here: the engines decide, and this module only tries
 to certify their verdict within the time it is given (a LimitHit means no certificate).
@@ -24,12 +27,14 @@ from typing import Any
 import chess
 
 from retrologic.history.cnf import SOLVER, Alarm, solve_limited
-from retrologic.limits import Budget, LimitHit
+from retrologic.history.drup import Trimmed, parse_proof, trim
+from retrologic.limits import Budget, LimitHit, interrupted
 from retrologic.spg.cnf import ENCODING, Encoding, encode
 
 TYPE = "spg-listing"
 MAX_BYTES = 15 * 1024 * 1024      # a certificate must stay below `check`'s 16 MiB reading limit
-DEFAULT_SECONDS = 60.0            # the CNF route's time when the question has no time limit
+DEFAULT_SECONDS = 120.0           # the CNF route's time when the question has no time limit
+PRESET = 6                        # xz preset of the packed proof and core
 
 
 @dataclass
@@ -42,11 +47,37 @@ class LengthListing:
     proof: list[str] = field(default_factory=list)
     variables: int = 0
     clauses: int = 0
+    core: list[int] | None = None      # the CNF clauses the proof uses (None: all of them)
+    raw_lemmas: int = 0                # lemmas of the solver's proof, before trimming
+    blocks: list[list[int]] = field(default_factory=list, repr=False)  # the blocking clauses
 
     def as_dict(self) -> dict[str, Any]:
-        return {"plies": self.plies, "games": [[m.uci() for m in g] for g in self.games],
-                "illegal": [[m.uci() for m in p] for p in self.illegal],
-                "proof": "\n".join(self.proof)}
+        out: dict[str, Any] = {"plies": self.plies,
+                               "games": [[m.uci() for m in g] for g in self.games],
+                               "illegal": [[m.uci() for m in p] for p in self.illegal]}
+        if self.core is not None:
+            out.update(smaller("core", " ".join(map(str, deltas(self.core)))))
+        out.update(smaller("proof", "\n".join(self.proof)))
+        return out
+
+
+def smaller(key: str, text: str) -> dict[str, str]:
+    """{key: text} or {key_xz: packed text}, whichever is shorter (xz has a fixed overhead of
+    about 100 bytes: a short proof stays plain)."""
+    packed = pack(text)
+    return {f"{key}_xz": packed} if len(packed) < len(text) else {key: text}
+
+
+def pack(text: str) -> str:
+    """xz (LZMA) of the text, in base64: a DRUP proof or a clause list shrinks about tenfold."""
+    import base64
+    import lzma
+    return base64.b64encode(lzma.compress(text.encode("ascii"), preset=PRESET)).decode("ascii")
+
+
+def deltas(ascending: list[int]) -> list[int]:
+    """The differences of an ascending list (the first from -1): small numbers that compress."""
+    return [b - a for a, b in zip([-1] + ascending[:-1], ascending)]
 
 
 def first_illegal(moves: list[chess.Move]) -> int | None:
@@ -104,10 +135,38 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget) -> LengthLi
                 clause = blocking_clause(enc, moves)
                 blocks.append(clause)
                 s.add_clause(clause)
-            out.proof = lean_proof(s.get_proof())
+            proof = lean_proof(s.get_proof())
         finally:
             alarm.close()
+    out.proof, out.blocks = proof, blocks
+    out.raw_lemmas = sum(1 for line in proof if not line.startswith("d"))
     return out
+
+
+def trim_listing(target: chess.BaseBoard, out: LengthListing, budget: Budget) -> None:
+    """Replace the listing's proof by its trimmed form and name its core (LimitHit if the
+    budget runs out first; the listing is then unchanged). The CNF is encoded again rather than
+    kept from the solving: every length's CNF at once would not fit in memory on long ones."""
+    enc = encode(target, out.plies)
+    trimmed = trim_proof(enc.clauses, out.blocks, out.proof, enc.nv, budget)
+    out.core = trimmed.core
+    out.proof = [("d " if delete else "") + " ".join(map(str, lits)) + " 0"
+                 for delete, lits in trimmed.proof]
+
+
+def trim_proof(clauses: list[list[int]], blocks: list[list[int]], proof: list[str], nv: int,
+               budget: Budget) -> Trimmed:
+    """The proof reduced to the lemmas and CNF clauses its refutation uses (the blocking clauses
+    are always all given to the checker, so `core` indexes `clauses` only). It checks the proof
+    on the way: one that does not check is an internal error (AssertionError)."""
+    def tick() -> None:
+        budget.check_now()
+    try:
+        t = trim(clauses + blocks, parse_proof(proof), nv, tick)
+    except ValueError as e:
+        raise AssertionError(f"internal error: the solver's proof does not check ({e})") from None
+    t.core = [i for i in t.core if i < len(clauses)]
+    return t
 
 
 def lean_proof(lines: list[str]) -> list[str]:
@@ -137,6 +196,15 @@ def certificate(target: chess.BaseBoard, plies: int, budget: Budget
     """The spg-listing certificate of (target, plies), and the listings; LimitHit if the budget
     runs out first."""
     listings = [list_length(target, length, budget) for length in lengths_of(plies)]
+    # trimming comes second: when the time runs out during it, the lengths not yet trimmed keep
+    # the solver's whole proof (a larger certificate, slower to check, just as valid)
+    for lst in listings:
+        try:
+            trim_listing(target, lst, budget)
+        except LimitHit:
+            if interrupted():
+                raise
+            break
     count = len(listings[0].games)
     shorter = any(lst.games for lst in listings[1:])
     status = "cooked" if count >= 2 else "no solution" if count == 0 else \
@@ -181,8 +249,10 @@ def certify(dest: Any, target: chess.BaseBoard, plies: int, games: list[list[che
         return None, f"listing certificate: not written, too large ({size / 2**20:.1f} MiB)"
     path = dest.write(cert, "spg-listing")
     lemmas = sum(len(lst.proof) for lst in listings)
+    core = sum(len(lst.core) if lst.core is not None else lst.clauses for lst in listings)
     return str(path), (f"listing certificate: {path} ({cert['status']}; lengths "
                        f"{', '.join(str(lst.plies) for lst in listings)}; "
                        f"{sum(len(lst.illegal) for lst in listings)} illegal prefixes blocked, "
-                       f"{lemmas} proof lines, {size / 1024:.0f} KiB, "
+                       f"{lemmas} proof lines (of {sum(lst.raw_lemmas for lst in listings)} "
+                       f"lemmas), {core} CNF clauses used, {size / 1024:.0f} KiB, "
                        f"{time.monotonic() - started:.2f} s)")

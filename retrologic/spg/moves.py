@@ -18,6 +18,11 @@ from retrologic.spg.obstruction import ObstructedKey, Obstruction
 from retrologic.spg.options import BoundOptions
 from retrologic.spg.targets import BACK_RANK, Targets
 
+# `victims_stranded` gives itself up when, after VISIT_TRIAL tries, fewer than one in VISIT_RATE
+# cut (the obstruction split's rule, spg/obstruction.py): sound either way, only slower or faster
+VISIT_TRIAL = 2000
+VISIT_RATE = 20
+
 # ObstructedKey from its fields as one iterable (as `new_side_key`: made for many moves per node)
 _new_obstructed_key = functools.partial(tuple.__new__, ObstructedKey)
 
@@ -36,6 +41,8 @@ class MoveFilter:
         self.victim_slots = options.victim_slots
         self.split = options.obstruction
         self.known_plans = bound.plans_by_key  # read only: the filter never computes a bound
+        self.visits = options.landings  # `victims_stranded` (it reads the landing squares)
+        self.visit_tries = self.visit_hits = 0
         self.known_verdicts = obstruction.verdicts  # ... nor an obstruction split
 
     def candidate_moves(self, board: chess.Board, plies: int) -> list[chess.Move]:
@@ -49,6 +56,8 @@ class MoveFilter:
             to_mask &= ~board.occupied_co[not board.turn]
         keys = (self.bound.side_key(board, board.turn),
                 self.bound.side_key(board, not board.turn))
+        if self.visits and self.victims_stranded(board, plies, keys):
+            return []  # no game goes on from here: the position is dead (memoised so)
         steps = None
         if self.route_steps and self.bound.no_spare(board, board.turn, (plies + 1) // 2, keys[0]):
             steps = self.coupler.next_steps(board, board.turn, keys[0])
@@ -69,6 +78,34 @@ class MoveFilter:
                 continue
             out.append(move)
         return out
+
+    def victims_stranded(self, board: chess.Board, plies: int,
+                         keys: tuple[SideKey, SideKey]) -> bool:
+        """True when a side's units that must be captured cannot all get to squares where the
+        opponent can still land a move (`Bound.visit_bound` against the opponent's
+        `Coupling.landing_squares` for its moves left) within the side's moves left: no game
+        to the target goes on from here, so the position has no candidate move (issue #22).
+        Tried after the prune's rules (the search asks for candidates only when none cut),
+        not with an e.p. square pending (as the prune's victims-unreached rules)."""
+        if board.ep_square is not None or self.visit_hits * VISIT_RATE < self.visit_tries \
+                and self.visit_tries >= VISIT_TRIAL:
+            return False  # (or it rarely cuts on this problem: not worth its cost)
+        left = moves_left(board.turn, plies)
+        cut = False
+        for key, other in (keys, keys[::-1]):
+            color = key.color
+            slots = self.bound.plans(board, color, key).slots
+            if chess.popcount(board.occupied_co[color]) - self.target_count[color] <= len(slots):
+                continue  # no victim beyond the slots of the opponent's forced pawn captures
+            mine, theirs = left[0 if color == chess.WHITE else 1], \
+                left[1 if color == chess.WHITE else 0]
+            where = self.coupler.landing_squares(board, not color, theirs, other)
+            if self.bound.visit_bound(board, color, where, key) > mine:
+                cut = True
+                break
+        self.visit_tries += 1
+        self.visit_hits += cut
+        return cut
 
     def quiet_child_pruned(self, board: chess.Board, move: chess.Move, plies: int,
                            keys: tuple[SideKey, SideKey]) -> bool:

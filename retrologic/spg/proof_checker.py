@@ -16,11 +16,16 @@ variable names the piece, squares, promotion and kind of a move, so equal variab
 boards are equal moves). An illegal prefix is replayed: its moves but the last are legal, the
 last is not, and each has a variable; its clause is falsified only by models that play that
 prefix, so by no legal game. The DRUP proof shows the CNF with all these clauses has no model,
-hence no legal game is missing from the list.
+hence no legal game is missing from the list. The proof may be checked against part of the CNF
+(the `core` the certificate names by clause index: what the writer's trimming found the proof
+to use); that is sound, a part without a model has no model when completed, and it makes the
+check several times faster. Proof and core may be packed (base64 of xz, bounded unpacking).
 """
 
 from __future__ import annotations
 
+import base64
+import lzma
 from typing import Any
 
 import chess
@@ -31,6 +36,7 @@ from retrologic.spg.cnf import ENCODING, Encoding, encode
 
 TYPE = "spg-listing"
 MAX_PLIES = 80     # longer than the CNF route reaches by far; bounds a hostile file's cost
+MAX_UNPACKED = 96 * 1024 * 1024   # bytes a packed proof or core may unpack to
 
 
 def _moves(item: Any, what: str) -> list[chess.Move]:
@@ -80,10 +86,13 @@ def _length(target: chess.BaseBoard, entry: Any, i: int, want: int) -> tuple[int
     plies = entry.get("plies")
     if not isinstance(plies, int) or isinstance(plies, bool) or plies != want:
         raise Rejected(f"lengths[{i}].plies is {str(plies)[:12]}, expected {want}")
-    games, illegal, proof = entry.get("games"), entry.get("illegal"), entry.get("proof")
-    if not isinstance(games, list) or not isinstance(illegal, list) or not isinstance(proof, str):
-        raise Rejected(f"lengths[{i}]: 'games' and 'illegal' must be lists, 'proof' a string")
+    games, illegal = entry.get("games"), entry.get("illegal")
+    proof = _text(entry, "proof", i)
+    if not isinstance(games, list) or not isinstance(illegal, list) or proof is None:
+        raise Rejected(f"lengths[{i}]: 'games' and 'illegal' must be lists, 'proof' (or "
+                       "'proof_xz') a string")
     enc = encode(target, plies)
+    core = _core(entry, i, len(enc.clauses))
     blocks = []
     seen = set()
     for j, g in enumerate(games):
@@ -103,10 +112,62 @@ def _length(target: chess.BaseBoard, entry: Any, i: int, want: int) -> tuple[int
         if any(abs(lit) > enc.nv for lit in lits):
             raise Rejected(f"lengths[{i}]: proof step {step}: a literal beyond the CNF's "
                            f"{enc.nv} variables")
-    res = check(enc.clauses + blocks, steps, enc.nv)
+    clauses = enc.clauses if core is None else [enc.clauses[k] for k in core]
+    res = check(clauses + blocks, steps, enc.nv)
     if not res.ok:
         raise Rejected(f"lengths[{i}] ({plies} plies): {res.reason}")
     return len(games), res.lemmas
+
+
+def _text(entry: dict[str, Any], key: str, i: int) -> str | None:
+    """The field `key` as plain text, or `key`_xz unpacked (base64 of xz, at most MAX_UNPACKED
+    bytes: a small file must not unpack to a huge one); None when neither is a string."""
+    if key in entry and f"{key}_xz" in entry:
+        raise Rejected(f"lengths[{i}]: both '{key}' and '{key}_xz'")
+    if key in entry:
+        return entry[key] if isinstance(entry[key], str) else None
+    packed = entry.get(f"{key}_xz")
+    if not isinstance(packed, str):
+        return None
+    try:
+        raw = base64.b64decode(packed.encode("ascii"), validate=True)
+        unpacker = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        data = unpacker.decompress(raw, max_length=MAX_UNPACKED)
+    except (ValueError, UnicodeError, lzma.LZMAError) as e:
+        raise Rejected(f"lengths[{i}].{key}_xz: not base64 of xz data ({str(e)[:60]})") from None
+    if not unpacker.eof or unpacker.unused_data:
+        raise Rejected(f"lengths[{i}].{key}_xz: more than {MAX_UNPACKED >> 20} MiB unpacked, "
+                       "or trailing data")
+    try:
+        return data.decode("ascii")
+    except UnicodeError:
+        raise Rejected(f"lengths[{i}].{key}_xz: not ASCII text") from None
+
+
+def _core(entry: dict[str, Any], i: int, n: int) -> list[int] | None:
+    """The CNF clauses the proof is checked against: `core` (or `core_xz`) lists their indices as
+    differences (the first from -1), each at least 1, all below `n`; None (absent): all.
+    Checking a subset of the CNF is sound: if part of a formula has no model, neither has the
+    whole."""
+    if "core" not in entry and "core_xz" not in entry:
+        return None
+    text = _text(entry, "core", i)
+    if text is None:
+        raise Rejected(f"lengths[{i}]: 'core' (or 'core_xz') must be a string")
+    out, k = [], -1
+    try:
+        for tok in text.split():
+            d = int(tok)
+            if d < 1:
+                raise ValueError
+            k += d
+            out.append(k)
+    except ValueError:
+        raise Rejected(f"lengths[{i}].core: the differences must be whole numbers >= 1") \
+            from None
+    if out and out[-1] >= n:
+        raise Rejected(f"lengths[{i}].core: clause {out[-1]} beyond the CNF's {n} clauses")
+    return out
 
 
 def check_certificate(cert: dict[str, Any]) -> Verdict:

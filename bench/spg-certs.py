@@ -1,0 +1,125 @@
+"""Sizes, write and check times of `spg-listing` certificates (issue 22, item 3), one problem at a
+time: for every problems/spg file (or the files given) whose [expect] status is unique, cooked or
+no solution, the certificate is built (spg/certify.certificate, the time limit of --timeout),
+serialised as `check` reads it, and checked (spg/proof_checker.check_certificate).
+
+    python bench/spg-certs.py [--timeout S] [--csv FILE] [--root TREE] [FILE_OR_DIR...]
+
+--root TREE measures the retrologic of another checkout (e.g. `git archive HEAD | tar -x -C
+/tmp/certbase`), so that a baseline can be run beside this tree, problem by problem, under the
+same load (columns it does not have stay "-").
+
+Columns: plies, status, CNF size of the stipulated length (variables, clauses), clauses of all
+lengths and of their cores (what the proofs use), lemmas of the solver's proofs and of the trimmed
+ones (all lengths), JSON size, write CPU s (solving, trimming, packing), check CPU s (`check`:
+regenerating the CNFs, replaying the games, the RUP checks), and whether `check` accepted it.
+Long: run it alone on the shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+
+import chess
+
+ROOT = Path(__file__).resolve().parent.parent
+if "--root" in sys.argv[:-1]:             # before the imports: which tree is measured
+    _i = sys.argv.index("--root")
+    TREE = Path(sys.argv[_i + 1]).resolve()
+    del sys.argv[_i:_i + 2]
+else:
+    TREE = ROOT
+sys.path.insert(0, str(TREE))
+
+from retrologic import problem  # noqa: E402
+from retrologic.limits import Budget, LimitHit  # noqa: E402
+from retrologic.spg import certify  # noqa: E402
+from retrologic.spg.checker import parse_moves  # noqa: E402
+from retrologic.spg.proof_checker import check_certificate  # noqa: E402
+
+STATUSES = ("unique", "cooked", "no solution")
+
+
+def files_of(names: list[str]) -> list[Path]:
+    """The problem files named (directories expanded), problems/spg by default."""
+    out: list[Path] = []
+    for name in names or [str(ROOT / "problems" / "spg")]:  # noqa: the tree's own problems
+        p = Path(name)
+        out.extend(sorted(p.glob("*.toml")) if p.is_dir() else [p])
+    return out
+
+
+def measure(path: Path, timeout: float) -> dict | None:
+    """One problem's row, or None when its [expect] is not a listing status."""
+    prob = problem.load(path)
+    if (prob.expect or {}).get("status") not in STATUSES:
+        return None
+    target = chess.BaseBoard(prob.position.fen().split()[0])
+    plies = parse_moves(prob.question["moves"])
+    row: dict = {"problem": path.stem, "plies": plies, "expect": prob.expect["status"]}
+    t0 = time.process_time()
+    try:
+        cert, listings = certify.certificate(target, plies, Budget(timeout=timeout))
+    except LimitHit as e:
+        row.update(status="-", note=f"not finished: {e.reason}",
+                   write_s=round(time.process_time() - t0, 2))
+        return row
+    row["write_s"] = round(time.process_time() - t0, 2)
+    text = json.dumps(cert)
+    row.update(status=cert["status"], vars=listings[0].variables, clauses=listings[0].clauses,
+               lemmas=sum(1 for x in listings for line in x.proof if not line.startswith("d")),
+               raw_lemmas=sum(getattr(x, "raw_lemmas", len(x.proof)) for x in listings),
+               core=sum(len(getattr(x, "core", None) or ()) for x in listings),
+               all_clauses=sum(x.clauses for x in listings),
+               kib=round(len(text) / 1024, 1))
+    if len(text) > certify.MAX_BYTES:
+        row["note"] = "too large"
+        return row
+    t0 = time.process_time()
+    verdict = check_certificate(json.loads(text))
+    row["check_s"] = round(time.process_time() - t0, 2)
+    row["accepted"] = verdict.ok
+    row["note"] = "" if verdict.ok else verdict.reason[:80]
+    return row
+
+
+COLS = ["problem", "plies", "expect", "status", "vars", "clauses", "all_clauses", "core",
+        "raw_lemmas", "lemmas", "kib", "write_s", "check_s", "accepted", "note"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="*")
+    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--csv")
+    args = ap.parse_args()
+    rows = []
+    print(" | ".join(COLS), flush=True)
+    try:
+        for f in files_of(args.files):
+            row = measure(f, args.timeout)
+            if row is None:
+                continue
+            rows.append(row)
+            print(" | ".join(str(row.get(c, "-")) for c in COLS), flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+    if args.csv:
+        from retrologic.files import atomic_write_text
+        import io
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, COLS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({c: r.get(c, "") for c in COLS})
+        atomic_write_text(Path(args.csv), buf.getvalue())
+    return 0 if all(r.get("accepted", True) for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""The legal-game finder's fast paths (issue #19) against plain recomputations: the memoised
+and ring-based look-ups must give exactly what the direct formulas give (a faster heuristic
+that silently changed the search would make the measured figures meaningless), and the node
+cap bounds the work whatever the restarts do."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import pytest
+
+from retrologic.legalgame.finder import Finder
+from retrologic.limits import Budget
+from retrologic.spg.analysis import INF, min_assignment
+
+TARGETS = [
+    "r4knr/p1q5/b2N2pp/Q1ppp3/PB1N1p1P/1P1PP3/2P1KPP1/3R1B1R w - - 2 18",
+    "4Q3/1r5k/4p3/2Q3P1/p1P1p3/1PB5/8/b4K2 w - - 0 52",
+    "rnb1kb2/1pp2p2/3pr1p1/pq1N1P1p/2PpPP2/8/PP5P/R1BQKBNR w KQq - 0 15",
+]
+
+
+def boards_on_the_way(seed: int, count: int) -> list[chess.Board]:
+    """Positions of random games from the initial array (python-chess moves), 0-60 plies."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        board = chess.Board()
+        for _ in range(rng.randint(0, 60)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        out.append(board)
+    return out
+
+
+def plain_distance(finder: Finder, color: chess.Color, ptype: int, frm: int, to: int,
+                   captures: int) -> int:
+    analysis = finder.analysis
+    if ptype == chess.PAWN:
+        maps = analysis.pawn_maps(color, frm)
+        return min(maps[c][to] for c in range(min(captures, len(maps) - 1) + 1))
+    return analysis.piece_map(ptype, color, frm)[to]
+
+
+def plain_capture_distance(finder: Finder, board: chess.Board) -> int:
+    """The nearest useful capture, unit by unit and square by square (the definition)."""
+    best = INF
+    for color in chess.COLORS:
+        need = finder.captures_left(board, color)
+        if need <= 0:
+            continue
+        victims = [(sq, board.piece_type_at(sq)) for sq in chess.scan_forward(
+            board.occupied_co[not color] & ~board.kings & ~finder.frozen)]
+        if not victims:
+            continue
+        units = [(sq, board.piece_type_at(sq))
+                 for sq in chess.scan_forward(board.occupied_co[color] & ~finder.frozen)]
+        slots = finder.analysis.bound.capture_slots(board, color)
+        if need > len(slots):
+            best = min([best] + [plain_distance(finder, color, t, sq, v, 1)
+                                 for sq, t in units for v, _ in victims])
+        pawns = [sq for sq, t in units if t == chess.PAWN]
+        for mask in slots:
+            for s in chess.scan_forward(mask):
+                reach = min((plain_distance(finder, color, chess.PAWN, p, s, need)
+                             for p in pawns), default=INF)
+                come = min(plain_distance(finder, not color, t, v, s, 0) for v, t in victims)
+                best = min(best, reach + come)
+    return best
+
+
+def plain_captures_fit(finder: Finder, board: chess.Board, color: chess.Color) -> bool:
+    """The full cost matrix (fewest pawn captures per unit and target unit), one assignment."""
+    need = finder.captures_left(board, color)
+    units = [(sq, board.piece_type_at(sq))
+             for sq in chess.scan_forward(board.occupied_co[color] & ~finder.frozen)]
+    routes = finder.analysis.unit_routes
+    cost = [[min((c for _, c, _ in routes(color, ut, usq, tt, tsq, max(need, 0))), default=INF)
+             for usq, ut in units] for tsq, tt in finder.analysis.target_units[color]]
+    return need >= 0 and len(cost) <= len(units) and (not cost or min_assignment(cost) <= need)
+
+
+def plain_side_bounds(finder: Finder, board: chess.Board) -> tuple[int, int] | None:
+    """Both sides' bounds, the captures check, stuck pawns and lost rights, nothing cached."""
+    bound = finder.analysis.bound
+    sides = []
+    for color in (chess.WHITE, chess.BLACK):
+        value = bound.side_bound(board, color)
+        if value >= INF or not plain_captures_fit(finder, board, color):
+            return None
+        back = chess.BB_RANK_1 if color == chess.WHITE else chess.BB_RANK_8
+        if board.castling_rights & ~finder.rights & back:
+            value += 2
+        sides.append(value)
+    stuck = finder.stuck_pawns(board)
+    if any(stuck & board.occupied_co[c] & ~finder.target_pawns[c] for c in chess.COLORS):
+        return None
+    return sides[0], sides[1]
+
+
+@pytest.mark.parametrize("index", range(len(TARGETS)))
+def test_fast_lookups_equal_the_plain_formulas(index):
+    finder = Finder(chess.Board(TARGETS[index]), Budget(None))
+    boards = boards_on_the_way(index, 12)
+    for board in boards + boards:      # twice: the second time from the memo tables
+        assert finder.capture_distance(board) == plain_capture_distance(finder, board), \
+            board.fen()
+        for color in chess.COLORS:
+            assert finder.captures_fit(board, color) == plain_captures_fit(finder, board, color)
+        assert finder.side_bounds(board) == plain_side_bounds(finder, board), board.fen()
+
+
+def test_the_node_cap_bounds_the_work_over_all_restarts():
+    """Every expanded position counts: a finder with a small cap stops right after it (found or
+    not), however many tries and restarts it would still have."""
+    for cap in (50, 200):
+        finder = Finder(chess.Board(TARGETS[0]), Budget(None), node_cap=cap)
+        assert finder.find() is None       # this game needs some 2,000 positions
+        assert cap <= finder.nodes <= cap + 1
