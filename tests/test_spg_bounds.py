@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import re
 import tomllib
 from pathlib import Path
 
 import chess
 import pytest
 
-from conftest import random_game
+from conftest import published_games, random_game
 from retrologic.spg import solver as spg
 from retrologic.spg.analysis import INF, SWITCHES, Analysis
 from retrologic.spg.search import Limits, Search
@@ -102,27 +101,7 @@ def _assert_obstruction_holds(analysis: Analysis, board: chess.Board, rest: list
                                    f"{chess.SquareSet(hit)}; disturbed bound {value} > {mine}")
 
 
-def _published_games() -> list[tuple[str, list[chess.Move]]]:
-    out = []
-    for path in sorted((ROOT / "problems" / "spg").glob("*.toml")):
-        data = tomllib.loads(path.read_text())
-        texts = list(data.get("expect", {}).get("answer", []))
-        notes = data.get("meta", {}).get("notes", "")
-        if notes.startswith("published: "):
-            texts.append(notes[len("published: "):])
-        if path.stem.startswith("kirtley") and not texts:
-            texts += KIRTLEY
-        for text in texts:
-            board = chess.Board()
-            for token in text.split():
-                token = re.sub(r"^\d+\.(\.\.)?", "", token)
-                if token:
-                    board.push_san(token)
-            out.append((path.stem, list(board.move_stack)))
-    return out
-
-
-PUBLISHED = _published_games()
+PUBLISHED = published_games(ROOT / "problems" / "spg", {"kirtley": KIRTLEY})
 
 
 def test_the_published_corpus_is_there() -> None:

@@ -11,14 +11,12 @@ every legal move) on small windows of random games where the deduction cuts.
 from __future__ import annotations
 
 import random
-import re
-import tomllib
 from pathlib import Path
 
 import chess
 import pytest
 
-from conftest import random_game
+from conftest import published_games, random_game
 from test_spg_bruteforce import all_games
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.search import Limits, Search
@@ -26,26 +24,7 @@ from retrologic.spg.search import Limits, Search
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _games(folder: Path) -> list[tuple[str, list[chess.Move]]]:
-    """The published solutions of a folder's problem files ([expect] answers, meta notes)."""
-    out = []
-    for path in sorted(folder.glob("*.toml")):
-        data = tomllib.loads(path.read_text())
-        texts = list(data.get("expect", {}).get("answer", []))
-        notes = data.get("meta", {}).get("notes", "")
-        if notes.startswith("published: "):
-            texts.append(notes[len("published: "):])
-        for text in texts:
-            board = chess.Board()
-            for token in text.split():
-                token = re.sub(r"^\d+\.(\.\.)?", "", token)
-                if token:
-                    board.push_san(token)
-            out.append((path.stem, list(board.move_stack)))
-    return out
-
-
-PUBLISHED = _games(ROOT / "problems" / "spg") + _games(ROOT / "bench" / "spg-published")
+PUBLISHED = published_games(ROOT / "problems" / "spg") + published_games(ROOT / "bench" / "spg-published")
 
 
 def _visit_bounds(analysis: Analysis, board: chess.Board, plies: int) -> dict[bool, int]:

@@ -91,9 +91,13 @@ class _Checker:
         v = self.val[abs(lit)]
         return v if lit > 0 else -v
 
-    def _assign(self, lit: int) -> None:
+    def _assign(self, lit: int, why: int = -1) -> None:
+        """Set `lit` true (`why`: the clause that implied it, kept by the trimming tracer)."""
         self.val[abs(lit)] = 1 if lit > 0 else -1
         self.trail.append(lit)
+
+    def _conflicted(self, cid: int) -> None:
+        """Clause `cid` is falsified (the trimming tracer remembers it)."""
 
     def _propagate(self) -> bool:
         """Unit propagation from qhead; False on a conflict."""
@@ -135,8 +139,9 @@ class _Checker:
                             i += 1
                             j += 1
                         del ws[j:]
+                        self._conflicted(cid)
                         return False
-                    self._assign(first)
+                    self._assign(first, cid)
             del ws[j:]
         return True
 
@@ -332,51 +337,8 @@ class _Tracer(_Checker):
         if not self._propagate():
             self.conflict = True
 
-    def _propagate(self) -> bool:
-        """Unit propagation from qhead with reasons; on a conflict `final` is its clause."""
-        val, watch, clauses = self.val, self.watch, self.clauses
-        while self.qhead < len(self.trail):
-            false_lit = -self.trail[self.qhead]
-            self.qhead += 1
-            ws = watch.get(false_lit)
-            if not ws:
-                continue
-            i = j = 0
-            n = len(ws)
-            while i < n:
-                cid = ws[i]
-                i += 1
-                c = clauses[cid]
-                if c is None:
-                    continue
-                if c[0] == false_lit:
-                    c[0], c[1] = c[1], c[0]
-                first = c[0]
-                fv = val[abs(first)] if first > 0 else -val[abs(first)]
-                if fv == 1:
-                    ws[j] = cid
-                    j += 1
-                    continue
-                for k in range(2, len(c)):
-                    lk = c[k]
-                    if (val[abs(lk)] if lk > 0 else -val[abs(lk)]) != -1:
-                        c[1], c[k] = lk, false_lit
-                        watch.setdefault(lk, []).append(cid)
-                        break
-                else:
-                    ws[j] = cid
-                    j += 1
-                    if fv == -1:
-                        while i < n:
-                            ws[j] = ws[i]
-                            i += 1
-                            j += 1
-                        del ws[j:]
-                        self.final = [cid]
-                        return False
-                    self._assign(first, cid)
-            del ws[j:]
-        return True
+    def _conflicted(self, cid: int) -> None:
+        self.final = [cid]
 
     def add(self, lits: list[int]) -> None:
         """As _Checker.add, recording the clause's body and the reasons of what it implies."""

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import chess
 
+from retrologic.spg.maps import piece_targets
+
 OPEN = 12   # squares a piece must reach backwards from its target square to count as open
 
 
@@ -26,21 +28,12 @@ def reach(piece_type: int, square: chess.Square, occupied: int, barred: int = 0)
     empty squares (`occupied` blocks; `barred` squares it may not stand on, the square itself
     excluded). Pieces move the same way backwards as forwards, so this is also where it may
     have come from."""
+    if piece_type == chess.PAWN:
+        return 0        # pawns are not walked (they cannot go back)
     seen = chess.BB_SQUARES[square]
     frontier = [square]
     while frontier:
-        sq = frontier.pop()
-        if piece_type == chess.KNIGHT:
-            attacks = chess.BB_KNIGHT_ATTACKS[sq]
-        elif piece_type == chess.KING:
-            attacks = chess.BB_KING_ATTACKS[sq]
-        else:
-            attacks = 0
-            if piece_type in (chess.BISHOP, chess.QUEEN):
-                attacks |= chess.BB_DIAG_ATTACKS[sq][chess.BB_DIAG_MASKS[sq] & occupied]
-            if piece_type in (chess.ROOK, chess.QUEEN):
-                attacks |= (chess.BB_RANK_ATTACKS[sq][chess.BB_RANK_MASKS[sq] & occupied]
-                            | chess.BB_FILE_ATTACKS[sq][chess.BB_FILE_MASKS[sq] & occupied])
+        attacks = piece_targets(piece_type, frontier.pop(), no_cross=occupied)
         new = attacks & ~occupied & ~barred & ~seen
         seen |= new
         frontier.extend(chess.scan_forward(new))
