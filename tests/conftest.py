@@ -99,3 +99,15 @@ def published_games(folder, extra: dict | None = None) -> list[tuple[str, list[c
                     board.push_san(token)
             out.append((path.stem, list(board.move_stack)))
     return out
+
+
+def random_walk(rng: random.Random, plies: int) -> chess.Board:
+    """The board after up to `plies` random legal moves from the initial array (`rng` chooses;
+    the walk stops early at mate or stalemate)."""
+    board = chess.Board()
+    for _ in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    return board

@@ -17,6 +17,8 @@ import chess
 import chess.pgn
 import pytest
 
+from conftest import random_walk
+
 from retrologic import problem
 from retrologic.cli import main
 from retrologic.errors import InputError
@@ -554,13 +556,7 @@ def test_valid_fens_are_never_rewritten() -> None:
     import argparse
     rng = random.Random(20)
     for _ in range(40):
-        board = chess.Board()
-        for _ in range(rng.randrange(0, 60)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        fen = board.fen()
+        fen = random_walk(rng, rng.randrange(0, 60)).fen()
         args = argparse.Namespace(command="lastmove", fen=fen)
         notation.fen_arguments(args)
         assert args.fen == fen

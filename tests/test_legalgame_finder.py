@@ -10,6 +10,8 @@ import random
 import chess
 import pytest
 
+from conftest import random_walk
+
 from retrologic.legalgame.finder import Finder
 from retrologic.limits import Budget
 from retrologic.spg.analysis import INF, min_assignment
@@ -26,13 +28,7 @@ def boards_on_the_way(seed: int, count: int) -> list[chess.Board]:
     rng = random.Random(seed)
     out = []
     for _ in range(count):
-        board = chess.Board()
-        for _ in range(rng.randint(0, 60)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        out.append(board)
+        out.append(random_walk(rng, rng.randint(0, 60)))
     return out
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 import chess
 import pytest
 
+from conftest import random_walk
+
 from retrologic.pictures.pgn import headers
 from retrologic.spg import quick
 from retrologic.spg import solver as spg
@@ -213,12 +215,7 @@ def test_pgn_text_is_what_chess_pgn_writes() -> None:
     metas = [None, {"title": "A \"quoted\" title"}, {"source": "Die Schwalbe 1989"},
              {"title": "T", "source": "S", "authors": ["Pronkin, A.", "Frolkin, A."]}]
     for i in range(60):
-        board = chess.Board()
-        for _ in range(rng.randrange(0, 101)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
+        board = random_walk(rng, rng.randrange(0, 101))
         game = board.move_stack
         comment = f"target {board.board_fen()} {'w' if board.turn else 'b'}"
         tags = {"Event": "Proof game", "Result": "*", **headers(metas[i % 4], "PG 3.5")}
