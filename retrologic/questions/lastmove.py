@@ -75,12 +75,10 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
     is asked twice, White having moved last and then Black, in one budget (see `_duplex`)."""
     from retrologic.lastmove.cages import closers_for
     closer, discovered = closers_for(list(lemmas), discover, use_library)
-    if duplex:
-        return _duplex(pos, plies, lastmove.Limits(depth=depth, support=support, nodes=nodes,
-                                                   timeout=timeout, budget=budget),
-                       closer, discovered, certificate_dir)
     limits = lastmove.Limits(depth=depth, support=support, nodes=nodes, timeout=timeout,
                              budget=budget)
+    if duplex:
+        return _duplex(pos, plies, limits, closer, discovered, certificate_dir)
     res = lastmove.solve(pos, plies, limits, [closer])
     lines, facts, details = _rendered(res)
     if discovered:
