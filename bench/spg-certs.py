@@ -3,7 +3,7 @@ time: for every problems/spg file (or the files given) whose [expect] status is 
 no solution, the certificate is built (spg/certify.certificate, the time limit of --timeout),
 serialised as `check` reads it, and checked (spg/proof_checker.check_certificate).
 
-    python bench/spg-certs.py [--timeout S] [--csv FILE] [--root TREE] [FILE_OR_DIR...]
+    python bench/spg-certs.py [--timeout S] [--csv FILE] [--root TREE] [--both] [FILE_OR_DIR...]
 
 --root TREE measures the retrologic of another checkout (e.g. `git archive HEAD | tar -x -C
 /tmp/certbase`), so that a baseline can be run beside this tree, problem by problem, under the
@@ -54,7 +54,7 @@ def files_of(names: list[str]) -> list[Path]:
     return out
 
 
-def measure(path: Path, timeout: float) -> dict | None:
+def measure(path: Path, timeout: float, hints: bool = True) -> dict | None:
     """One problem's row, or None when its [expect] is not a listing status."""
     prob = problem.load(path)
     if (prob.expect or {}).get("status") not in STATUSES:
@@ -63,12 +63,24 @@ def measure(path: Path, timeout: float) -> dict | None:
     plies = parse_moves(prob.question["moves"])
     row: dict = {"problem": path.stem, "plies": plies, "expect": prob.expect["status"]}
     t0 = time.process_time()
+    done: list[str] = []                  # the lengths listed before a limit, with CPU s
+    real = certify.list_length
+
+    def timed(*args, **kwargs):           # noqa: ANN002, ANN003 - a pass-through
+        started = time.process_time()
+        out = real(*args, **kwargs)
+        done.append(f"{out.plies}:{time.process_time() - started:.0f}s")
+        return out
+    certify.list_length = timed
     try:
-        cert, listings = certify.certificate(target, plies, Budget(timeout=timeout))
+        cert, listings = certify.certificate(target, plies, Budget(timeout=timeout),
+                                             **({} if hints else {"hints": False}))
     except LimitHit as e:
-        row.update(status="-", note=f"not finished: {e.reason}",
-                   write_s=round(time.process_time() - t0, 2))
+        row.update(status="-", note=f"not finished: {e.reason}; lengths done: "
+                   f"{' '.join(done) or 'none'}", write_s=round(time.process_time() - t0, 2))
         return row
+    finally:
+        certify.list_length = real
     row["write_s"] = round(time.process_time() - t0, 2)
     text = json.dumps(cert)
     row.update(status=cert["status"], vars=listings[0].variables, clauses=listings[0].clauses,
@@ -97,16 +109,22 @@ def main() -> int:
     ap.add_argument("files", nargs="*")
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--csv")
+    ap.add_argument("--both", action="store_true",
+                    help="per problem, the plain-DRUP writer (hints=False) first, then the "
+                         "hinted one: side by side under the same load")
     args = ap.parse_args()
     rows = []
     print(" | ".join(COLS), flush=True)
     try:
         for f in files_of(args.files):
-            row = measure(f, args.timeout)
-            if row is None:
-                continue
-            rows.append(row)
-            print(" | ".join(str(row.get(c, "-")) for c in COLS), flush=True)
+            for hints in ((False, True) if args.both else (True,)):
+                row = measure(f, args.timeout, hints)
+                if row is None:
+                    break
+                if args.both:
+                    row["problem"] += " (lrat)" if hints else " (drup)"
+                rows.append(row)
+                print(" | ".join(str(row.get(c, "-")) for c in COLS), flush=True)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
     if args.csv:

@@ -19,9 +19,8 @@ BRANDIS = "8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1"
 
 
 # These tests check the proof trees of Brandis without cages (no closer given): six candidates
-# stay unresolved there, and each would get the game finder's full count (30,000 positions, the
-# plan finder up to 4.5 times that) and minutes of finding no game; a small count gives the same
-# proof trees. Brandis with its cages, answered unique, is test_discovered_cage_leaves_are_reverified.
+# stay unresolved there, and each would get the game finders' full count (CERTIFY_NODES,
+# 120,000 positions) and minutes of finding no game; a small count gives the same proof trees. Brandis with its cages, answered unique, is test_discovered_cage_leaves_are_reverified.
 GAME_NODES = {BRANDIS: 100}
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from retrologic.certificate import check
 from retrologic.lastmove import search as lastmove
-from retrologic.legalgame.checker import check_certificate
+from retrologic.legalgame.checker import check_certificate, reached_fault
 from retrologic.legalgame.finder import find_game, plies_needed
 from retrologic.legalgame.game import LegalGame
 from retrologic.limits import Budget
@@ -72,6 +72,19 @@ def test_found_games_reach_the_position_exactly(fen):
     cert = LegalGame(tuple(moves), target).certificate()
     assert check_certificate(json.loads(json.dumps(cert))).ok
 
+
+
+def test_no_game_ends_with_an_en_passant_capture_the_position_does_not_state():
+    """FEN "-" with a pawn beside a foe pawn that could have just double-stepped: the shortest
+    games (1.e4 d5 2.e5 f5, or ...f5 then ...d5) leave e.p. legal, so they reach another
+    position. The finder once returned one (seed 725 of bench/legal.py); the checker's fault
+    is the oracle."""
+    target = chess.Board("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3")
+    moves = find_game(target, Budget(60))
+    assert moves is not None
+    board = replayed(moves)
+    assert reached_fault(board, target) is None
+    assert not board.has_legal_en_passant() and len(moves) > 4
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_random_game_positions_are_certified_by_python_chess(seed):

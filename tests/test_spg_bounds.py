@@ -233,7 +233,8 @@ def test_coupled_bound_when_the_other_side_has_no_spare_move() -> None:
     assert not squares & chess.BB_A3 and squares & chess.BB_F7 and squares & chess.BB_E2
     assert analysis.coupled_bound(board, chess.WHITE) > 3
     assert analysis.prune(board, 6)
-    assert not Analysis(chess.Board(), target, coupling=False, landings=False).prune(board, 6)
+    assert not Analysis(chess.Board(), target, coupling=False, landings=False,
+                        victim_visits=False).prune(board, 6)
     # and White, with no spare move either, leaves a3 and d4 standing: Black cannot land there
     assert Analysis(chess.Board(), target, coupling=False).prune(board, 6)
     assert not analysis.landing_squares(board, chess.BLACK, 3) & (chess.BB_A3 | chess.BB_D4)

@@ -74,7 +74,8 @@ def test_trim_refuses_a_proof_that_does_not_check() -> None:
 
 
 def _cert(fen: str, plies: int) -> dict:
-    cert, _ = certificate(chess.BaseBoard(fen), plies, Budget(timeout=120))
+    """A plain-DRUP certificate (the hinted form has its tests in test_spg_cert_hints.py)."""
+    cert, _ = certificate(chess.BaseBoard(fen), plies, Budget(timeout=120), hints=False)
     return json.loads(json.dumps(cert | {"format": 2, "retrologic": "test"}))
 
 

@@ -119,9 +119,9 @@ def test_listing_equals_brute_force(plies: int) -> None:
         assert verdict.ok, verdict.reason
 
 
-def _cert(moves: str, plies: int) -> dict:
+def _cert(moves: str, plies: int, hints: bool = True) -> dict:
     board = chess.BaseBoard(moves) if "/" in moves else _replayed(moves.split())[1]
-    cert, _ = certificate(board, plies, Budget(timeout=120))
+    cert, _ = certificate(board, plies, Budget(timeout=120), hints=hints)
     return json.loads(json.dumps(cert | {"format": 2, "retrologic": "test"}))
 
 
@@ -166,9 +166,15 @@ def _unpack(text: str) -> str:
     return lzma.decompress(base64.b64decode(text)).decode("ascii")
 
 
+def _key(entry: dict) -> str:
+    """The proof's field: "lrat" (hinted, what certify writes) or "proof" (plain DRUP)."""
+    return "lrat" if "lrat" in entry or "lrat_xz" in entry else "proof"
+
+
 def _proof_lines(cert: dict, i: int = 0) -> list[str]:
     entry = cert["lengths"][i]
-    return (entry["proof"] if "proof" in entry else _unpack(entry["proof_xz"])).splitlines()
+    key = _key(entry)
+    return (entry[key] if key in entry else _unpack(entry[f"{key}_xz"])).splitlines()
 
 
 def test_proof_cut_short_is_rejected(certs: dict[str, dict]) -> None:
@@ -186,8 +192,9 @@ def test_proof_cut_short_is_rejected(certs: dict[str, dict]) -> None:
 def _with_proof(cert: dict, lines: list[str]) -> dict:
     """The certificate with this (plain text) proof of the stipulated length."""
     out = copy.deepcopy(cert)
-    out["lengths"][0].pop("proof_xz", None)
-    out["lengths"][0]["proof"] = "\n".join(lines)
+    key = _key(out["lengths"][0])
+    out["lengths"][0].pop(f"{key}_xz", None)
+    out["lengths"][0][key] = "\n".join(lines)
     return out
 
 
@@ -204,10 +211,15 @@ def test_other_diagram_is_rejected(certs: dict[str, dict]) -> None:
 
 def test_forged_blocking_clauses_are_rejected(certs: dict[str, dict]) -> None:
     cert = certs["cooked"]
-    # a genuinely illegal prefix (the king onto its own pawn) may be blocked: still accepted
-    ok = copy.deepcopy(cert)
-    ok["lengths"][0]["illegal"].append(["a2a3", "e8e7"])
-    assert check(ok).ok, check(ok).reason
+    # a genuinely illegal prefix (the king onto its own pawn) may be blocked: still accepted by
+    # a plain DRUP proof (a hinted one names its clauses by position: one more block shifts
+    # the lemmas' ids, and the hints fail: rejected, never wrongly accepted)
+    drup = _cert(COOKED, 4, hints=False)
+    assert _key(drup["lengths"][0]) == "proof" and check(drup).ok
+    for base, accepted in ((drup, True), (cert, False)):
+        ok = copy.deepcopy(base)
+        ok["lengths"][0]["illegal"].append(["a2a3", "e8e7"])
+        assert check(ok).ok == accepted, check(ok).reason
     # a legal prefix claimed illegal would cut real games: rejected
     bad = copy.deepcopy(cert)
     bad["lengths"][0]["illegal"].append(["a2a3", "e7e5"])
@@ -234,7 +246,7 @@ def test_stated_facts_are_checked(certs: dict[str, dict]) -> None:
     bad = copy.deepcopy(certs["unique"])
     del bad["lengths"][-1]                                  # a shorter length left out
     _rejected(bad, "lengths")
-    bad = _with_proof(certs["unique"], ["99999999 0"] + _proof_lines(certs["unique"]))
+    bad = _with_proof(certs["unique"], ["99999999 0 1 0"] + _proof_lines(certs["unique"]))
     _rejected(bad, "beyond")                               # beyond the CNF's variables
     bad = copy.deepcopy(certs["cooked"])
     bad["question"] = {"kind": "spg", "moves": "3.0"}

@@ -1,7 +1,7 @@
 """The victim-visit bound (issue #22, reach on long proof games): every unit of a side that
 ends captured must first stand where the opponent can still land a move, so its walk there
 counts (`Bound.visit_bound`), and a position whose victims cannot all get there in time has no
-candidate move (`MoveFilter.victims_stranded`).
+prune rule victims-stranded cuts it (`rules.VictimVisits`).
 
 Oracles: the moves really played along published solutions and capture-heavy random games
 (the bound never exceeds them, no real position is declared dead), and brute force (python-chess,
@@ -54,9 +54,11 @@ def _check_along(start: chess.Board, moves: list[chess.Move]) -> int:
                 f"ply {i} ({board.fen()}): {chess.COLOR_NAMES[color]}'s visit bound {value} "
                 f"exceeds the {left[color]} moves it makes")
             raised += value > analysis.side_bound(board, color)
+        analysis.visits.tries = analysis.visits.hits = 0  # never given up: every position tried
         keys = (analysis.bound.side_key(board, board.turn),
                 analysis.bound.side_key(board, not board.turn))
-        assert not analysis.mover.victims_stranded(board, n - i, keys), f"ply {i} dead"
+        assert not analysis.visits.stranded(board, n - i, keys), f"ply {i} dead"
+        assert analysis.cutting_rule(board, n - i) is None, f"ply {i} pruned"
         assert move in analysis.candidate_moves(board, n - i)
         board.push(move)
     return raised
@@ -117,11 +119,12 @@ def test_search_with_the_cut_equals_brute_force(seed: int, first: int, plies: in
     target = start.copy()
     for _, move in game[first:first + plies]:
         target.push(move)
-    analysis = Analysis(start.copy(stack=False), target)
+    # (visit steps off: they drop most moves into these positions before the rule sees them)
+    analysis = Analysis(start.copy(stack=False), target, visit_steps=False)
     result = Search(start.copy(stack=False), target, plies, analysis.prune, None,
                     Limits(timeout=60), analysis.candidate_moves).run()
     assert result.complete
-    assert analysis.mover.visit_hits > 0  # the deduction cut in this search
+    assert analysis.visits.hits > 0  # the deduction cut in this search
     ours = {tuple(m.uci() for m in g) for g in result.games()}
     assert ours == all_games(start, target, plies)
 
@@ -139,11 +142,106 @@ def test_cut_keeps_the_games_and_searches_fewer_nodes() -> None:
         start.push(m)
     results = {}
     for visits in (False, True):
-        analysis = Analysis(start.copy(stack=False), target)
-        analysis.mover.visits = visits
+        analysis = Analysis(start.copy(stack=False), target, victim_visits=visits,
+                            visit_steps=False)
         res = Search(start.copy(stack=False), target, 12, analysis.prune, None,
                      Limits(timeout=60), analysis.candidate_moves).run()
         assert res.complete
         results[visits] = ({tuple(g) for g in res.games()}, res.nodes)
     assert results[True][0] == results[False][0] == {tuple(moves[-12:])}
     assert results[True][1] * 2 < results[False][1]
+
+
+# --- visit steps (issue #22, reach): a side whose victim visits need every move it has left
+# moves no piece that gets no closer to a row of the visit assignment (`MoveFilter.wasted`)
+
+# windows (seed, first ply, plies) of random games where the filter drops moves (found by a scan)
+STEP_CASES = [(0, 14, 5), (0, 49, 4), (0, 56, 5), (2, 14, 5), (2, 21, 4), (2, 49, 4),
+              (36, 28, 4), (36, 56, 4), (37, 42, 4), (38, 28, 4), (38, 35, 5), (38, 42, 4),
+              (39, 49, 4), (39, 56, 5)]
+
+
+@pytest.mark.parametrize("seed,first,plies", STEP_CASES)
+def test_search_with_visit_steps_equals_brute_force(seed: int, first: int, plies: int) -> None:
+    game = random_game(seed, first + plies + 1)
+    start = game[first][0]
+    target = start.copy()
+    for _, move in game[first:first + plies]:
+        target.push(move)
+    analysis = Analysis(start.copy(stack=False), target)
+    result = Search(start.copy(stack=False), target, plies, analysis.prune, None,
+                    Limits(timeout=60), analysis.candidate_moves).run()
+    assert result.complete
+    assert analysis.mover.visit_cuts > 0  # the filter dropped moves in this search
+    ours = {tuple(m.uci() for m in g) for g in result.games()}
+    assert ours == all_games(start, target, plies)
+
+
+def _real_moves_dropped(wasted_of=None) -> tuple[int, int]:
+    """Along every published solution (its end as the target): (real moves the filter drops,
+    other moves it drops). `wasted_of(analysis)`: a replacement for the filter's test."""
+    real = other = 0
+    for _, moves in PUBLISHED:
+        board = chess.Board()
+        for m in moves:
+            board.push(m)
+        analysis = Analysis(chess.Board(), board)
+        if wasted_of is not None:
+            analysis.mover.wasted = wasted_of(analysis)
+        board, n = chess.Board(), len(moves)
+        for i, move in enumerate(moves):
+            before = analysis.mover.visit_cuts
+            candidates = analysis.candidate_moves(board, n - i)
+            other += analysis.mover.visit_cuts - before
+            real += move not in candidates
+            board.push(move)
+    return real, other
+
+
+def test_visit_steps_keep_every_published_move() -> None:
+    real, other = _real_moves_dropped()
+    assert real == 0
+    assert other > 0  # the filter drops other moves along the published games: it bites
+
+
+def test_a_mutant_without_the_walk_row_is_caught() -> None:
+    """A wrong filter that forgets the victims' walk to the landing squares (a piece that only
+    gets closer to where it will be captured counts as wasted) drops real moves."""
+    def mutant(analysis: Analysis):
+        def wasted(board: chess.Board, move: chess.Move, tight: tuple) -> bool:
+            if move.promotion or board.is_capture(move) or board.is_castling(move):
+                return False
+            ptype = board.piece_type_at(move.from_square)
+            if ptype in (None, chess.PAWN, chess.KING) or \
+                    board.castling_rights & chess.BB_SQUARES[move.from_square]:
+                return False
+            where, captures, slots, _ = tight
+            f = analysis.bound.visit_entries
+            before = f(board.turn, ptype, move.from_square, captures, slots, where)[:-1]
+            after = f(board.turn, ptype, move.to_square, captures, slots, where)[:-1]
+            return not any(a < b for a, b in zip(after, before))
+        return wasted
+    real, _ = _real_moves_dropped(mutant)
+    assert real > 0
+
+
+def test_visit_steps_keep_the_games_and_search_fewer_nodes() -> None:
+    """Red Hot Pawn 2008 (Black without a spare move, White's victims walking to Black's
+    routes) from 10 plies before the end: the same games with and without the filter, in
+    fewer nodes with it."""
+    moves = dict(PUBLISHED)["redhotpawn-2008"]
+    target = chess.Board()
+    for m in moves:
+        target.push(m)
+    start = chess.Board()
+    for m in moves[:-10]:
+        start.push(m)
+    results = {}
+    for steps in (False, True):
+        analysis = Analysis(start.copy(stack=False), target, visit_steps=steps)
+        res = Search(start.copy(stack=False), target, 10, analysis.prune, None,
+                     Limits(timeout=60), analysis.candidate_moves).run()
+        assert res.complete
+        results[steps] = ({tuple(g) for g in res.games()}, res.nodes)
+    assert results[True][0] == results[False][0] == {tuple(moves[-10:])}
+    assert results[True][1] < results[False][1]

@@ -1,5 +1,8 @@
 """An independent DRUP checker: each added lemma must follow from the clauses by unit
-propagation (RUP), deletions are honoured, and the empty clause must be reached.
+propagation (RUP), deletions are honoured, and the empty clause must be reached; and a checker of
+hinted (LRAT-style) proofs, each lemma refuted by the clauses it names (issue 22).
+Long because: the DRUP check, the writers' trimming tracer and the hinted check share one
+watched-literal propagation (a class and its hooks), which must stay one copy.
 
 Import rule: it imports nothing of retrologic but errors (for messages), and no solver: a proof is
 checked by this code alone.
@@ -406,6 +409,28 @@ class _Tracer(_Checker):
         return deps
 
 
+def unit_support(clauses: list[list[int]], variables: Iterable[int]) -> set[int]:
+    """The indices of the clauses whose unit propagation at the top level sets `variables` (the
+    reasons of their values, and of those reasons' other literals, transitively): any set of
+    clauses containing these propagates the same values again. For the writer (untrusted)."""
+    chk = _Tracer(0)
+    chk.load(clauses)
+    out: set[int] = set()
+    seen: set[int] = set()
+    stack = [v for v in variables if 0 < v <= chk.nv]
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        r = chk.reason[v]
+        if r < 0 or chk.val[v] == 0:
+            continue
+        out.add(r)
+        stack.extend(abs(lit) for lit in chk.body[r] if abs(lit) != v and abs(lit) <= chk.nv)
+    return out
+
+
 def trim(clauses: list[list[int]], proof: Iterable[tuple[bool, list[int]]], nv: int = 0,
          tick: Callable[[], None] | None = None) -> Trimmed:
     """Check a DRUP proof forwards recording each lemma's antecedents, then mark backwards from
@@ -470,3 +495,139 @@ def trim(clauses: list[list[int]], proof: Iterable[tuple[bool, list[int]]], nv: 
     kept = [(delete, lits) for (delete, lits), cid in zip(steps, step_cid)
             if cid >= 0 and marked[cid] and (delete or cid >= n_in)]
     return Trimmed(core, kept, sum(1 for delete, _ in steps if not delete))
+
+
+# --- LRAT-style proofs with hints (issue 22): a linear check, no search -----------------------
+
+
+def parse_lrat(lines: Iterable[str]) -> list[tuple[list[int], list[int]]]:
+    """(literals, hints) of each line "l1 l2 ... 0 h1 h2 ... 0" of a hinted proof: the lemma and
+    the ids of the clauses (inputs 1..n, then the lemmas in order) whose unit propagation
+    refutes its negation (the LRAT format of Cruz-Filipe, Heule, Hunt, Kaufmann and
+    Schneider-Kamp 2017, with implicit ids and without deletions or RAT hints); ValueError if
+    malformed."""
+    out = []
+    for line in lines:
+        parts = line.split()
+        if not parts:
+            continue
+        nums = [int(t) for t in parts]
+        zeros = [k for k, n in enumerate(nums) if n == 0]
+        if len(zeros) != 2 or zeros[1] != len(nums) - 1:
+            raise ValueError(f"hinted proof line not 'literals 0 hints 0': {shown(line)}")
+        out.append((nums[:zeros[0]], nums[zeros[0] + 1:-1]))
+    return out
+
+
+def unit_closure(clauses: Iterable[list[int]], nv: int = 0) -> set[int] | None:
+    """The literals unit propagation derives from the clauses at the top level (consequences of
+    them), or None if it reaches a conflict (the clauses are then refuted)."""
+    chk = _Checker(nv)
+    for c in clauses:
+        chk.add(list(c))
+        if chk.conflict:
+            return None
+    return set(chk.trail)
+
+
+def check_lrat(clauses: Iterable[list[int]], steps: Iterable[tuple[list[int], list[int]]]
+               ) -> DrupResult:
+    """Check a hinted refutation of `clauses` (ids 1..n in order; lemma k gets id n + k).
+    The top-level unit consequences (T) of the clauses and of each lemma once checked are kept
+    by unit propagation with watched literals (as the DRUP check above and drat-trim keep
+    them: they are consequences). Per lemma: a lemma with a literal true in T is implied;
+    otherwise its negation, with T, must make each hinted earlier clause in turn unit (its
+    literal is then set) or satisfied (passed over: deriving nothing is sound) until one
+    hinted clause is falsified. A hint with two open literals, or naming no earlier clause,
+    fails the step. Beyond T's propagation (linear overall) a lemma costs the size of its
+    hints: no search, so a lemma is accepted only by its own hints. An empty input clause, or
+    a conflict of T, is a refutation."""
+    chk = _Checker(0)
+    db: list[list[int]] = [[]]                  # index 0 unused: ids start at 1
+    for c in clauses:
+        db.append(list(dict.fromkeys(c)))
+        chk.add(list(db[-1]))
+        if chk.conflict:
+            return DrupResult(True)
+    res = DrupResult(False)
+    val = chk.val
+    for step, (lits, hints) in enumerate(steps, 1):
+        res.lemmas += 1
+        lemma = list(dict.fromkeys(lits))
+        for lit in lemma:
+            chk._grow(lit)
+        val = chk.val
+        true = {-lit for lit in lemma}
+        if any(-lit in true for lit in true):
+            res.reason = f"proof step {step}: a tautology"
+            return res
+        done = any((val[lit] if lit > 0 else -val[-lit]) == 1 for lit in lemma)
+        for h in [] if done else hints:
+            if not 0 < h < len(db):
+                res.reason = f"proof step {step}: hint {h} names no earlier clause"
+                return res
+            unit = 0
+            for lit in db[h]:
+                a = val[lit] if lit > 0 else -val[-lit]
+                if a == -1 or -lit in true:
+                    continue
+                if a == 1 or lit in true:
+                    unit = 0
+                    break                       # satisfied: passed over
+                if unit:
+                    res.reason = f"proof step {step}: hint {h} is not unit"
+                    return res
+                unit = lit
+            else:
+                if not unit:
+                    done = True
+                    break
+                true.add(unit)
+        if not done:
+            res.reason = (f"proof step {step}: lemma {' '.join(map(str, lits[:8]))} 0 is not "
+                          "refuted by its hints")
+            return res
+        if not lemma:
+            res.ok = True
+            return res
+        db.append(lemma)
+        chk.add(list(lemma))
+        if chk.conflict:
+            res.ok = True
+            return res
+    res.reason = "the proof never derives the empty clause"
+    return res
+
+
+def drop_top_level(clauses: list[list[int]], steps: list[tuple[list[int], list[int]]]
+                   ) -> list[tuple[list[int], list[int]]]:
+    """For a writer (untrusted): the hinted steps without what check_lrat's top-level units make
+    superfluous: the lemmas they satisfy and the hints to clauses they satisfy (at that step);
+    ids renumbered. check_lrat keeps the same units, so a valid proof stays valid (the writer
+    checks it again)."""
+    chk = _Checker(0)
+    for c in clauses:
+        chk.add(list(dict.fromkeys(c)))
+    n = len(clauses)
+    body: dict[int, list[int]] = {i + 1: c for i, c in enumerate(clauses)}
+    new_id = {i: i for i in range(1, n + 1)}
+    out: list[tuple[list[int], list[int]]] = []
+
+    def satisfied(c: list[int]) -> bool:
+        val = chk.val
+        return any(abs(lit) < len(val) and (val[lit] if lit > 0 else -val[-lit]) == 1
+                   for lit in c)
+    for k, (lits, hints) in enumerate(steps, n + 1):
+        if chk.conflict:
+            break
+        for lit in lits:
+            chk._grow(lit)
+        if lits and satisfied(lits):
+            continue
+        out.append((lits, [new_id[h] for h in hints if h in new_id and not satisfied(body[h])]))
+        new_id[k] = n + len(out)
+        body[k] = lits
+        if not lits:
+            break
+        chk.add(list(dict.fromkeys(lits)))
+    return out

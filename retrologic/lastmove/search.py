@@ -28,7 +28,15 @@ from retrologic.position import Position
 from retrologic.result import Verdict
 from retrologic.retract import Retraction, apply, in_check, retractions
 
-CERTIFY_NODES = 30_000   # positions the game finder expands per candidate at most (a count)
+CERTIFY_NODES = 144_000  # positions the game finders expand per candidate at most (a count)
+PLAN_WEIGHT = 2          # the plan finder's share of the cap against each plain finder's (1)
+SHORT_ROUND = 4_500      # the plain finder's restart schedule, its first two rounds (300, 600)
+FIRST_PASS = 1_500       # positions of each plain-finder try in its first, unjittered pass
+FIRST_ROUND = 7_500      # ... the five tries of that pass (`legalgame.finder.TRIES`)
+# the modes of a certification try: the plain finder's schedule cut short, its unjittered
+# first pass alone, the plan finder, the plain finder's whole schedule
+SHORT, FIRST, PLAN, PLAIN = "short", "first pass", "plan", "plain"
+FIXED = {SHORT: SHORT_ROUND, FIRST: FIRST_ROUND}    # the modes with a fixed cap
 
 # A closer proves a position illegal by outside knowledge (a cage): it has `known(pos)` (cheap,
 # tried at every node) and `discover(pos, budget)` (expensive, tried only where the search is
@@ -242,46 +250,110 @@ def classify(c: Candidate, search: Search) -> str | None:
         c.status, c.reason = Status.UNRESOLVED, e.reason
         return e.reason
     c.status = Status.UNRESOLVED
+    fault = tail_fault(c)
     if line is not None:
         c.support, c.support_line = line, _names(leaf, line)
         c.reason = "not refuted (a line of retractions no rule refutes), and no game found"
     else:
         c.reason = (f"no proof within {search.limits.depth} plies, no game found and no "
                     f"supporting line of {search.limits.support} plies")
+    if fault is not None:
+        c.reason += f" (no game can show it: its moves do not reach the diagram exactly: {fault})"
     return None
 
 
 def certify(c: Candidate, search: Search, line: list[Retraction]) -> bool:
-    """Prove the candidate possible: a legal game to the position before it (the finder, under
-    the solve's budget), followed by the candidate's moves, replayed by python-chess to the
-    diagram exactly. When the finder finds none there, it tries the earliest position of the
-    supporting `line` (retracting further can undo what makes the position before it hard),
-    the line's moves then played forward. True (and the candidate possible, with its game) when
-    found."""
-    leaf = c.positions[-1]
-    tail = [r.move() for r in reversed(c.line)]
-    earliest = leaf
-    for r in line:
-        earliest = apply(earliest, r)
-    tries = [(leaf, tail)] + ([(earliest, [r.move() for r in reversed(line)] + tail)]
-                              if line else [])
-    for start, moves in tries:
-        game = _game_through(start, moves, c, search)
+    """Prove the candidate possible: a legal game to the position before it, followed by the
+    candidate's moves, replayed by python-chess to the diagram exactly. True (and the
+    candidate possible, with its game) when found.
+
+    The tries, cheapest first (`certify_tries`), each on the position before the candidate
+    and then on the earliest position of the supporting `line` (retracting further can undo
+    what makes the position before it hard; the line's moves then played forward): the plain
+    finder's restart schedule cut short (SHORT_ROUND), its unjittered first pass alone
+    (FIRST_ROUND); only when these failed the plan finder on the position before the
+    candidate; last the plain finder's whole schedule on both. All share one cap of
+    CERTIFY_NODES positions: after the fixed short tries each gets its weight's share of what
+    the earlier ones left (PLAN_WEIGHT for the plan finder, 1 for a whole schedule: 24,000,
+    then 60,000, 30,000 and 30,000 when all fail). Issue #19: the plan finder alone used to
+    spend up to 3.5 times the finder's cap of 30,000, on each of the two positions. Measured:
+    short schedules find most games (angelini-1995-3plies in 2,133 positions); the first pass
+    august-1924's (6,760, never found by the schedule); the line's earliest position gives the
+    games of myllyniemi-1955, petrovic-last6 and stambuk-record-k (610 to 2,606 positions,
+    while 30,000 on the position before fail); the plan finder Brandis' (27,074)."""
+    if tail_fault(c) is not None:
+        return False            # no game ending with these moves reaches the diagram
+    tries = certify_tries(c, line)
+    weights = [0 if mode in FIXED else PLAN_WEIGHT if mode == PLAN else 1
+               for _, _, mode in tries]
+    start = search.budget.spent
+    for number, (begin, moves, mode) in enumerate(tries):
+        left = CERTIFY_NODES - (search.budget.spent - start)
+        later = sum(FIXED.get(m, 0) for _, _, m in tries[number + 1:])
+        cap = min(FIXED[mode], left) if mode in FIXED else \
+            (left - later) * weights[number] // sum(weights[number:])
+        game = _game_through(begin, moves, c, search, cap, mode)
         if game is not None:
             c.status, c.game = Status.POSSIBLE, game
             return True
     return False
 
 
-def _game_through(start: Position, moves: list[chess.Move], c: Candidate,
-                  search: Search) -> list[chess.Move] | None:
-    """A game to `start` (the finder) followed by `moves`, when it replays legally to the
-    candidate's diagram exactly (None otherwise)."""
+def tail_fault(c: Candidate) -> str | None:
+    """Why the candidate's moves, played by python-chess from the position before it, do not
+    reach its diagram exactly (then no game ending with them can: `_game_through` makes the
+    same comparison), or None. Found cheaply before any finder runs: e.g. a double step after
+    which an e.p. capture is legal that the diagram's FEN does not state (amelung-1897's g7-g5
+    under "-": measured, games found in 1,830 and 8,296 positions, each rejected, then the plan
+    finder until the time limit)."""
+    from retrologic.legalgame.checker import reached_fault
+    if c.diagram is None:
+        return "no diagram"
+    board = c.positions[-1].to_board()
+    for r in reversed(c.line):
+        move = r.move()
+        if not board.is_legal(move):
+            return f"{move.uci()} is not legal in {board.fen()}"
+        if (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) \
+                & c.diagram.frozen:
+            return f"{move.uci()} moves a unit stipulated never to have moved"
+        board.push(move)
+    return reached_fault(board, c.diagram.to_board())
+
+
+def certify_tries(c: Candidate, line: list[Retraction]
+                  ) -> list[tuple[Position, list[chess.Move], str]]:
+    """The order `certify` tries: (start position, moves from it to the diagram, mode) with
+    mode SHORT (the plain finder's restart schedule cut short), FIRST (its first pass alone),
+    PLAN (the plan finder) or PLAIN (its whole schedule): on the position before the candidate
+    and on the supporting line's earliest position, the short schedule, then the first pass;
+    then the plan finder on the position before the candidate; then the whole schedule on
+    both."""
+    leaf = c.positions[-1]
+    tail = [r.move() for r in reversed(c.line)]
+    starts = [(leaf, tail)]
+    if line:
+        earliest = leaf
+        for r in line:
+            earliest = apply(earliest, r)
+        starts.append((earliest, [r.move() for r in reversed(line)] + tail))
+    return ([(pos, moves, SHORT) for pos, moves in starts]
+            + [(pos, moves, FIRST) for pos, moves in starts] + [(leaf, tail, PLAN)]
+            + [(pos, moves, PLAIN) for pos, moves in starts])
+
+
+def _game_through(start: Position, moves: list[chess.Move], c: Candidate, search: Search,
+                  cap: int, mode: str) -> list[chess.Move] | None:
+    """A game to `start` (the finder `mode` says, at most `cap` positions) followed by
+    `moves`, when it replays legally to the candidate's diagram exactly (None otherwise)."""
     from retrologic.legalgame.checker import reached_fault
     from retrologic.legalgame.finder import find_game
+    if cap < 2:
+        return None
     spent = search.budget.spent
     try:
-        head = find_game(start.to_board(), search.budget, node_cap=CERTIFY_NODES)
+        head = find_game(start.to_board(), search.budget, node_cap=cap, plain=mode != PLAN,
+                         plan=mode == PLAN, first_pass=FIRST_PASS if mode == FIRST else 0)
     finally:        # the finder's positions count as the solve's nodes (one budget)
         search.nodes += search.budget.spent - spent
     if head is None:

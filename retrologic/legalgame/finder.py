@@ -7,9 +7,12 @@ lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-t
 
 1. **Captures.** While either side still has captures to make (its opponent has more units
    than the target), a greedy best-first search looks for the next capture that keeps both
-   sides' bounds finite, guided by how close a unit of the capturing side stands to a victim
-   (or, where the bound's victim slots say a pawn must capture, to that slot). The best
-   `BRANCHES` captures found are tried in turn, depth first (backtracking at dead ends).
+   sides' bounds finite, guided by the capture plan (`legalgame.kernel`: one joint assignment
+   of each side's units to its target units says which pawns must capture, where, and which
+   of the opponent's units are left over to be taken) -- how close a planned pawn and a
+   left-over victim stand to one of its capture squares, or a unit of the capturing side to a
+   victim. The best `BRANCHES` captures found are tried in turn, depth first (backtracking at
+   dead ends).
 2. **Placement.** A weighted A* on the bound (with the side to move and the castling rights
    the target asks for) plays the units to their target squares.
 
@@ -17,8 +20,9 @@ A game that fails is tried again with the other settings of `TRIES` (weights, gu
 then again with random tie-breaks, until the node cap (`FIND_NODES`, a count: every expanded
 position counts). The tries start short (`FIRST_SHARE` nodes) and double per round: a bad
 capture prefix is left early, and a restart often finds one that places in a few nodes
-(measured in bench/README-legal.md). The per-node work is memoised by what it depends on. Dead ends the
-bound misses are cut by two checks of our own: the pawns' captures must fit within the
+(measured in bench/README-legal.md); a jittered try also follows another plan of the same
+capture count (a salted assignment). The per-node work is memoised by what it depends on. Dead
+ends the bound misses are cut by two checks of our own: the pawns' captures must fit within the
 captures left all together (`captures_fit`), and pawns that can never move again must stand on
 target pawns (`stuck_pawns`). The search is a heuristic: it never proves anything by failing
 (the caller says *unknown*); what it finds is a real game, which `legalgame.checker` replays
@@ -35,6 +39,8 @@ from typing import Callable, Iterator, NamedTuple
 
 import chess
 
+from retrologic.legalgame.kernel import Planner, SidePlan, plan_distance
+from retrologic.legalgame.reach import Reach
 from retrologic.limits import Budget, LimitHit
 from retrologic.position import castling_frozen
 from retrologic.spg.analysis import Analysis, column_assignment, finite_mask
@@ -46,13 +52,16 @@ class Try(NamedTuple):
     (how much a capture may raise the victim side's bound: a unit the target needs, to be
     replaced by a promotion, raises it; 0 keeps such units), and the guide: "moves" (both
     sides' bounds added up: every useful move lowers it) or "plies" (the plies the bounds need,
-    with the side to move: a side already done then does not count)."""
+    with the side to move: a side already done then does not count); `plan`: the capture
+    searches are guided by the capture plan (`kernel.plan_distance`), else by the bound's
+    per-target victim slots (`capture_distance`, the finder before the plan)."""
 
     capture_weight: float
     place_weight: float
     nodes: int
     slack: int
     guide: str
+    plan: bool = True
 
 
 TRIES = (Try(2.0, 3.0, 1_500, 0, "moves"), Try(2.0, 3.0, 1_500, 0, "plies"),
@@ -63,6 +72,7 @@ PLACEMENT_SCALE = 3  # the placement search may expand this many times a capture
 BRANCHES = 3  # capture outcomes tried in turn before backtracking further
 TRY_SHARE = 6  # a try expands at most 1/TRY_SHARE of the node cap
 FIRST_SHARE = 300  # nodes of each try in the first round (each round doubles it)
+UNPLANNED = 40  # the capture distance of a position whose captures the plan cannot place
 JITTER = 2.0  # random tie-break of the restarts, in moves of the guide
 FIND_NODES = 60_000  # positions one `find` expands at most over all its tries (then: not found)
 BOUNDS_MEMO = 400_000  # positions whose `side_bounds` are kept (then the table starts afresh)
@@ -105,7 +115,7 @@ class Phase:
     nodes: int
 
 
-class Finder:
+class Finder(Reach):
     """Builds a legal game from the initial array to `target` (a full position, no e.p. square:
     the caller retracts a double step first), under `budget` (LimitHit when it is spent)."""
 
@@ -137,6 +147,10 @@ class Finder:
         self.bounds: dict[tuple, tuple[int, int] | None] = {}
         self.parts: dict[tuple, int] = {}
         self.ring_memo: dict[tuple, tuple[int, ...]] = {}
+        self.plans: dict[tuple, SidePlan | None] = {}
+        self.planner = Planner(self.analysis)
+        self.plan_salt = 0     # 0: the cheapest plan; else a salted one (`kernel.side_plan`)
+        self.use_plan = True   # the capture searches are guided by the plan (`Try.plan`)
 
     # the bound ----------------------------------------------------------------------------------
 
@@ -264,108 +278,20 @@ class Finder:
         """The current try's guide (see `Try`; None: never)."""
         return self.moves_left(board) if self.guide_name == "moves" else self.plies_left(board)
 
-    def captures_left(self, board: chess.BaseBoard, color: chess.Color) -> int:
-        """The captures `color` still has to make (its opponent's units over the target's)."""
-        return chess.popcount(board.occupied_co[not color]) - self.count[not color]
-
-    def distance(self, color: chess.Color, ptype: int, frm: chess.Square, to: chess.Square,
-                 captures: int) -> int:
-        """Fewest moves for a unit to go from `frm` to `to` with at most `captures` captures
-        (pawns: by capture count; pieces: the distance map), frozen units as obstacles."""
-        key = (color, ptype, frm, to, captures)
-        hit = self.distances.get(key)
-        if hit is None:
-            if ptype == chess.PAWN:
-                maps = self.analysis.pawn_maps(color, frm)
-                hit = min(maps[c][to] for c in range(min(captures, len(maps) - 1) + 1))
-            else:
-                hit = self.analysis.piece_map(ptype, color, frm)[to]
-            self.distances[key] = hit
+    def side_plan(self, board: chess.BaseBoard, color: chess.Color) -> SidePlan | None:
+        """`color`'s capture plan (`legalgame.kernel`) with the current salt, memoised by what
+        it depends on: the side's units, its captures left and the salt."""
+        mask = board.occupied_co[color]
+        need = self.captures_left(board, color)
+        key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
+               board.rooks & mask, board.queens & mask, board.kings & mask, need,
+               self.plan_salt)
+        hit = self.plans.get(key, False)
+        if hit is False:
+            if len(self.plans) > BOUNDS_MEMO:
+                self.plans.clear()
+            hit = self.plans[key] = self.planner.side_plan(board, color, need, self.plan_salt)
         return hit
-
-    def rings(self, color: chess.Color, ptype: int, square: chess.Square,
-              captures: int) -> tuple[int, ...]:
-        """Per d, the squares a unit on `square` reaches in at most d moves (`distance`), as
-        bitmasks: the nearest of a set of squares is the first ring that meets it."""
-        key = (color, ptype, square, captures)
-        hit = self.ring_memo.get(key)
-        if hit is None:
-            near: dict[int, int] = {}
-            for to in chess.SQUARES:
-                d = self.distance(color, ptype, square, to, captures)
-                if d < INF:
-                    near[d] = near.get(d, 0) | chess.BB_SQUARES[to]
-            out, mask = [], 0
-            for d in range(max(near, default=-1) + 1):
-                mask |= near.get(d, 0)
-                out.append(mask)
-            hit = self.ring_memo[key] = tuple(out)
-        return hit
-
-    def nearest(self, color: chess.Color, ptype: int, square: chess.Square, captures: int,
-                squares: int, below: int) -> int:
-        """Fewest moves of a unit on `square` to one of `squares` (`below` or more: `below`)."""
-        for d, ring in enumerate(self.rings(color, ptype, square, captures)):
-            if d >= below:
-                break
-            if ring & squares:
-                return d
-        return below
-
-    def capture_distance(self, board: chess.Board) -> int:
-        """How far the nearest useful capture is. A side with captures to make whose pawns must
-        still capture on known squares (the bound's victim slots) is measured there: its pawn's
-        moves to the slot plus a victim's moves to it; its free captures (beyond the slots) by the
-        fewest moves of one of its units to a capturable unit (kings and frozen units are not).
-        By rings of squares (`rings`); a piece's moves are reversible (the distance from a slot
-        to a piece is the piece's distance to the slot), a pawn victim's are counted forwards."""
-        best = INF
-        bound = self.analysis.bound
-        for color in chess.COLORS:
-            need = self.captures_left(board, color)
-            if need <= 0:
-                continue
-            foe = board.occupied_co[not color] & ~self.frozen
-            victims = foe & ~board.kings
-            if not victims:
-                continue
-            own = board.occupied_co[color] & ~self.frozen
-            slots = bound.capture_slots(board, color)
-            if need > len(slots):
-                for ptype, mask in self.by_type(board, own):
-                    for sq in chess.scan_forward(mask):
-                        best = self.nearest(color, ptype, sq, 1, victims, best)
-            if not slots:
-                continue
-            pawns = list(chess.scan_forward(board.pawns & own))
-            pieces = self.by_type(board, victims & ~board.pawns)
-            foe_pawns = list(chess.scan_forward(victims & board.pawns))
-            union = 0
-            for mask in slots:
-                union |= mask
-            for s in chess.scan_forward(union):
-                reach = min((self.distance(color, chess.PAWN, p, s, need) for p in pawns),
-                            default=INF)
-                if reach >= best:
-                    continue
-                come = best - reach
-                for ptype, mask in pieces:
-                    come = self.nearest(not color, ptype, s, 0, mask, come)
-                for v in foe_pawns:
-                    come = min(come, self.distance(not color, chess.PAWN, v, s, 0))
-                best = min(best, reach + come)
-        return best
-
-    @staticmethod
-    def by_type(board: chess.BaseBoard, mask: int) -> list[tuple[int, int]]:
-        """(piece type, the squares of `mask` holding one) for each type present."""
-        out = []
-        for ptype, bb in ((chess.PAWN, board.pawns), (chess.KNIGHT, board.knights),
-                          (chess.BISHOP, board.bishops), (chess.ROOK, board.rooks),
-                          (chess.QUEEN, board.queens), (chess.KING, board.kings)):
-            if bb & mask:
-                out.append((ptype, bb & mask))
-        return out
 
     # the phases ---------------------------------------------------------------------------------
 
@@ -379,8 +305,11 @@ class Finder:
             yield move
 
     def is_target(self, board: chess.Board) -> bool:
+        # `find_game` strips a stated e.p. square, so the target here states none: a game whose
+        # last double step leaves an e.p. capture legal reaches another position (FEN "-").
         return (board.turn == self.target.turn and placement_key(board) == self.target_key
-                and board.clean_castling_rights() == self.rights)
+                and board.clean_castling_rights() == self.rights
+                and not board.has_legal_en_passant())
 
     def search(self, board: chess.Board, phase: Phase) -> Iterator[list[chess.Move]]:
         """Best-first search from `board` for positions `phase.done` accepts: the moves to each,
@@ -430,7 +359,11 @@ class Finder:
 
     def capture_phase(self, units: int, weight: float, nodes: int, slack: int) -> Phase:
         """The next capture (fewer than `units` units on the board) that keeps both bounds
-        finite and raises the victim side's bound by at most `slack`."""
+        finite and raises the victim side's bound by at most `slack`. With the plan, a
+        position where a capture still to make has no planned capturer and victim in reach
+        (`plan_distance` INF: e.g. a pawn must capture on f5 but the one unit left over is a
+        pawn on another file, seed 126) is searched only after the others, as if its
+        capture were `UNPLANNED` moves away (not dead: another plan may still fit)."""
         bound = self.analysis.bound
 
         def done(board: chess.Board, parent: chess.Board) -> bool:
@@ -443,7 +376,11 @@ class Finder:
             moves = self.guide(board)
             if moves is None:
                 return None
-            return (weight * self.capture_distance(board) + 0.5 * moves + 0.25 * depth
+            if self.use_plan:
+                near = min(plan_distance(self, board), UNPLANNED)
+            else:
+                near = self.capture_distance(board)
+            return (weight * near + 0.5 * moves + 0.25 * depth
                     + self.jitter * self.rng.random())
 
         return Phase(done, score, nodes)
@@ -477,10 +414,13 @@ class Finder:
                 for number, attempt in enumerate(TRIES):
                     self.guide_name = attempt.guide
                     self.try_end = self.nodes + share
+                    self.use_plan = attempt.plan
                     # the later tries share their first capture searches with the first two
                     # (measured: the same games, the same dead ends), so they start jittered
                     if number >= len(GUIDES):
                         self.jitter = JITTER
+                    # a jittered try follows another plan of the same capture count
+                    self.plan_salt = 0 if not self.jitter else rounds * len(TRIES) + number
                     try:
                         game = self._extend(self.start.copy(), attempt)
                     except TryOver:
@@ -519,15 +459,19 @@ class Finder:
         return None
 
 
-def find_game(target: chess.Board, budget: Budget,
-              node_cap: int = FIND_NODES) -> list[chess.Move] | None:
+def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *,
+              plain: bool = True, plan: bool = True,
+              first_pass: int = 0) -> list[chess.Move] | None:
     """A legal game from the initial array to `target` (see `Finder`); an e.p. square in the
     target is the double step just played: the game reaches the position before it, then plays
     it. None: no game found within the tries or `node_cap` positions (LimitHit: the budget ran
-    out)."""
+    out). `plain` and `plan` choose the finders (both: the plain finder, then the plan finder
+    on what it left of the cap); `first_pass` > 0 runs the plain finder's tries once first,
+    without jitter, with that many positions each (see `_find_any`). The cap is a cap: all
+    together charge at most `node_cap` positions to `budget` (issue #19)."""
     ep = target.ep_square
     if ep is None:
-        return _find_any(target, budget, node_cap)
+        return _find_any(target, budget, node_cap, plain, plan, first_pass)
     mover = not target.turn
     step = 8 if mover == chess.WHITE else -8
     pawn_to, pawn_from = ep + step, ep - step
@@ -539,7 +483,7 @@ def find_game(target: chess.Board, budget: Budget,
     before.remove_piece_at(pawn_to)
     before.set_piece_at(pawn_from, chess.Piece(chess.PAWN, mover))
     before.turn = mover
-    head = _find_any(before, budget, node_cap)
+    head = _find_any(before, budget, node_cap, plain, plan, first_pass)
     if head is None:
         return None
     board = chess.Board()
@@ -549,12 +493,47 @@ def find_game(target: chess.Board, budget: Budget,
     return head + [double_step] if board.is_legal(double_step) else None
 
 
-def _find_any(target: chess.Board, budget: Budget, node_cap: int) -> list[chess.Move] | None:
-    """The plain finder, then the plan-guided one (`legalgame.plan_tail`: cages, issue #19)."""
-    game = Finder(target, budget, node_cap).find()
-    if game is None:
+def _find_any(target: chess.Board, budget: Budget, node_cap: int, plain: bool = True,
+              plan: bool = True, first_pass: int = 0) -> list[chess.Move] | None:
+    """The plain finder (two thirds of the cap when the plan finder follows), then the
+    plan-guided one on the rest (`legalgame.plan_tail`: cages, issue #19); the cap counts what
+    `budget` is charged (a finder over its own cap charges one position more: hence the -1).
+
+    `first_pass`: before its restart schedule, the plain finder runs each of its `TRIES` once
+    without jitter, guided by the bound's victim slots (not the capture plan), with
+    `first_pass` positions (its placement too): the finder as it was before the restarts and
+    the plan. Measured (issue #19): the game of august-1924 before Kb4xNa3 is found so by the
+    fifth try in 756 positions, but not within 200,000 by the schedule (its later tries are
+    always jittered, its first round gives each try 300), nor with the plan's guide."""
+    start = budget.spent
+
+    def left() -> int:
+        return node_cap - (budget.spent - start)
+
+    game = None
+    if plain and left() >= 2:
+        cap = (node_cap * 2 // 3 if plan else node_cap) - 1
+        finder = Finder(target, budget, max(cap, 1))
+        if first_pass > 0 and not finder.analysis.impossible:
+            try:
+                for attempt in TRIES:
+                    finder.guide_name, finder.jitter = attempt.guide, 0.0
+                    finder.use_plan, finder.plan_salt = False, 0
+                    finder.try_end = finder.nodes + first_pass
+                    finder.place_cap = first_pass
+                    try:
+                        game = finder._extend(finder.start.copy(), attempt)
+                    except TryOver:
+                        continue
+                    if game is not None:
+                        break
+            except GiveUp:
+                pass
+        if game is None and finder.nodes <= finder.node_cap:
+            game = finder.find()
+    if game is None and plan and left() >= 2:
         from retrologic.legalgame.plan_tail import find_with_tail
-        game = find_with_tail(Finder, target, budget, node_cap)
+        game = find_with_tail(Finder, target, budget, left())
     return game
 
 

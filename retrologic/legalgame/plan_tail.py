@@ -29,8 +29,10 @@ from retrologic.retract import Retraction, apply, retractions
 from retrologic.spg.analysis import Analysis
 
 TAIL_PLIES = 2        # plies retracted at most before the staged search
-TAIL_TRIES = 3        # predecessors the staged search is run on, best first
+TAIL_WEIGHTS = (4, 2, 1)  # the tails' shares of the cap against the target's (1), best first
+TAIL_TRIES = len(TAIL_WEIGHTS)  # predecessors the staged search is run on, best first
 TAIL_POSITIONS = 200  # predecessors looked at, at most (each costs an analysis)
+TAIL_SHARE = 10       # ... and at most this fraction of the node cap (1/TAIL_SHARE)
 UNREACHABLE = (1 << 30, 0, 0, 0, 0)  # closedness of a predecessor proved unreachable
 
 
@@ -47,17 +49,22 @@ def closedness(board: chess.Board, uncaptures: int) -> tuple[int, ...]:
     return (int(uncaptures == 0), int(board.is_check()), len(layers), depth, uncaptures)
 
 
-def tails(target: chess.Board, budget: Budget) -> list[tuple[chess.Board, list[chess.Move]]]:
+def tails(target: chess.Board, budget: Budget,
+          limit: int = TAIL_POSITIONS) -> list[tuple[chess.Board, list[chess.Move]]]:
     """Predecessors of `target` up to TAIL_PLIES plies back that no static rule refutes, best
-    first, each with the moves that lead forward from it to the target."""
+    first, each with the moves that lead forward from it to the target; at most `limit`
+    (and TAIL_POSITIONS) predecessors are looked at, each charged to `budget`."""
+    limit = min(limit, TAIL_POSITIONS)
+    looked = 0
     found: list[tuple[tuple[int, ...], int, chess.Board, list[chess.Move]]] = []
     frontier: list[tuple[Position, list[Retraction]]] = [(Position.from_board(target), [])]
     for _ in range(TAIL_PLIES):
         nxt = []
         for pos, line in frontier:
             for r in retractions(pos):
-                if len(found) >= TAIL_POSITIONS:
+                if looked >= limit:
                     break
+                looked += 1
                 budget.check(1)
                 before = apply(pos, r)
                 if reasons(before):
@@ -89,22 +96,37 @@ def reaches(head: list[chess.Move], tail: list[chess.Move], target: chess.Board)
 def find_with_tail(base: type, target: chess.Board, budget: Budget,
                    node_cap: int) -> list[chess.Move] | None:
     """A game to `target` (no e.p. square) by the staged search on the plain finder class
-    `base`: through the best TAIL_TRIES predecessors (at most `node_cap` positions each), then
-    to the target itself (at most `node_cap` / 2: the plain finder already failed there);
-    None when none is found (LimitHit: the budget ran out). The tails come first: measured, the
-    games the plain finder misses end on a capture or a promotion in a closed corner (Brandis:
-    Rxb1+ Kc2; Stambuk's record: ...f2-f1=B Kh2-g2), which only a tail supplies."""
+    `base`: through the best TAIL_TRIES predecessors, then to the target itself; None when
+    none is found (LimitHit: the budget ran out). The tails come first: measured, the games
+    the plain finder misses end on a capture or a promotion in a closed corner (Brandis:
+    Rxb1+ Kc2; Stambuk's record: ...f2-f1=B Kh2-g2), which only a tail supplies.
+
+    `node_cap` is a cap on everything charged to `budget` here, the predecessors looked at
+    included: each try gets its weight's share of what is left (`TAIL_WEIGHTS`: the best tail
+    half, the next a quarter, the third and the target itself an eighth each: the plain finder
+    already failed on the target), so what one try leaves unspent goes to the next (issue #19:
+    this was up to 3.5 times the cap; Brandis' best tail needs about 27,000 positions)."""
+    start = budget.spent
+
+    def left() -> int:
+        return node_cap - (budget.spent - start)
+
     cls = plan_finder(base)
     if cls(target, budget, 1).analysis.impossible:
         return None
-    for board, tail in tails(target, budget)[:TAIL_TRIES]:
-        finder = cls(board, budget, node_cap)
+    found = tails(target, budget, max(left() // TAIL_SHARE, 0))[:TAIL_TRIES]
+    weights = list(TAIL_WEIGHTS[:len(found)]) + [1]
+    for number, (board, tail) in enumerate(found + [(target, [])]):
+        # a finder charges one position over its own cap before it gives up: hence the -1
+        cap = left() * weights[number] // sum(weights[number:]) - 1
+        if cap < 1:
+            continue
+        finder = cls(board, budget, cap)
         finder.plan()
         head = finder.find()
         if head is not None and reaches(head, tail, target):
             return head + tail
-    finder = cls(target, budget, max(node_cap // 2, 1))
-    finder.plan()
-    return finder.find()
+    return None
+
 
 __all__ = ["TAIL_PLIES", "TAIL_TRIES", "find_with_tail", "reaches", "tails"]

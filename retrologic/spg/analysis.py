@@ -35,7 +35,7 @@ from retrologic.spg.moves import MoveFilter
 from retrologic.spg.obstruction import Obstruction
 from retrologic.spg.options import SWITCHES, BoundOptions
 from retrologic.spg.routes import Routes
-from retrologic.spg.rules import Deductions, Facts, PruneRule, active_rules
+from retrologic.spg.rules import Deductions, Facts, PruneRule, VictimVisits, active_rules
 from retrologic.spg.targets import TargetUnits, Targets, anchored, arrival_squares, \
     frozen_units
 from retrologic.vocabulary import CASTLINGS
@@ -61,6 +61,8 @@ class Analysis:
     capacity: bool = BoundOptions.capacity
     coupling: bool = BoundOptions.coupling
     landings: bool = BoundOptions.landings
+    victim_visits: bool = BoundOptions.victim_visits
+    visit_steps: bool = BoundOptions.visit_steps
     route_steps: bool = BoundOptions.route_steps
     obstruction: bool = BoundOptions.obstruction
     pawn_walls: bool = BoundOptions.pawn_walls
@@ -78,6 +80,7 @@ class Analysis:
     coupler: Coupling = field(init=False, repr=False)
     obstruction_split: Obstruction = field(init=False, repr=False)
     mover: MoveFilter = field(init=False, repr=False)
+    visits: VictimVisits = field(init=False, repr=False)
     rules: tuple[PruneRule, ...] = field(init=False, repr=False)
     _cuts: tuple[Callable[[Deductions, Facts], bool], ...] = field(init=False, repr=False)
 
@@ -93,8 +96,9 @@ class Analysis:
                                 self.options)
         self.obstruction_split = Obstruction(self.targets, self.bound, self.options,
                                              self._view_of)
+        self.visits = VictimVisits(self.targets, self.bound, self.coupler)
         self.mover = MoveFilter(self.targets, self.bound, self.coupler, self.obstruction_split,
-                                self.options)
+                                self.options, self.visits.dead)
         self.rules = active_rules(self.options)
         self._cuts = tuple(rule.cuts for rule in self.rules)
 
@@ -112,7 +116,7 @@ class Analysis:
     def memo_sizes(self) -> dict[str, int]:
         """Entries per memo table (for profiling)."""
         return memo_sizes(self.distances, self.routes, self.bound, self.coupler,
-                          self.obstruction_split)
+                          self.obstruction_split, self.visits)
 
     # distance tables (distances.py) -------------------------------------------------------------
 

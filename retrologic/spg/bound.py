@@ -133,6 +133,11 @@ class Bound:
         self.disturbed: Memo[tuple[int, SideKey], list[int]] = Memo("disturbed bounds")
         # (side key, the opponent's landing squares) -> the bound with every victim visiting them
         self.visits: Memo[tuple[SideKey, int], int] = Memo("victim visits")
+        # (side key, where) -> the visit assignment's fewest moves (no capacity term)
+        self.visit_moves_by_key: Memo[tuple[SideKey, int], int] = Memo("victim visit moves")
+        # (side key, where) -> per unit square, the visit rows it may take in the fewest moves
+        self.visit_rows_by_key: Memo[tuple[SideKey, int], dict[int, tuple[int, ...]]] = \
+            Memo("victim visit rows")
 
     # victim slots ------------------------------------------------------------------------------
 
@@ -340,7 +345,7 @@ class Bound:
             return hit
         nrows = len(targets.units[color]) + len(plans.slots) + generic
         victim_cost = self.distances.victim_cost
-        best = INF
+        best = fewest = INF
         for _, _, placed, extra in plans.scenarios:
             columns, masks = [], []
             for usq, utype in placed:
@@ -356,10 +361,71 @@ class Bound:
                 masks.append(finite_mask(entries))
             total = column_assignment(columns, masks, nrows, self.blocks)
             if total < INF:
-                best = min(best, self.scenario(total, extra, plans.captures)[2])
+                value = self.scenario(total, extra, plans.captures)
+                best, fewest = min(best, value[2]), min(fewest, value[0])
         hit = INF if best >= INF else max(best, plans.captures, plans.bound)
         self.visits[key] = hit
+        self.visit_moves_by_key[key] = fewest
         return hit
+
+    def visit_moves(self, board: chess.Board, color: chess.Color, where: int,
+                    side_key: SideKey) -> int:
+        """The fewest moves of the visit assignment of `visit_bound` (its cheapest scenario's
+        moves, no capacity term), or -1 where `visit_bound` made no assignment (no victim
+        beyond the slots, every unit already on `where`, or none can reach it)."""
+        self.visit_bound(board, color, where, side_key)
+        return self.visit_moves_by_key.get((side_key, where), -1)
+
+    def visit_rows(self, board: chess.Board, color: chess.Color, where: int,
+                   side_key: SideKey) -> dict[int, tuple[int, ...]]:
+        """Per unit square, the rows of the visit assignment (`visit_entries`' order; the
+        walk rows as one, the last) the unit may take in an assignment of the fewest moves
+        (`visit_moves`), in every castling scenario that has them: its entry there plus, for
+        every other row, the cheapest entry of another unit (the walk rows: the cheapest
+        distinct other units) stays within them -- a superset, as `admissible`. Memoised by
+        (side key, where); {} where `visit_moves` is -1."""
+        key = (side_key, where)
+        hit = self.visit_rows_by_key.get(key)
+        if hit is not None:
+            return hit
+        fewest = self.visit_moves(board, color, where, side_key)
+        plans = self.plans(board, color, side_key)
+        out: dict[int, tuple[int, ...]] = {}
+        generic = chess.popcount(board.occupied_co[color]) - self.targets.count[color] - \
+            len(plans.slots)
+        for _, _, placed, extra in plans.scenarios if fewest >= 0 else ():
+            entries = [self.visit_entries(color, utype, usq, plans.captures, plans.slots, where)
+                       for usq, utype in placed]
+            nrows = len(entries[0]) if entries else 0
+            for j, (usq, _) in enumerate(placed):
+                others = [e for i, e in enumerate(entries) if i != j]
+                cheapest = [min((e[r] for e in others), default=INF) for r in range(nrows - 1)]
+                walks = sorted(e[-1] for e in others)
+                ok = []
+                for r in range(nrows):
+                    mine = entries[j][r]
+                    if mine >= INF:
+                        continue
+                    rest = sum(c for i, c in enumerate(cheapest) if i != r) + \
+                        sum(walks[:generic - (r == nrows - 1)])
+                    if mine + rest + extra <= fewest:
+                        ok.append(r)
+                out[usq] = tuple(sorted(set(out.get(usq, ())) | set(ok)))
+        self.visit_rows_by_key[key] = out
+        return out
+
+    def visit_entries(self, color: chess.Color, utype: int, usq: int, captures: int,
+                      slots: tuple[int, ...], where: int) -> tuple[int, ...]:
+        """A unit's moves in each row of the visit assignment (`visit_bound`): per target
+        unit, per victim slot, then its walk to `where` (0 standing on it; kings: INF)."""
+        column = self.column(color, utype, usq, captures, slots)[0]
+        if utype == chess.KING:
+            v = INF
+        elif where & chess.BB_SQUARES[usq]:
+            v = 0
+        else:
+            v = self.distances.victim_cost(color, utype, usq, where, captures)
+        return tuple(INF if e >= INF else -(-e // CAPW) for e in column) + (v,)
 
     # a held unit disturbed ---------------------------------------------------------------------
 

@@ -2,17 +2,21 @@
 (issue 22, item 3).
 
 For each length L in (plies, plies - 2, ..., down to 0 or 1: the stipulated one and every shorter
-one with the same side to move) the CNF of spg/cnf.py is solved with Glucose and its models
-listed: each model is decoded to moves and replayed with python-chess; a legal game (it reaches
-the diagram: the CNF's last ply fixes the placement) is listed and blocked by the clause
-"not all of its move literals"; an illegal sequence is blocked by the clause on its prefix up to
-its first illegal ply. The solver logs a DRUP proof throughout (Glucose 4.1, `with_proof`): when
-the CNF plus the blocking clauses is UNSAT, its proof refutes them all. The proof is then trimmed
-(history/drup.trim: the lemmas and CNF clauses the refutation uses, found by a forward check
-and backward marking) and packed with xz when that is shorter. The certificate holds the
-diagram, the lengths, per length the games and the illegal prefixes (as UCI moves: the checker
-rebuilds the blocking clauses from them), the core's clause indices and the proof;
-spg/proof_checker.py checks it without this module.
+one with the same side to move) the CNF of spg/cnf.py is solved and its models listed: each
+model is decoded to moves and replayed with python-chess; a legal game (it reaches the diagram:
+the CNF's last ply fixes the placement) is listed and blocked by the clause "not all of its move
+literals"; an illegal sequence is blocked by the clause on its prefix up to its first illegal
+ply. The solver logs its proof throughout: when the CNF plus the blocking clauses is UNSAT, the
+proof refutes them all. By default (`hints`) the solver is CaDiCaL 1.9.5 logging LRAT (each
+derived clause with the ids of the clauses its propagation used); the log is reduced to the
+lemmas and CNF clauses the refutation uses (backward marking through the hints), without the
+lemmas the core's top-level unit propagation implies, renumbered and checked once here
+(history/drup.check_lrat, linear). Without `hints`, Glucose 4.1 logs plain DRUP, trimmed by
+history/drup.trim (a forward RUP check and backward marking: as slow as checking it). Both are
+packed with xz when that is shorter. The certificate holds the diagram, the lengths, per length
+the games and the illegal prefixes (as UCI moves: the checker rebuilds the blocking clauses from
+them), the core's clause indices and the proof (`lrat` or `proof`); spg/proof_checker.py checks
+it without this module.
 
 The verdict of a question never comes from here: the engines decide, and this module only tries
 to certify their verdict within the time it is given (a LimitHit means no certificate).
@@ -27,7 +31,8 @@ from typing import Any
 import chess
 
 from retrologic.history.cnf import SOLVER, Alarm, solve_limited
-from retrologic.history.drup import Trimmed, parse_proof, trim
+from retrologic.history.drup import (Trimmed, check_lrat, drop_top_level, parse_proof, trim,
+                                     unit_closure, unit_support)
 from retrologic.limits import Budget, LimitHit, interrupted
 from retrologic.spg.cnf import ENCODING, Encoding, encode
 
@@ -35,6 +40,7 @@ TYPE = "spg-listing"
 MAX_BYTES = 15 * 1024 * 1024      # a certificate must stay below `check`'s 16 MiB reading limit
 DEFAULT_SECONDS = 120.0           # the CNF route's time when the question has no time limit
 PRESET = 6                        # xz preset of the packed proof and core
+SLICE = 200                       # conflicts of CaDiCaL between two looks at the budget (first)
 
 
 @dataclass
@@ -49,6 +55,7 @@ class LengthListing:
     clauses: int = 0
     core: list[int] | None = None      # the CNF clauses the proof uses (None: all of them)
     raw_lemmas: int = 0                # lemmas of the solver's proof, before trimming
+    hinted: bool = False               # `proof` is hinted (LRAT-style lines), not plain DRUP
     blocks: list[list[int]] = field(default_factory=list, repr=False)  # the blocking clauses
 
     def as_dict(self) -> dict[str, Any]:
@@ -57,7 +64,7 @@ class LengthListing:
                                "illegal": [[m.uci() for m in p] for p in self.illegal]}
         if self.core is not None:
             out.update(smaller("core", " ".join(map(str, deltas(self.core)))))
-        out.update(smaller("proof", "\n".join(self.proof)))
+        out.update(smaller("lrat" if self.hinted else "proof", "\n".join(self.proof)))
         return out
 
 
@@ -103,42 +110,75 @@ def blocking_clause(enc: Encoding, moves: list[chess.Move]) -> list[int]:
     return out
 
 
-def list_length(target: chess.BaseBoard, plies: int, budget: Budget) -> LengthListing:
-    """Every game of `plies` plies to `target` with a DRUP proof that no other exists;
-    LimitHit when `budget` runs out."""
-    from pysat.solvers import Solver
+def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool = False
+                ) -> LengthListing:
+    """Every game of `plies` plies to `target` with a proof that no other exists: hinted (the
+    LRAT log of the CaDiCaL run that listed them, reduced to its core; a fresh run on CNF +
+    blocking clauses if that log does not check) or, without `hints`, Glucose's plain DRUP
+    proof of the whole CNF (to be trimmed by trim_listing); LimitHit when `budget` runs out."""
     enc = encode(target, plies)
     out = LengthListing(plies, variables=enc.nv, clauses=len(enc.clauses))
-    blocks: list[list[int]] = []
-    # one proof-logging solver for the whole listing: a lemma learnt before a blocking clause
-    # was added is RUP with it too, so the proof of the last (UNSAT) call covers CNF + blocks
+    found: list[tuple[bool, list[int]]] = []     # (a game?, blocking clause), as found
+
+    def listed(model: list[int]) -> list[int]:
+        """Record the model's game (or illegal prefix); its blocking clause."""
+        true = {v for v in model if v > 0}
+        moves = []
+        for t in range(1, plies + 1):
+            var = next(v for v in enc.moves[t].values() if v in true)
+            moves.append(enc.move_of(var)[1])
+        bad = first_illegal(moves)
+        if bad is None:
+            board = chess.Board()
+            for m in moves:
+                board.push(m)
+            if board.board_fen() != target.board_fen():
+                raise AssertionError("internal error: a model's game misses the diagram")
+            out.games.append(moves)
+        else:
+            moves = moves[:bad + 1]
+            out.illegal.append(moves)
+        found.append((bad is None, blocking_clause(enc, moves)))
+        return found[-1][1]
+
+    def in_order() -> tuple[list[list[int]], list[int]]:
+        """The blocking clauses in the checker's order (the games', then the illegal
+        prefixes'), and for each as found its index in that order."""
+        games = [k for k, (game, _) in enumerate(found) if game]
+        rest = [k for k, (game, _) in enumerate(found) if not game]
+        where = {k: n for n, k in enumerate(games + rest)}
+        return [found[k][1] for k in games + rest], [where[k] for k in range(len(found))]
+
+    if hints:
+        # one logging solver for the whole listing: a lemma derived before a blocking clause
+        # was added still follows, so the log of the last (UNSAT) call refutes CNF + blocks
+        order = units_last(enc.clauses)
+        with LratSolver([enc.clauses[i] for i in order]) as ls:
+            while ls.solve(budget):
+                ls.add(listed(ls.model()))
+            log = ls.log()
+        blocks, where = in_order()
+        order += [len(enc.clauses) + k for k in where]
+        out.blocks, out.hinted = blocks, True
+        if any(not c for c in enc.clauses + blocks):
+            out.core, out.proof, out.raw_lemmas = hinted_refutation(enc.clauses, blocks, budget)
+            return out
+        try:
+            out.core, out.proof, out.raw_lemmas = reduce_log(log, enc.clauses, blocks, order)
+        except AssertionError:
+            out.core, out.proof, out.raw_lemmas = hinted_refutation(enc.clauses, blocks, budget)
+        return out
+    from pysat.solvers import Solver
+    # one proof-logging solver for the whole listing, as above
     with Solver(name=SOLVER, bootstrap_with=enc.clauses, with_proof=True) as s:
         alarm = Alarm(s, budget)
         try:
             while solve_limited(s, [], budget):
-                true = {v for v in s.get_model() if v > 0}
-                moves = []
-                for t in range(1, plies + 1):
-                    var = next(v for v in enc.moves[t].values() if v in true)
-                    moves.append(enc.move_of(var)[1])
-                bad = first_illegal(moves)
-                if bad is None:
-                    board = chess.Board()
-                    for m in moves:
-                        board.push(m)
-                    if board.board_fen() != target.board_fen():
-                        raise AssertionError("internal error: a model's game misses the diagram")
-                    out.games.append(moves)
-                else:
-                    moves = moves[:bad + 1]
-                    out.illegal.append(moves)
-                clause = blocking_clause(enc, moves)
-                blocks.append(clause)
-                s.add_clause(clause)
+                s.add_clause(listed(s.get_model()))
             proof = lean_proof(s.get_proof())
         finally:
             alarm.close()
-    out.proof, out.blocks = proof, blocks
+    out.proof, out.blocks = proof, in_order()[0]
     out.raw_lemmas = sum(1 for line in proof if not line.startswith("d"))
     return out
 
@@ -169,6 +209,194 @@ def trim_proof(clauses: list[list[int]], blocks: list[list[int]], proof: list[st
     return t
 
 
+def hinted_refutation(clauses: list[list[int]], blocks: list[list[int]], budget: Budget
+                      ) -> tuple[list[int], list[str], int]:
+    """(core, lines, lemmas logged): a hinted refutation of CNF + blocking clauses from a fresh
+    CaDiCaL run (see LratSolver), reduced to what it uses and checked (reduce_log). LimitHit
+    when the budget runs out; AssertionError if the solver finds a model or its log fails."""
+    inputs = clauses + blocks
+    empty = next((k for k, c in enumerate(inputs) if not c), None)
+    if empty is not None:                # an empty input clause refutes by itself
+        return ([empty] if empty < len(clauses) else []), [], 0
+    order = units_last(inputs)
+    with LratSolver([inputs[i] for i in order]) as s:
+        if s.solve(budget):
+            raise AssertionError("internal error: CNF + blocking clauses have a model")
+        log = s.log()
+    return reduce_log(log, clauses, blocks, order)
+
+
+def units_last(clauses: list[list[int]]) -> list[int]:
+    """The clauses' indices, the unit clauses last: CaDiCaL logs a shortened copy of every clause
+    added after a unit falsified one of its literals (a seventh to a tenth of a listing's
+    kept lemmas); added before the units, they need none."""
+    return [i for i, c in enumerate(clauses) if len(c) != 1] + \
+        [i for i, c in enumerate(clauses) if len(c) == 1]
+
+
+class LratSolver:
+    """CaDiCaL 1.9.5 (python-sat's `cadical195`, options `lrat` and text output) logging every
+    clause it derives with its id and the ids of the clauses its propagation used (LRAT,
+    Cruz-Filipe et al. 2017). Incremental: clauses added between calls are inputs too (the log
+    numbers inputs and derived clauses in one sequence, in the order they arrive). python-sat
+    cannot interrupt CaDiCaL, so it runs in slices of conflicts and the budget (time, nodes,
+    Ctrl-C) is looked at between them. Untrusted, like any solver here."""
+
+    def __init__(self, clauses: list[list[int]]) -> None:
+        import tempfile
+        import pysolvers
+        from pysat.solvers import Solver
+        self.file = tempfile.TemporaryFile()
+        self.solver = Solver(name="cadical195")
+        engine = self.solver.solver
+        engine.configure({"lrat": 1, "binary": 0})
+        handle = pysolvers.cadical195_tracepr(engine.cadical, self.file)
+        engine.prfile, engine.prfp = self.file, handle   # as with_proof does: pysat closes them
+        self.solver.append_formula(clauses)
+        self.slice = SLICE
+
+    def __enter__(self) -> "LratSolver":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.solver.delete()
+        self.file.close()
+
+    def add(self, clause: list[int]) -> None:
+        self.solver.add_clause(clause)
+
+    def model(self) -> list[int]:
+        return self.solver.get_model()
+
+    def solve(self, budget: Budget) -> bool:
+        """SAT (True) or UNSAT (False); LimitHit when the budget runs out first."""
+        s = self.solver
+        while True:
+            budget.check_now()
+            if budget.nodes is not None and budget.spent >= budget.nodes:
+                raise LimitHit(budget.node_reason())
+            before = s.accum_stats().get("conflicts", 0)
+            s.solver.conf_budget(self.slice)
+            started = time.monotonic()
+            res = s.solve_limited()
+            took = time.monotonic() - started
+            budget.spent += s.accum_stats().get("conflicts", 0) - before
+            if res is not None:
+                return res
+            # about a quarter to one second per slice (2000 conflicts took 8-16 s on a 20-ply
+            # CNF under load: the time limit would be overshot by as much)
+            self.slice = self.slice * 2 if took < 0.25 else max(self.slice // 2, 20) \
+                if took > 1.0 else self.slice
+
+    def log(self) -> bytes:
+        """The LRAT log so far."""
+        import pysolvers
+        pysolvers.flushpr(self.solver.solver.prfp)
+        self.file.seek(0)
+        return self.file.read()
+
+
+def reduce_log(log: bytes, clauses: list[list[int]], blocks: list[list[int]],
+               order: list[int] | None = None) -> tuple[list[int], list[str], int]:
+    """(core, lines, lemmas logged) of CaDiCaL's LRAT log of the refutation of CNF + blocks. The
+    ids not logged as derived are the inputs, in the order they were given to the solver:
+    `order[p]` is the index in CNF + blocks of the p-th (default: the same order). Marking backwards from the
+    empty clause through the hints keeps the lemmas and CNF clauses it needs (`core`: CNF
+    indices, ascending); the lines renumber them as `spg/proof_checker.py` reads them: the
+    core's clauses 1..k, all blocks k+1..k+b, then the kept lemmas. The result is checked here
+    (history.drup.check_lrat, linear): AssertionError if the log is not as expected."""
+    inputs = clauses + blocks
+    order = list(range(len(inputs))) if order is None else order
+    if sorted(order) != list(range(len(inputs))):
+        raise AssertionError("internal error: the solver's input order is not a permutation")
+    derived: dict[int, bytes] = {}
+    for line in log.split(b"\n"):
+        head, _, rest = line.partition(b" ")
+        if head and not rest.startswith(b"d "):
+            derived[int(head)] = rest
+    input_of: dict[int, int] = {}
+    nxt, k = 1, 0
+    for cid in list(derived) + [None]:
+        stop = cid if cid is not None else nxt + len(inputs) - k
+        while nxt < stop and k < len(inputs):
+            input_of[nxt] = order[k]
+            nxt, k = nxt + 1, k + 1
+        if cid is not None:
+            if cid < nxt:
+                raise AssertionError("internal error: the solver's ids are not ascending")
+            nxt = cid + 1
+    if k != len(inputs):
+        raise AssertionError("internal error: the solver's log does not number every input")
+    final = next((cid for cid, rest in derived.items() if rest.startswith(b"0 ")), None)
+    if final is None:
+        raise AssertionError("internal error: the solver's log derives no empty clause")
+    parsed: dict[int, tuple[list[int], list[int]]] = {}
+    used: set[int] = set()
+    stack, seen = [final], {final}
+    while stack:
+        cid = stack.pop()
+        nums = list(map(int, derived[cid].split()))
+        z = nums.index(0)
+        parsed[cid] = (nums[:z], nums[z + 1:-1])
+        for h in parsed[cid][1]:
+            if h in input_of:
+                used.add(input_of[h])
+            elif h in derived:
+                if h not in seen:
+                    seen.add(h)
+                    stack.append(h)
+            else:
+                raise AssertionError(f"internal error: hint {h} of the solver's log is unknown")
+    core = sorted(i for i in used if i < len(clauses))
+    checked = [clauses[i] for i in core] + blocks
+    # the checker sets the top-level units of its input first (R): the lemmas R implies (most
+    # of them: CaDiCaL logs each unit it propagates at the top level) and the hints to clauses
+    # R satisfies are left out
+    top = unit_closure(checked)
+    if top is None:
+        return core, [], len(derived)
+    lemma_ids = [cid for cid in sorted(parsed) if not any(lit in top for lit in parsed[cid][0])]
+    # the core is then what the remaining hints name, and what sets the R literals they use
+    hinted = {input_of[h] for cid in lemma_ids for h in parsed[cid][1] if h in input_of}
+    bodies = {cid: parsed[cid][0] for cid in lemma_ids}
+    falsified = {abs(lit) for cid in lemma_ids for h in parsed[cid][1]
+                 for lit in (inputs[input_of[h]] if h in input_of else bodies.get(h, ()))
+                 if -lit in top}
+    support = unit_support(checked, falsified)
+    small = sorted({i for i in hinted if i < len(clauses)} |
+                   {core[k] for k in support if k < len(core)})
+    if len(small) < len(core):
+        try:
+            return _hinted_lines(small, top, inputs, clauses, blocks, input_of, parsed, derived)
+        except AssertionError:
+            pass
+    return _hinted_lines(core, top, inputs, clauses, blocks, input_of, parsed, derived)
+
+
+def _hinted_lines(core: list[int], top: set[int], inputs: list[list[int]],
+                  clauses: list[list[int]], blocks: list[list[int]], input_of: dict[int, int],
+                  parsed: dict[int, tuple[list[int], list[int]]], derived: dict[int, bytes]
+                  ) -> tuple[list[int], list[str], int]:
+    """reduce_log's result for this core: the lemmas not implied by the whole core's top-level
+    units (`top`), renumbered (the core's clauses, the blocks, the lemmas), then without what
+    the checker's top-level units make superfluous (history.drup.drop_top_level); checked
+    against this core (AssertionError)."""
+    checked = [clauses[i] for i in core] + blocks
+    new_id = {i: n for n, i in enumerate(core + list(range(len(clauses), len(inputs))), 1)}
+    renum = {cid: new_id[i] for cid, i in input_of.items()
+             if i in new_id and not any(lit in top for lit in inputs[i])}
+    kept = [cid for cid in sorted(parsed) if not any(lit in top for lit in parsed[cid][0])]
+    for n, cid in enumerate(kept, len(new_id) + 1):
+        renum[cid] = n
+    steps = drop_top_level(checked, [(parsed[cid][0], [renum[h] for h in parsed[cid][1]
+                                                       if h in renum]) for cid in kept])
+    res = check_lrat(checked, steps)
+    if not res.ok:
+        raise AssertionError(f"internal error: the solver's hints do not check ({res.reason})")
+    lines = [" ".join(map(str, lits + [0] + hints + [0])) for lits, hints in steps]
+    return core, lines, len(derived)
+
+
 def lean_proof(lines: list[str]) -> list[str]:
     """The proof without the deletions of clauses it did not derive (Glucose logs the original
     clauses it drops as satisfied: most of a proof's lines here). Keeping a clause is always
@@ -191,14 +419,15 @@ def lengths_of(plies: int) -> list[int]:
     return list(range(plies, -1, -2))
 
 
-def certificate(target: chess.BaseBoard, plies: int, budget: Budget
+def certificate(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool = True
                 ) -> tuple[dict[str, Any], list[LengthListing]]:
     """The spg-listing certificate of (target, plies), and the listings; LimitHit if the budget
-    runs out first."""
-    listings = [list_length(target, length, budget) for length in lengths_of(plies)]
+    runs out first. With `hints` (the default) each length's proof is hinted (CaDiCaL's LRAT,
+    checked in linear time); without, Glucose's DRUP proof, trimmed while time is left."""
+    listings = [list_length(target, length, budget, hints) for length in lengths_of(plies)]
     # trimming comes second: when the time runs out during it, the lengths not yet trimmed keep
     # the solver's whole proof (a larger certificate, slower to check, just as valid)
-    for lst in listings:
+    for lst in [] if hints else listings:
         try:
             trim_listing(target, lst, budget)
         except LimitHit:

@@ -1,8 +1,8 @@
 """The proof-game search's move filter (§10 of shared/seeds/malikovic-spg-trajectories-coq.txt:
 the moves generated are those that keep to the trajectories): no move of a frozen unit, no capture
 when the opponent has no unit to lose, only the steps of cheapest routes when the mover has no
-spare move, and no quiet move into a position a memoised bound or obstruction verdict already
-cuts."""
+spare move, no piece move that wastes a move the mover's victim visits need (issue #22), and no
+quiet move into a position a memoised bound, obstruction or victim-visit verdict already cuts."""
 
 from __future__ import annotations
 
@@ -18,10 +18,8 @@ from retrologic.spg.obstruction import ObstructedKey, Obstruction
 from retrologic.spg.options import BoundOptions
 from retrologic.spg.targets import BACK_RANK, Targets
 
-# `victims_stranded` gives itself up when, after VISIT_TRIAL tries, fewer than one in VISIT_RATE
-# cut (the obstruction split's rule, spg/obstruction.py): sound either way, only slower or faster
-VISIT_TRIAL = 2000
-VISIT_RATE = 20
+# `MoveFilter.visits_tight`: the landing squares, captures due, victim slots, rows per unit
+Tight = tuple[int, int, tuple[int, ...], dict[int, tuple[int, ...]]]
 
 # ObstructedKey from its fields as one iterable (as `new_side_key`: made for many moves per node)
 _new_obstructed_key = functools.partial(tuple.__new__, ObstructedKey)
@@ -32,18 +30,20 @@ class MoveFilter:
     runs on every move of every node)."""
 
     def __init__(self, targets: Targets, bound: Bound, coupler: Coupling,
-                 obstruction: Obstruction, options: BoundOptions) -> None:
+                 obstruction: Obstruction, options: BoundOptions,
+                 stranded: dict[tuple[SideKey, SideKey, int, int], bool]) -> None:
         self.frozen = targets.frozen
         self.target_count = targets.count
         self.bound = bound
         self.coupler = coupler
         self.route_steps = options.route_steps
+        self.visit_steps = options.visit_steps
+        self.visit_cuts = 0  # moves `visit_steps` dropped (for tests and profiling)
         self.victim_slots = options.victim_slots
         self.split = options.obstruction
         self.known_plans = bound.plans_by_key  # read only: the filter never computes a bound
-        self.visits = options.landings  # `victims_stranded` (it reads the landing squares)
-        self.visit_tries = self.visit_hits = 0
         self.known_verdicts = obstruction.verdicts  # ... nor an obstruction split
+        self.known_stranded = stranded  # ... nor the victim visits (`rules.VictimVisits.dead`)
 
     def candidate_moves(self, board: chess.Board, plies: int) -> list[chess.Move]:
         """The legal moves a game to the target in exactly `plies` plies may make next (a
@@ -56,8 +56,6 @@ class MoveFilter:
             to_mask &= ~board.occupied_co[not board.turn]
         keys = (self.bound.side_key(board, board.turn),
                 self.bound.side_key(board, not board.turn))
-        if self.visits and self.victims_stranded(board, plies, keys):
-            return []  # no game goes on from here: the position is dead (memoised so)
         steps = None
         if self.route_steps and self.bound.no_spare(board, board.turn, (plies + 1) // 2, keys[0]):
             steps = self.coupler.next_steps(board, board.turn, keys[0])
@@ -66,9 +64,14 @@ class MoveFilter:
             from_mask &= sum(chess.BB_SQUARES[sq] for sq, to in steps.items() if to) | (
                 board.kings & board.occupied_co[board.turn] if castling else 0)
             to_mask &= functools.reduce(operator.or_, steps.values(), 0) | castling
+        tight = self.visits_tight(board, plies, keys) if self.visit_steps and steps is None \
+            else None
         out = []
         for move in board.generate_legal_moves(from_mask, to_mask):
             if no_capture and board.is_en_passant(move):
+                continue
+            if tight is not None and self.wasted(board, move, tight):
+                self.visit_cuts += 1
                 continue
             if steps is not None and \
                     not steps.get(move.from_square, 0) & chess.BB_SQUARES[move.to_square]:
@@ -79,33 +82,54 @@ class MoveFilter:
             out.append(move)
         return out
 
-    def victims_stranded(self, board: chess.Board, plies: int,
-                         keys: tuple[SideKey, SideKey]) -> bool:
-        """True when a side's units that must be captured cannot all get to squares where the
-        opponent can still land a move (`Bound.visit_bound` against the opponent's
-        `Coupling.landing_squares` for its moves left) within the side's moves left: no game
-        to the target goes on from here, so the position has no candidate move (issue #22).
-        Tried after the prune's rules (the search asks for candidates only when none cut),
-        not with an e.p. square pending (as the prune's victims-unreached rules)."""
-        if board.ep_square is not None or self.visit_hits * VISIT_RATE < self.visit_tries \
-                and self.visit_tries >= VISIT_TRIAL:
-            return False  # (or it rarely cuts on this problem: not worth its cost)
-        left = moves_left(board.turn, plies)
-        cut = False
-        for key, other in (keys, keys[::-1]):
-            color = key.color
-            slots = self.bound.plans(board, color, key).slots
-            if chess.popcount(board.occupied_co[color]) - self.target_count[color] <= len(slots):
-                continue  # no victim beyond the slots of the opponent's forced pawn captures
-            mine, theirs = left[0 if color == chess.WHITE else 1], \
-                left[1 if color == chess.WHITE else 0]
-            where = self.coupler.landing_squares(board, not color, theirs, other)
-            if self.bound.visit_bound(board, color, where, key) > mine:
-                cut = True
-                break
-        self.visit_tries += 1
-        self.visit_hits += cut
-        return cut
+    def visits_tight(self, board: chess.Board, plies: int, keys: tuple[SideKey, SideKey]
+                     ) -> Tight | None:
+        """When the side to move needs every move it has left for its victim visits (the
+        fewest moves of `Bound.visit_bound`'s assignment, against the opponent's landing
+        squares, equal its moves left): (those squares, its captures due, its victim slots,
+        and per unit the rows it may take in an assignment of that many moves:
+        `Bound.visit_rows`); else None. Then a piece's move that brings it no closer in any of
+        its rows leaves the side short of a move (`wasted`)."""
+        color, key = board.turn, keys[0]
+        left = moves_left(color, plies)
+        mine, theirs = (left[0], left[1]) if color == chess.WHITE else (left[1], left[0])
+        where = self.coupler.landing_squares(board, not color, theirs, keys[1])
+        if not where or self.bound.visit_moves(board, color, where, key) != mine:
+            return None
+        plans = self.bound.plans(board, color, key)
+        return where, plans.captures, plans.slots, \
+            self.bound.visit_rows(board, color, where, key)
+
+    def wasted(self, board: chess.Board, move: chess.Move,
+               tight: Tight) -> bool:
+        """True when `move` (the side to move being `visits_tight`) is a quiet move of a piece
+        that lowers none of its unit's entries in the rows it may take (`Bound.visit_rows`)
+        of the visit assignment. A piece's move changes each of its entries by at most one
+        (its moves are reversible), and no other unit's, the opponent's landing squares nor
+        the side's scenarios; so every assignment after it costs at least what it cost
+        before, less one where it uses the unit in a row whose entry fell: at least the moves
+        the side had before the move (an assignment using the unit in a row it may not take
+        cost more than that), one more than it has left: no game to the target goes on.
+
+        Let through (never dropped): pawn moves (they change the opponent's victim slots and
+        landing squares), captures, promotions, castling, and moves of a king or rook while
+        the side may still castle (they change the castling scenarios)."""
+        if move.promotion or board.is_capture(move):
+            return False
+        frm = move.from_square
+        ptype = board.piece_type_at(frm)
+        if ptype == chess.PAWN or ptype is None:
+            return False
+        if ptype == chess.KING and board.castling_rights & BACK_RANK[board.turn] or \
+                board.castling_rights & chess.BB_SQUARES[frm] or board.is_castling(move):
+            return False
+        where, captures, slots, rows = tight
+        if frm not in rows:
+            return False  # (not placed in a scenario of the fewest moves: not filtered)
+        color, entries = board.turn, self.bound.visit_entries
+        before = entries(color, ptype, frm, captures, slots, where)
+        after = entries(color, ptype, move.to_square, captures, slots, where)
+        return not any(after[r] < before[r] for r in rows[frm])
 
     def quiet_child_pruned(self, board: chess.Board, move: chess.Move, plies: int,
                            keys: tuple[SideKey, SideKey]) -> bool:
@@ -143,9 +167,12 @@ class MoveFilter:
         if plans is not None and plans.bound > plies // 2:
             return True
         double_step = ptype == chess.PAWN and abs(move.to_square - move.from_square) == 16
-        if self.split and not double_step:
-            # a child already found obstructed (the split memoises by both side keys)
-            kw, kb = (child, other) if mover == chess.WHITE else (other, child)
-            w, b = moves_left(not mover, plies - 1)
-            return bool(self.known_verdicts.get(_new_obstructed_key((kw, kb, w, b, None))))
-        return False
+        if double_step:
+            return False  # (an e.p. square pending: neither verdict below was asked there)
+        kw, kb = (child, other) if mover == chess.WHITE else (other, child)
+        w, b = moves_left(not mover, plies - 1)
+        if (kw, kb, w, b) in self.known_stranded:
+            return True  # a child already found stranded (the victim visits' memo)
+        # a child already found obstructed (the split memoises by both side keys)
+        return self.split and \
+            bool(self.known_verdicts.get(_new_obstructed_key((kw, kb, w, b, None))))

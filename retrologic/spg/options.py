@@ -31,6 +31,14 @@ class BoundOptions:
     """A side with no spare move leaves its forced victims standing: the other side must land a
     move on each of their squares (`Coupling.landing_squares`)."""
 
+    victim_visits: bool = True
+    """Every unit of a side that ends captured first stands where the opponent can still land a
+    move: the prune rule victims-stranded (`rules.VictimVisits`, `Bound.visit_bound`)."""
+
+    visit_steps: bool = True
+    """A side whose victim visits need every move it has left moves no piece that gets no
+    closer to a row of the visit assignment (`MoveFilter.visits_tight`, `wasted`)."""
+
     route_steps: bool = True
     """A side with no spare move steps along its cheapest routes (`Coupling.next_steps`): the
     move filter lets only those steps through."""
@@ -43,8 +51,10 @@ class BoundOptions:
     """The obstruction split holds every pawn on its own target square too (`held_units`)."""
 
     def without_split(self) -> "BoundOptions":
-        """These options for an obstruction view: the split itself is off there."""
-        return dataclasses.replace(self, obstruction=False)
+        """These options for an obstruction view: the split itself is off there, and so are the
+        victim visits (a view is asked only for its prune, which never tried them before they
+        became a rule: kept so, the rule's move was behaviour-neutral)."""
+        return dataclasses.replace(self, obstruction=False, victim_visits=False)
 
     def as_keywords(self) -> dict[str, bool]:
         """The options as `Analysis` keyword arguments."""

@@ -20,6 +20,11 @@ hence no legal game is missing from the list. The proof may be checked against p
 (the `core` the certificate names by clause index: what the writer's trimming found the proof
 to use); that is sound, a part without a model has no model when completed, and it makes the
 check several times faster. Proof and core may be packed (base64 of xz, bounded unpacking).
+The proof is plain DRUP (`proof`: each lemma checked by unit propagation over everything) or
+hinted (`lrat`: each lemma names the earlier clauses that refute its negation, after the
+top-level units of the input; checked by those alone, in linear time: history.drup.check_lrat).
+Clause ids of a hinted proof: the core's clauses 1..k in core order, the blocking clauses
+(games, then illegal prefixes, in the certificate's order) k+1..k+b, then the lemmas.
 """
 
 from __future__ import annotations
@@ -31,12 +36,13 @@ from typing import Any
 import chess
 
 from retrologic.certformat import Rejected, Verdict, verdict_of
-from retrologic.history.drup import check, parse_proof
+from retrologic.history.drup import check, check_lrat, parse_lrat, parse_proof
 from retrologic.spg.cnf import ENCODING, Encoding, encode
 
 TYPE = "spg-listing"
 MAX_PLIES = 80     # longer than the CNF route reaches by far; bounds a hostile file's cost
-MAX_UNPACKED = 96 * 1024 * 1024   # bytes a packed proof or core may unpack to
+MAX_UNPACKED = 192 * 1024 * 1024  # bytes a packed proof or core may unpack to (a hinted
+#                                   proof of 14 plies: about 100 MiB of text)
 
 
 def _moves(item: Any, what: str) -> list[chess.Move]:
@@ -50,9 +56,11 @@ def _moves(item: Any, what: str) -> list[chess.Move]:
 
 def _clause(enc: Encoding, moves: list[chess.Move], what: str, *, game: bool) -> list[int]:
     """The blocking clause of a listed game (legal, ends on the diagram) or of an illegal
-    prefix (all legal but the last), replayed with python-chess; Rejected if it is not."""
-    if not moves:
-        raise Rejected(f"{what}: empty")
+    prefix (all legal but the last), replayed with python-chess; Rejected if it is not. At
+    length 0 the empty game is a game (the diagram is the initial array): its blocking clause is
+    the empty clause, true to "no other game of 0 plies"."""
+    if not moves and not (game and enc.plies == 0):
+        raise Rejected(f"{what}: empty")   # an illegal prefix has a move; only a 0-ply game none
     board = chess.Board()
     clause = []
     for ply, move in enumerate(moves, 1):
@@ -87,10 +95,13 @@ def _length(target: chess.BaseBoard, entry: Any, i: int, want: int) -> tuple[int
     if not isinstance(plies, int) or isinstance(plies, bool) or plies != want:
         raise Rejected(f"lengths[{i}].plies is {str(plies)[:12]}, expected {want}")
     games, illegal = entry.get("games"), entry.get("illegal")
-    proof = _text(entry, "proof", i)
+    hinted = "lrat" in entry or "lrat_xz" in entry
+    if hinted and ("proof" in entry or "proof_xz" in entry):
+        raise Rejected(f"lengths[{i}]: both a 'proof' and an 'lrat' proof")
+    proof = _text(entry, "lrat" if hinted else "proof", i)
     if not isinstance(games, list) or not isinstance(illegal, list) or proof is None:
-        raise Rejected(f"lengths[{i}]: 'games' and 'illegal' must be lists, 'proof' (or "
-                       "'proof_xz') a string")
+        raise Rejected(f"lengths[{i}]: 'games' and 'illegal' must be lists, 'proof' or 'lrat' "
+                       "(or 'proof_xz', 'lrat_xz') a string")
     enc = encode(target, plies)
     core = _core(entry, i, len(enc.clauses))
     blocks = []
@@ -105,15 +116,18 @@ def _length(target: chess.BaseBoard, entry: Any, i: int, want: int) -> tuple[int
         blocks.append(_clause(enc, _moves(p, f"lengths[{i}].illegal[{j}]"),
                               f"lengths[{i}].illegal[{j}]", game=False))
     try:
-        steps = parse_proof(proof.splitlines())
+        steps = (parse_lrat if hinted else parse_proof)(proof.splitlines())
     except ValueError as e:
         raise Rejected(f"lengths[{i}]: bad proof: {str(e)[:80]}") from None
-    for step, (_, lits) in enumerate(steps, 1):
-        if any(abs(lit) > enc.nv for lit in lits):
+    for step, step_lits in enumerate(steps, 1):
+        if any(abs(lit) > enc.nv for lit in step_lits[0 if hinted else 1]):
             raise Rejected(f"lengths[{i}]: proof step {step}: a literal beyond the CNF's "
                            f"{enc.nv} variables")
     clauses = enc.clauses if core is None else [enc.clauses[k] for k in core]
-    res = check(clauses + blocks, steps, enc.nv)
+    # hinted: each lemma checked by its hints alone (ids: the core's clauses, then the blocking
+    # clauses, then the lemmas); plain DRUP: by unit propagation over everything
+    res = check_lrat(clauses + blocks, steps) if hinted else check(clauses + blocks, steps,
+                                                                   enc.nv)
     if not res.ok:
         raise Rejected(f"lengths[{i}] ({plies} plies): {res.reason}")
     return len(games), res.lemmas

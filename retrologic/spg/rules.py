@@ -13,8 +13,63 @@ import chess
 
 from retrologic.spg.bound import Bound, Plans, SideKey, moves_left
 from retrologic.spg.coupling import Coupling
+from retrologic.spg.memo import Memo
 from retrologic.spg.obstruction import Obstruction
 from retrologic.spg.options import BoundOptions
+from retrologic.spg.targets import Targets
+
+# `VictimVisits` gives itself up when, after VISIT_TRIAL tries, fewer than one in VISIT_RATE
+# cut (the obstruction split's rule, spg/obstruction.py): sound either way, only slower or faster
+VISIT_TRIAL = 2000
+VISIT_RATE = 20
+
+
+class VictimVisits:
+    """The victim-visit cut (issue #22, reach) and its give-up counters: a side's units that
+    must be captured cannot all get, within the side's moves left, to squares where the
+    opponent can still land a move (`Bound.visit_bound` against the opponent's
+    `Coupling.landing_squares` for its moves left). Its cuts are memoised by both side keys
+    and the moves left (`dead`, which the move filter reads to drop a quiet move into a
+    position already found stranded before it is played, as it does for obstruction)."""
+
+    def __init__(self, targets: Targets, bound: Bound, coupler: Coupling) -> None:
+        self.target_count = targets.count
+        self.bound = bound
+        self.coupler = coupler
+        self.tries = self.hits = 0
+        # (White's side key, Black's, White's moves left, Black's) -> True: stranded
+        self.dead: Memo[tuple[SideKey, SideKey, int, int], bool] = Memo("stranded victims")
+
+    def stranded(self, board: chess.Board, plies: int, keys: tuple[SideKey, SideKey]) -> bool:
+        """True when the victims of a side (`keys`: the side keys of the side to move and of
+        the other) cannot all be visited in time: no game to the target goes on from here. Not
+        tried with an e.p. square pending (as the victims-unreached rules), nor once it has cut
+        fewer than one in VISIT_RATE of its first VISIT_TRIAL tries."""
+        if board.ep_square is not None or self.hits * VISIT_RATE < self.tries \
+                and self.tries >= VISIT_TRIAL:
+            return False  # (or it rarely cuts on this problem: not worth its cost)
+        left = moves_left(board.turn, plies)
+        kw, kb = keys if board.turn == chess.WHITE else keys[::-1]
+        memo_key = (kw, kb) + left
+        if memo_key in self.dead:
+            return True  # (every value the verdict reads is memoised by these keys)
+        cut = False
+        for key, other in (keys, keys[::-1]):
+            color = key.color
+            slots = self.bound.plans(board, color, key).slots
+            if chess.popcount(board.occupied_co[color]) - self.target_count[color] <= len(slots):
+                continue  # no victim beyond the slots of the opponent's forced pawn captures
+            mine, theirs = left[0 if color == chess.WHITE else 1], \
+                left[1 if color == chess.WHITE else 0]
+            where = self.coupler.landing_squares(board, not color, theirs, other)
+            if self.bound.visit_bound(board, color, where, key) > mine:
+                cut = True
+                break
+        self.tries += 1
+        self.hits += cut
+        if cut:
+            self.dead[memo_key] = True
+        return cut
 
 
 class Deductions(Protocol):
@@ -22,6 +77,7 @@ class Deductions(Protocol):
 
     coupler: Coupling
     obstruction_split: Obstruction
+    visits: VictimVisits
 
 
 class Facts:
@@ -115,6 +171,15 @@ def _obstructed(a: Deductions, f: Facts) -> bool:
     return a.obstruction_split.obstructed(f.board, f.plies, f.w, f.b, f.pw, pb, f.kw, kb)
 
 
+def _victims_stranded(a: Deductions, f: Facts) -> bool:
+    """A side's units that end captured cannot all reach, in its moves left, a square where the
+    other side can still land a move (`VictimVisits`; last: the costliest, and it was tried
+    only where every other rule had failed when it lived in the move filter)."""
+    kb = f.black()[0]
+    keys = (f.kw, kb) if f.board.turn == chess.WHITE else (kb, f.kw)
+    return a.visits.stranded(f.board, f.plies, keys)
+
+
 RULES: tuple[PruneRule, ...] = (
     PruneRule("white-bound", None, _white_bound),
     PruneRule("black-bound", None, _black_bound),
@@ -123,6 +188,7 @@ RULES: tuple[PruneRule, ...] = (
     PruneRule("white-victims-unreached", "landings", _white_victims_unreached),
     PruneRule("black-victims-unreached", "landings", _black_victims_unreached),
     PruneRule("obstruction", "obstruction", _obstructed),
+    PruneRule("victims-stranded", "victim_visits", _victims_stranded),
 )
 
 

@@ -1,0 +1,239 @@
+"""The capture plan of the legal-game finder (issue #19): which unit of a side becomes which
+target unit, which pawn captures how often and where, and which units are left over for the
+opponent to capture -- a "proof kernel" in the sense of Texel's proof-game tool, taken from one
+joint assignment instead of each target unit's cheapest route alone.
+
+Why: the finder's capture search was guided by the bound's victim slots (`Bound.capture_slots`),
+which are per target pawn: with Black pawns on a6 and b6 and targets a6 and a5, each target
+alone is reached without a capture (a6 stays, a6 goes to a5), so no slot is seen, yet jointly
+the b-pawn must capture on a5. The guide then pointed at the nearest capture of any unit (say
+the queen taking a pawn), which kills the bound, and the search stalled on the last captures
+(measured in bench/README-legal.md, session "capture plan"). The plan assigns all of a side's
+units at once (minimum pawn captures first, then moves: captures beyond what the side still has
+to make are impossible), so the b-pawn's capture on a5 becomes a planned capture with its
+squares, and the opponent's units the assignment leaves over become the victims to bring there.
+
+A plan is a heuristic guide only: nothing is proved from it, the finder's game is replayed by
+python-chess and `legalgame.checker`. Different `salt`s give other plans of the same capture
+count (random tie-breaks on the moves), for the finder's restarts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import chess
+from scipy.optimize import linear_sum_assignment
+
+from retrologic.spg.analysis import Analysis
+from retrologic.spg.distances import INF
+
+CAPTURE_COST = 1_000  # one pawn capture outweighs any difference in moves
+NOISE = 4.0           # a salted plan may take this many moves more than the cheapest
+IMPOSSIBLE = 10 ** 9  # the cost of a unit that cannot become a target unit
+
+
+@dataclass(frozen=True)
+class PawnCaptures:
+    """A planned capturing pawn: where it stands, how many captures its route makes, and the
+    squares where they may land (a superset: `Distances.capture_landings`)."""
+
+    square: chess.Square
+    count: int
+    squares: int
+
+
+@dataclass(frozen=True)
+class SidePlan:
+    """One side's plan: (unit square, target index, pawn captures) per target unit, the
+    capturing pawns, the side's units left over (the opponent must capture them), and the
+    expendable ones: those left over and those a left-over unit can replace (it reaches the
+    same target unit, within the captures left) -- the victims the opponent is guided to."""
+
+    assignment: tuple[tuple[chess.Square, int, int], ...]
+    pawns: tuple[PawnCaptures, ...]
+    spare: int
+    expendable: int = 0
+
+    @property
+    def pawn_captures(self) -> int:
+        """The captures the planned pawns make, all together."""
+        return sum(p.count for p in self.pawns)
+
+
+def _noise(salt: int, usq: int, index: int) -> float:
+    """A fixed pseudo-random tie-break in [0, NOISE) per (salt, unit, target); 0 for salt 0."""
+    if not salt:
+        return 0.0
+    h = (salt * 1_000_003 + usq * 7_919 + index * 104_729) * 2_654_435_761 % 2 ** 32
+    return NOISE * h / 2 ** 32
+
+
+def route_cost(analysis: Analysis, color: chess.Color, utype: int, usq: int, ttype: int,
+               tsq: int, need: int) -> tuple[int, int]:
+    """(fewest pawn captures, fewest moves with that many) for the unit to become the target
+    unit with at most `need` captures; (INF, INF) when it cannot."""
+    routes = analysis.unit_routes(color, utype, usq, ttype, tsq, max(need, 0))
+    if not routes:
+        return INF, INF
+    captures = min(c for _, c, _ in routes)
+    return captures, min(pm + d for pm, c, d in routes if c == captures)
+
+
+def capture_squares(analysis: Analysis, color: chess.Color, usq: int, ttype: int, tsq: int,
+                    count: int) -> int:
+    """Where the captures of a pawn on `usq` becoming the target unit with `count` captures may
+    land: on its route to `tsq` (a pawn target) or to a promotion square from which a `ttype`
+    piece reaches `tsq`."""
+    if ttype == chess.PAWN:
+        return analysis.capture_landings(color, usq, tsq, count)
+    maps = analysis.pawn_maps(color, usq)
+    last = chess.BB_RANK_8 if color == chess.WHITE else chess.BB_RANK_1
+    squares = 0
+    for p in chess.scan_forward(last):
+        if maps[count][p] < INF and analysis.piece_map(ttype, color, p)[tsq] < INF:
+            squares |= analysis.capture_landings(color, usq, p, count)
+    return squares
+
+
+class Planner:
+    """Side plans over one analysis, the per-unit work memoised: a unit's (captures, cost) row
+    over the target units is a pure function of its colour, type, square, the captures left
+    and the salt, and the capture squares of a planned pawn of its square, target and count
+    (a child position changes one or two units, so most rows are look-ups)."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.analysis = analysis
+        self.rows: dict[tuple, tuple[tuple[int, ...], tuple[float, ...]]] = {}
+        self.squares: dict[tuple, int] = {}
+
+    def row(self, color: chess.Color, utype: int, usq: int, need: int,
+            salt: int) -> tuple[tuple[int, ...], tuple[float, ...]]:
+        """(pawn captures, assignment cost) of the unit per target unit of `color`."""
+        key = (color, utype, usq, need, salt)
+        hit = self.rows.get(key)
+        if hit is None:
+            captures, cost = [], []
+            for index, (tsq, ttype) in enumerate(self.analysis.target_units[color]):
+                c, moves = route_cost(self.analysis, color, utype, usq, ttype, tsq, need)
+                captures.append(c)
+                cost.append(IMPOSSIBLE if c >= INF else
+                            CAPTURE_COST * c + moves + _noise(salt, usq, index))
+            hit = self.rows[key] = (tuple(captures), tuple(cost))
+        return hit
+
+    def capture_squares(self, color: chess.Color, usq: int, index: int, count: int) -> int:
+        """`capture_squares` of a pawn on `usq` planned for target unit `index`, memoised."""
+        key = (color, usq, index, count)
+        hit = self.squares.get(key)
+        if hit is None:
+            tsq, ttype = self.analysis.target_units[color][index]
+            hit = self.squares[key] = capture_squares(self.analysis, color, usq, ttype, tsq,
+                                                      count)
+        return hit
+
+    def side_plan(self, board: chess.BaseBoard, color: chess.Color, need: int,
+                  salt: int = 0) -> SidePlan | None:
+        """`color`'s plan on `board` with `need` captures still to make (None: no assignment
+        of its movable units to its target units fits within `need` pawn captures)."""
+        analysis = self.analysis
+        movable = board.occupied_co[color] & ~analysis.frozen
+        targets = analysis.target_units[color]
+        if not targets:
+            return SidePlan((), (), movable & ~board.kings, movable & ~board.kings)
+        units = [(sq, board.piece_type_at(sq) or 0) for sq in chess.scan_forward(movable)]
+        if len(targets) > len(units):
+            return None
+        rows = [self.row(color, utype, usq, need, salt) for usq, utype in units]
+        cost = [r[1] for r in rows]
+        chosen, columns = linear_sum_assignment(cost)
+        assignment, pawns, used = [], [], 0
+        for r, c in zip(chosen.tolist(), columns.tolist()):
+            if cost[r][c] >= IMPOSSIBLE:
+                return None
+            usq = units[r][0]
+            captures = rows[r][0][c]
+            assignment.append((usq, c, captures))
+            used |= chess.BB_SQUARES[usq]
+            if captures:
+                pawns.append(PawnCaptures(usq, captures,
+                                          self.capture_squares(color, usq, c, captures)))
+        total = sum(p.count for p in pawns)
+        if total > need:
+            return None
+        spare = movable & ~used & ~board.kings
+        free = [r for r, (usq, _) in enumerate(units) if spare & chess.BB_SQUARES[usq]]
+        expendable = spare
+        for r, c in zip(chosen.tolist(), columns.tolist()):
+            if any(rows[w][0][c] < INF and total - rows[r][0][c] + rows[w][0][c] <= need
+                   for w in free):
+                expendable |= chess.BB_SQUARES[units[r][0]]
+        return SidePlan(tuple(assignment), tuple(pawns), spare, expendable & ~board.kings)
+
+
+def side_plan(analysis: Analysis, board: chess.BaseBoard, color: chess.Color, need: int,
+              salt: int = 0) -> SidePlan | None:
+    """`Planner.side_plan` without memo tables kept (one plan)."""
+    return Planner(analysis).side_plan(board, color, need, salt)
+
+
+class Measures(Protocol):
+    """What `plan_distance` needs of the finder: its frozen units, captures left, plans and
+    distances (`legalgame.finder.Finder` provides them, memoised)."""
+
+    frozen: int
+
+    def captures_left(self, board: chess.BaseBoard, color: chess.Color) -> int: ...
+
+    def side_plan(self, board: chess.BaseBoard, color: chess.Color) -> SidePlan | None: ...
+
+    def distance(self, color: chess.Color, ptype: int, frm: chess.Square, to: chess.Square,
+                 captures: int) -> int: ...
+
+    def nearest(self, color: chess.Color, ptype: int, square: chess.Square, captures: int,
+                squares: int, below: int) -> int: ...
+
+    def by_type(self, board: chess.BaseBoard, mask: int) -> list[tuple[int, int]]: ...
+
+
+def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
+    """How far the nearest planned capture is: for each side with captures to make, each
+    planned pawn's moves to one of its capture squares plus the nearest victim's moves there
+    (the victims: the units the opponent's plan finds expendable), and, when the side has more
+    captures to make than its pawns plan, the fewest moves of any of its units to a victim.
+    INF when a side has no plan (the bound will say dead) or no victim."""
+    best = INF
+    for color in chess.COLORS:
+        need = finder.captures_left(board, color)
+        if need <= 0:
+            continue
+        mine, theirs = finder.side_plan(board, color), finder.side_plan(board, not color)
+        if mine is None or theirs is None:
+            return INF
+        victims = theirs.expendable & ~finder.frozen
+        if not victims:
+            continue
+        if need > mine.pawn_captures:
+            own = board.occupied_co[color] & ~finder.frozen
+            for ptype, mask in finder.by_type(board, own):
+                for sq in chess.scan_forward(mask):
+                    best = finder.nearest(color, ptype, sq, 1, victims, best)
+        pieces = finder.by_type(board, victims & ~board.pawns)
+        foe_pawns = list(chess.scan_forward(victims & board.pawns))
+        for planned in mine.pawns:
+            for s in chess.scan_forward(planned.squares):
+                reach = finder.distance(color, chess.PAWN, planned.square, s, planned.count)
+                if reach >= best:
+                    continue
+                come = best - reach
+                for ptype, mask in pieces:
+                    come = finder.nearest(not color, ptype, s, 0, mask, come)
+                for v in foe_pawns:
+                    come = min(come, finder.distance(not color, chess.PAWN, v, s, 0))
+                best = min(best, reach + come)
+    return best
+
+
+__all__ = ["Measures", "PawnCaptures", "Planner", "SidePlan", "capture_squares", "plan_distance",
+           "route_cost", "side_plan"]

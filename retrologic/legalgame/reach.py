@@ -1,0 +1,132 @@
+"""The finder's distance look-ups (issue #19): how far a unit is from a square or a set of
+squares, and the slot-guided capture distance of the finder before the capture plan -- a base
+class of `legalgame.finder.Finder`, split off to keep that module short; its memo tables and
+the analysis are set by `Finder.__init__`.
+
+The distances are the proof-game analysis' (`spg.analysis`: pawn maps per capture count, piece
+maps with frozen units as obstacles); a piece's moves are reversible, so the distance from a
+square to a piece is the piece's distance to the square.
+"""
+
+from __future__ import annotations
+
+import chess
+
+from retrologic.spg.analysis import Analysis
+from retrologic.spg.distances import INF
+
+
+class Reach:
+    """Distances, rings of squares and the slot-guided capture distance, memoised."""
+
+    analysis: Analysis
+    frozen: int
+    count: dict[chess.Color, int]
+    distances: dict[tuple, int]
+    ring_memo: dict[tuple, tuple[int, ...]]
+
+    def captures_left(self, board: chess.BaseBoard, color: chess.Color) -> int:
+        """The captures `color` still has to make (its opponent's units over the target's)."""
+        return chess.popcount(board.occupied_co[not color]) - self.count[not color]
+
+    def distance(self, color: chess.Color, ptype: int, frm: chess.Square, to: chess.Square,
+                 captures: int) -> int:
+        """Fewest moves for a unit to go from `frm` to `to` with at most `captures` captures
+        (pawns: by capture count; pieces: the distance map), frozen units as obstacles."""
+        key = (color, ptype, frm, to, captures)
+        hit = self.distances.get(key)
+        if hit is None:
+            if ptype == chess.PAWN:
+                maps = self.analysis.pawn_maps(color, frm)
+                hit = min(maps[c][to] for c in range(min(captures, len(maps) - 1) + 1))
+            else:
+                hit = self.analysis.piece_map(ptype, color, frm)[to]
+            self.distances[key] = hit
+        return hit
+
+    def rings(self, color: chess.Color, ptype: int, square: chess.Square,
+              captures: int) -> tuple[int, ...]:
+        """Per d, the squares a unit on `square` reaches in at most d moves (`distance`), as
+        bitmasks: the nearest of a set of squares is the first ring that meets it."""
+        key = (color, ptype, square, captures)
+        hit = self.ring_memo.get(key)
+        if hit is None:
+            near: dict[int, int] = {}
+            for to in chess.SQUARES:
+                d = self.distance(color, ptype, square, to, captures)
+                if d < INF:
+                    near[d] = near.get(d, 0) | chess.BB_SQUARES[to]
+            out, mask = [], 0
+            for d in range(max(near, default=-1) + 1):
+                mask |= near.get(d, 0)
+                out.append(mask)
+            hit = self.ring_memo[key] = tuple(out)
+        return hit
+
+    def nearest(self, color: chess.Color, ptype: int, square: chess.Square, captures: int,
+                squares: int, below: int) -> int:
+        """Fewest moves of a unit on `square` to one of `squares` (`below` or more: `below`)."""
+        for d, ring in enumerate(self.rings(color, ptype, square, captures)):
+            if d >= below:
+                break
+            if ring & squares:
+                return d
+        return below
+
+    def capture_distance(self, board: chess.Board) -> int:
+        """How far the nearest useful capture is. A side with captures to make whose pawns must
+        still capture on known squares (the bound's victim slots) is measured there: its pawn's
+        moves to the slot plus a victim's moves to it; its free captures (beyond the slots) by the
+        fewest moves of one of its units to a capturable unit (kings and frozen units are not).
+        By rings of squares (`rings`); a piece's moves are reversible (the distance from a slot
+        to a piece is the piece's distance to the slot), a pawn victim's are counted forwards."""
+        best = INF
+        bound = self.analysis.bound
+        for color in chess.COLORS:
+            need = self.captures_left(board, color)
+            if need <= 0:
+                continue
+            foe = board.occupied_co[not color] & ~self.frozen
+            victims = foe & ~board.kings
+            if not victims:
+                continue
+            own = board.occupied_co[color] & ~self.frozen
+            slots = bound.capture_slots(board, color)
+            if need > len(slots):
+                for ptype, mask in self.by_type(board, own):
+                    for sq in chess.scan_forward(mask):
+                        best = self.nearest(color, ptype, sq, 1, victims, best)
+            if not slots:
+                continue
+            pawns = list(chess.scan_forward(board.pawns & own))
+            pieces = self.by_type(board, victims & ~board.pawns)
+            foe_pawns = list(chess.scan_forward(victims & board.pawns))
+            union = 0
+            for mask in slots:
+                union |= mask
+            for s in chess.scan_forward(union):
+                reach = min((self.distance(color, chess.PAWN, p, s, need) for p in pawns),
+                            default=INF)
+                if reach >= best:
+                    continue
+                come = best - reach
+                for ptype, mask in pieces:
+                    come = self.nearest(not color, ptype, s, 0, mask, come)
+                for v in foe_pawns:
+                    come = min(come, self.distance(not color, chess.PAWN, v, s, 0))
+                best = min(best, reach + come)
+        return best
+
+    @staticmethod
+    def by_type(board: chess.BaseBoard, mask: int) -> list[tuple[int, int]]:
+        """(piece type, the squares of `mask` holding one) for each type present."""
+        out = []
+        for ptype, bb in ((chess.PAWN, board.pawns), (chess.KNIGHT, board.knights),
+                          (chess.BISHOP, board.bishops), (chess.ROOK, board.rooks),
+                          (chess.QUEEN, board.queens), (chess.KING, board.kings)):
+            if bb & mask:
+                out.append((ptype, bb & mask))
+        return out
+
+
+__all__ = ["Reach"]

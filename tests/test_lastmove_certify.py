@@ -1,0 +1,131 @@
+"""Certifying a possible last-move candidate (issue #19): the order of the tries (the plain
+finder's short tries on the position before the candidate and on the supporting line's
+earliest position, the plan finder only after they failed), one node cap per candidate shared
+by the tries, the plain finder's first unjittered pass (the august-1924 regression), and no
+finder for a candidate no game can show. Oracles: the budget's own node count (a finder
+charging more than its cap raises LimitHit), python-chess (replay, e.p. legality)."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from retrologic.lastmove import search as lastmove
+from retrologic.legalgame import finder
+from retrologic.limits import Budget
+from retrologic.position import Position
+from retrologic.retract import apply
+
+# August, Brennert, Dawson, Hoeg, Onitiu (Skakbladet 1924): Black's last move Kb4xNa3
+AUGUST = "8/8/8/8/P7/kP6/prP5/K7 w - - 0 1"
+AUGUST_BEFORE = "8/8/8/8/Pk6/NP6/prP5/K7 b - - 0 1"
+
+
+@pytest.fixture(scope="module")
+def august_head() -> list[chess.Move] | None:
+    """The plain finder's game to the position before Kb4xNa3 with its first pass, in a budget
+    whose node limit is the cap (charging more than the cap would raise LimitHit)."""
+    cap = 12_000
+    return finder.find_game(chess.Board(AUGUST_BEFORE), Budget(nodes=cap), cap, plan=False,
+                            first_pass=lastmove.FIRST_PASS)
+
+
+def candidate_with_line(fen: str, notation: str) -> tuple[lastmove.Candidate, lastmove.Search,
+                                                           list]:
+    pos = Position.from_fen(fen)
+    c = next(c for c in lastmove.candidates(pos, 1) if c.notation == notation)
+    search = lastmove.Search(lastmove.Limits())
+    line = lastmove.support(c.positions[-1], 6, search)
+    assert line, "the test needs a candidate with a supporting line"
+    return c, search, line
+
+
+def test_plain_finder_on_both_positions_before_the_plan_finder(monkeypatch) -> None:
+    """Every try fails (a stand-in finder that spends its whole cap): the plain finder's short
+    schedule, then its first pass, each on the position before the candidate and then on the
+    line's earliest position, then the plan finder, then the plain schedule on both; all
+    together spend at most CERTIFY_NODES."""
+    c, search, line = candidate_with_line(AUGUST, "Kb4xNa3")
+    earliest = c.positions[-1]
+    for r in line:
+        earliest = apply(earliest, r)
+    calls = []
+
+    def fake(target, budget, node_cap, *, plain=True, plan=True, first_pass=0):
+        calls.append((target.board_fen(), plain, plan, first_pass > 0, node_cap))
+        budget.check(node_cap)
+        return None
+
+    monkeypatch.setattr(finder, "find_game", fake)
+    spent = search.budget.spent
+    assert not lastmove.certify(c, search, line)
+    leaf, first = c.positions[-1].placement.board_fen(), earliest.placement.board_fen()
+    assert [call[:4] for call in calls] == [
+        (leaf, True, False, False), (first, True, False, False),    # the short schedules
+        (leaf, True, False, True), (first, True, False, True),      # the first passes
+        (leaf, False, True, False),                                 # the plan finder
+        (leaf, True, False, False), (first, True, False, False)]    # the plain schedules
+    assert search.budget.spent - spent <= lastmove.CERTIFY_NODES
+    caps = [call[4] for call in calls]
+    assert sum(caps) <= lastmove.CERTIFY_NODES
+    assert caps[:4] == [lastmove.SHORT_ROUND] * 2 + [lastmove.FIRST_ROUND] * 2
+    assert caps[4] >= caps[5] == caps[6] > lastmove.FIRST_ROUND
+
+
+def test_a_found_game_stops_the_tries(monkeypatch, august_head) -> None:
+    """The plain finder's game on the position before the candidate ends the tries (the stand-in
+    returns the real finder's game): one call, and the candidate's game replays (python-chess)
+    to the diagram, ending with Kb4xNa3."""
+    c, search, line = candidate_with_line(AUGUST, "Kb4xNa3")
+    head = august_head
+    assert head is not None
+    calls = []
+
+    def fake(target, budget, node_cap, *, plain=True, plan=True, first_pass=0):
+        calls.append(plan)
+        return head
+
+    monkeypatch.setattr(finder, "find_game", fake)
+    assert lastmove.certify(c, search, line)
+    assert calls == [False] and c.status == "possible"     # the first try only
+    board = chess.Board()
+    for move in c.game:
+        assert board.is_legal(move)
+        board.push(move)
+    assert board.board_fen() == chess.Board(AUGUST).board_fen() and board.turn == chess.WHITE
+    assert c.game[-1] == chess.Move.from_uci("b4a3")
+
+
+def test_first_pass_finds_the_august_game_within_its_cap(august_head) -> None:
+    """The regression: the plain finder's restart schedule alone did not find this game within
+    30,000 positions (nor 200,000); its first unjittered pass does, within 12,000."""
+    moves = august_head
+    assert moves is not None
+    board = chess.Board()
+    for move in moves:
+        assert board.is_legal(move)
+        board.push(move)
+    assert board.board_fen() == chess.Board(AUGUST_BEFORE).board_fen()
+    assert board.turn == chess.BLACK
+
+
+def test_a_candidate_no_game_can_show_is_not_searched(monkeypatch) -> None:
+    """Amelung 1897 as the collection states it (e.p. field "-"): after g7-g5 White could take
+    e.p. on g6 (python-chess says so), so no game ending with g7-g5 reaches that FEN exactly;
+    certify spends no finder on it, and the candidate stays unresolved, never possible."""
+    diagram = "7R/7p/5P1k/4PKpP/8/8/8/8 w - - 0 1"
+    pos = Position.from_fen(diagram)
+    c = next(c for c in lastmove.candidates(pos, 1) if c.notation == "g7-g5")
+    board = c.positions[-1].to_board()
+    board.push(chess.Move.from_uci("g7g5"))
+    assert board.has_legal_en_passant() and chess.Board(diagram).ep_square is None
+    calls = []
+    monkeypatch.setattr(finder, "find_game", lambda *a, **kw: calls.append(a) or None)
+    search = lastmove.Search(lastmove.Limits())
+    assert not lastmove.certify(c, search, [])
+    assert calls == [] and c.status != "possible"
+    assert "e.p." in (lastmove.tail_fault(c) or "")
+    # the same candidate under the diagram that states the e.p. square is searched
+    stated = Position.from_fen("7R/7p/5P1k/4PKpP/8/8/8/8 w - g6 0 1")
+    c2 = next(c for c in lastmove.candidates(stated, 1) if c.notation == "g7-g5")
+    assert lastmove.tail_fault(c2) is None

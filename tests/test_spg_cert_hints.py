@@ -1,0 +1,173 @@
+"""Hinted (LRAT-style) proofs of spg-listing certificates (issue 22, item 3): each lemma names the
+clauses whose unit propagation refutes its negation, and `check` verifies exactly that, in time
+linear in the hints. What the writer produces, and that the checker rejects forged hints.
+
+Oracles: a SAT solver (pigeonhole formulas are unsatisfiable; minus one core clause they are
+satisfiable), hand-made proofs whose validity is evident, and python-chess replays; never the
+writer's own claims.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+
+import chess
+import pytest
+from pysat.solvers import Solver
+
+from retrologic.certificate import check
+from retrologic.history.drup import check_lrat, parse_lrat
+from retrologic.limits import Budget, LimitHit
+from retrologic.spg.certify import certificate, hinted_refutation, pack
+
+COOKED = "rnbq1bnr/ppppkppp/8/4p3/8/P6P/1PPPPPP1/RNBQKBNR"      # problems/spg/cooked-a3-h3
+XOR = [[1, 2], [-1, 2], [1, -2], [-1, -2]]                      # unsatisfiable, 4 clauses
+
+
+def _pigeonhole(n: int) -> list[list[int]]:
+    def v(p: int, h: int) -> int:
+        return p * n + h + 1
+    out = [[v(p, h) for h in range(n)] for p in range(n + 1)]
+    for h in range(n):
+        for p, q in itertools.combinations(range(n + 1), 2):
+            out.append([-v(p, h), -v(q, h)])
+    return out
+
+
+def test_hand_made_hints() -> None:
+    assert check_lrat(XOR, parse_lrat(["2 0 1 2 0", "0 5 3 4 0"])).ok
+    # the unit lemma 2 alone closes it: its top-level propagation conflicts (1, then [-1, -2])
+    assert check_lrat(XOR, parse_lrat(["2 0 1 2 0"])).ok
+    # a satisfied hint (3 = [1, -2] under -2) is passed over: deriving nothing is sound
+    assert check_lrat(XOR, parse_lrat(["2 0 3 1 2 0", "0 5 3 4 0"])).ok
+    # the top-level units of the input (here 2, then 1) are set first: a lemma they imply
+    # needs no hints, another does
+    units = [[2], [-2, 1], [3, 4], [3, -4], [-3, 5], [-3, -5]]
+    assert check_lrat(units, parse_lrat(["1 0 0", "3 0 3 4 0", "0 8 5 6 0"])).ok
+    assert not check_lrat(units, parse_lrat(["1 0 0", "3 0 0", "0 8 5 6 0"])).ok
+    assert check_lrat(units + [[-1]], []).ok               # the units conflict: refuted
+    for lines, match in [(["2 0 1 0", "0 5 3 4 0"], "not refuted by its hints"),
+                         (["0 6 3 4 0"], "names no earlier clause"),
+                         (["0 -3 4 0"], "names no earlier clause"),
+                         (["0 1 2 3 4 0"], "not unit"),          # [1, 2]: both open
+                         (["1 -1 0 1 0", "0 5 3 4 0"], "tautology"),
+                         ([], "never derives")]:
+        res = check_lrat(XOR, parse_lrat(lines))
+        assert not res.ok and match in res.reason, (lines, res.reason)
+    assert check_lrat(XOR + [[]], []).ok                  # an empty input clause refutes
+    for bad in ["1 2 0", "1 0 2 0 3", "1 0 2 0 3 0", "x 0 1 0", "0 0 3 4 0"]:
+        with pytest.raises(ValueError):
+            parse_lrat([bad])
+
+
+@pytest.mark.parametrize("padding", [0, 30])
+def test_solver_hints_refute_their_core_alone(padding: int) -> None:
+    php = _pigeonhole(4)
+    pad = [[100 + k, 101 + k] for k in range(padding)]
+    clauses = pad + php
+    core, lines, logged = hinted_refutation(clauses, [], Budget(timeout=60))
+    assert all(i >= padding for i in core) and len(lines) <= logged
+    assert check_lrat([clauses[i] for i in core], parse_lrat(lines)).ok
+    with Solver(name="glucose4", bootstrap_with=[clauses[i] for i in core][1:]) as s:
+        assert s.solve()                                  # every core clause is needed here
+
+
+def test_hints_of_a_satisfiable_formula_are_an_error() -> None:
+    with pytest.raises(AssertionError, match="model"):
+        hinted_refutation(XOR[:3], [], Budget(timeout=60))
+    with pytest.raises(LimitHit):
+        hinted_refutation(_pigeonhole(7), [], Budget(nodes=1))
+
+
+def test_time_limit_honoured_between_slices() -> None:
+    """python-sat cannot interrupt CaDiCaL: it runs in short slices of conflicts, so a time
+    limit stops it within about a second (pigeonhole 11: far beyond the limit)."""
+    import time
+    started = time.monotonic()
+    with pytest.raises(LimitHit, match="time"):
+        hinted_refutation(_pigeonhole(11), [], Budget(timeout=0.3))
+    assert time.monotonic() - started < 4
+
+
+@pytest.fixture(scope="module")
+def cooked() -> dict:
+    cert, _ = certificate(chess.BaseBoard(COOKED), 4, Budget(timeout=60))
+    return json.loads(json.dumps(cert | {"format": 2, "retrologic": "test"}))
+
+
+def _lines(entry: dict) -> list[str]:
+    import base64
+    import lzma
+    text = entry["lrat"] if "lrat" in entry else \
+        lzma.decompress(base64.b64decode(entry["lrat_xz"])).decode("ascii")
+    return text.splitlines()
+
+
+def _with(cert: dict, lines: list[str]) -> dict:
+    out = copy.deepcopy(cert)
+    out["lengths"][0].pop("lrat_xz", None)
+    out["lengths"][0]["lrat"] = "\n".join(lines)
+    return out
+
+
+def test_written_hinted_and_accepted(cooked: dict) -> None:
+    entry = cooked["lengths"][0]
+    assert "lrat" in entry or "lrat_xz" in entry
+    assert "proof" not in entry and "proof_xz" not in entry
+    verdict = check(cooked)
+    assert verdict.ok and "exactly 2 game(s) of 4 plies" in verdict.reason, verdict.reason
+    assert check(_with(cooked, _lines(entry))).ok          # unpacked: the same claim
+
+
+def test_forged_hints_are_rejected(cooked: dict) -> None:
+    lines = _lines(cooked["lengths"][0])
+    # the last lemma closes the refutation (the empty clause, or a unit whose top-level
+    # propagation conflicts); without its hints, or without it, nothing is refuted
+    lits = lines[-1].split()[:lines[-1].split().index("0")]
+    dropped = lines[:-1] + [" ".join(lits + ["0", "0"])]
+    forward = lines[:-1] + [" ".join(lits + ["0", str(10 ** 6)] + lines[-1].split()[len(lits) + 1:])]
+    for bad, match in [(dropped, "not refuted"), (lines[:-1], "never derives"),
+                       (forward, "names no earlier clause"), (["0 1 0"], "")]:
+        verdict = check(_with(cooked, bad))
+        assert not verdict.ok and match in verdict.reason, verdict.reason
+    both = _with(cooked, lines)
+    both["lengths"][0]["proof"] = "0"
+    assert "both" in check(both).reason
+    packed = copy.deepcopy(cooked)
+    packed["lengths"][0].pop("lrat", None)
+    packed["lengths"][0]["lrat_xz"] = pack("\n".join(dropped))
+    assert not check(packed).ok
+
+
+def test_hints_do_not_survive_a_removed_game_or_a_smaller_core(cooked: dict) -> None:
+    bad = copy.deepcopy(cooked)
+    bad["lengths"][0]["games"].pop()
+    bad["status"] = "unique"
+    assert not check(bad).ok
+    bad = copy.deepcopy(cooked)
+    bad["lengths"][0].pop("core_xz", None)
+    bad["lengths"][0]["core"] = "1"
+    assert not check(bad).ok
+
+
+def test_blocks_numbered_in_the_checkers_order(monkeypatch) -> None:
+    """The solver sees the blocking clauses as they are found (an illegal prefix may come before
+    a game); the hinted proof numbers them as the checker does (games first): the solver's own
+    log must check so (no fresh solve as a fallback)."""
+    from retrologic.spg import certify as writer
+    real_first, real_fresh = writer.first_illegal, writer.hinted_refutation
+    seen: list[int] = []
+
+    def first_called_illegal(moves):           # the first model's last move "illegal"
+        seen.append(1)
+        return len(moves) - 1 if len(seen) == 1 else real_first(moves)
+
+    def no_fresh(clauses, blocks, budget):
+        assert any(not c for c in clauses + blocks), "the solver's log did not check"
+        return real_fresh(clauses, blocks, budget)
+    monkeypatch.setattr(writer, "first_illegal", first_called_illegal)
+    monkeypatch.setattr(writer, "hinted_refutation", no_fresh)
+    lst = writer.list_length(chess.BaseBoard(COOKED), 4, Budget(timeout=60), hints=True)
+    assert len(lst.illegal) == 1 and len(lst.games) == 1 and lst.hinted and lst.proof
