@@ -3,6 +3,8 @@ and a clean Ctrl-C state around every test."""
 
 from __future__ import annotations
 
+import itertools
+
 import os
 import random
 
@@ -111,3 +113,15 @@ def random_walk(rng: random.Random, plies: int) -> chess.Board:
             break
         board.push(rng.choice(moves))
     return board
+
+
+def pigeonhole(n: int) -> list[list[int]]:
+    """n + 1 pigeons in n holes, as CNF: unsatisfiable; var(p, h) = p * n + h + 1 (the
+    proof-checker tests' refutation with a known answer)."""
+    def v(p: int, h: int) -> int:
+        return p * n + h + 1
+    out = [[v(p, h) for h in range(n)] for p in range(n + 1)]
+    for h in range(n):
+        for p, q in itertools.combinations(range(n + 1), 2):
+            out.append([-v(p, h), -v(q, h)])
+    return out

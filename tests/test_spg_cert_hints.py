@@ -10,7 +10,6 @@ writer's own claims.
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 
 import chess
@@ -21,19 +20,10 @@ from retrologic.certificate import check
 from retrologic.history.drup import check_lrat, parse_lrat
 from retrologic.limits import Budget, LimitHit
 from retrologic.spg.certify import certificate, hinted_refutation, pack
+from conftest import pigeonhole
 
 COOKED = "rnbq1bnr/ppppkppp/8/4p3/8/P6P/1PPPPPP1/RNBQKBNR"      # problems/spg/cooked-a3-h3
 XOR = [[1, 2], [-1, 2], [1, -2], [-1, -2]]                      # unsatisfiable, 4 clauses
-
-
-def _pigeonhole(n: int) -> list[list[int]]:
-    def v(p: int, h: int) -> int:
-        return p * n + h + 1
-    out = [[v(p, h) for h in range(n)] for p in range(n + 1)]
-    for h in range(n):
-        for p, q in itertools.combinations(range(n + 1), 2):
-            out.append([-v(p, h), -v(q, h)])
-    return out
 
 
 def test_hand_made_hints() -> None:
@@ -64,7 +54,7 @@ def test_hand_made_hints() -> None:
 
 @pytest.mark.parametrize("padding", [0, 30])
 def test_solver_hints_refute_their_core_alone(padding: int) -> None:
-    php = _pigeonhole(4)
+    php = pigeonhole(4)
     pad = [[100 + k, 101 + k] for k in range(padding)]
     clauses = pad + php
     core, lines, logged = hinted_refutation(clauses, [], Budget(timeout=60))
@@ -78,7 +68,7 @@ def test_hints_of_a_satisfiable_formula_are_an_error() -> None:
     with pytest.raises(AssertionError, match="model"):
         hinted_refutation(XOR[:3], [], Budget(timeout=60))
     with pytest.raises(LimitHit):
-        hinted_refutation(_pigeonhole(7), [], Budget(nodes=1))
+        hinted_refutation(pigeonhole(7), [], Budget(nodes=1))
 
 
 def test_time_limit_honoured_between_slices() -> None:
@@ -87,7 +77,7 @@ def test_time_limit_honoured_between_slices() -> None:
     import time
     started = time.monotonic()
     with pytest.raises(LimitHit, match="time"):
-        hinted_refutation(_pigeonhole(11), [], Budget(timeout=0.3))
+        hinted_refutation(pigeonhole(11), [], Budget(timeout=0.3))
     assert time.monotonic() - started < 4
 
 

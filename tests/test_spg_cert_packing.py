@@ -26,17 +26,7 @@ from retrologic.limits import Budget
 from retrologic.spg import proof_checker
 from retrologic.spg.certify import certificate, deltas, pack
 from retrologic.spg.cnf import encode
-
-
-def _pigeonhole(n: int) -> list[list[int]]:
-    """n + 1 pigeons in n holes: unsatisfiable; var(p, h) = p * n + h + 1."""
-    def v(p: int, h: int) -> int:
-        return p * n + h + 1
-    out = [[v(p, h) for h in range(n)] for p in range(n + 1)]
-    for h in range(n):
-        for p, q in itertools.combinations(range(n + 1), 2):
-            out.append([-v(p, h), -v(q, h)])
-    return out
+from conftest import pigeonhole
 
 
 def _glucose_proof(clauses: list[list[int]]) -> list[tuple[bool, list[int]]]:
@@ -49,7 +39,7 @@ def _glucose_proof(clauses: list[list[int]]) -> list[tuple[bool, list[int]]]:
 def test_trimmed_proof_refutes_its_core_alone(padding: int) -> None:
     """Irrelevant clauses (satisfiable padding over fresh variables) stay out of the core; the
     kept lemmas and core clauses are a refutation by themselves (checked independently)."""
-    php = _pigeonhole(4)
+    php = pigeonhole(4)
     top = 4 * 5
     pad = [[top + k + 1, top + k + 2] for k in range(padding)]
     clauses = pad + php
@@ -66,7 +56,7 @@ def test_trimmed_proof_refutes_its_core_alone(padding: int) -> None:
 
 
 def test_trim_refuses_a_proof_that_does_not_check() -> None:
-    php = _pigeonhole(3)
+    php = pigeonhole(3)
     with pytest.raises(ValueError, match="not RUP|empty clause"):
         trim(php, [(False, [1]), (False, [])])
     with pytest.raises(ValueError, match="empty clause"):
@@ -165,7 +155,7 @@ def test_packing_shrinks_a_proof() -> None:
     """A DRUP proof of some length packs to a fraction of its text; a listing with several
     games (four orders of the knights' moves) is written and accepted."""
     lines = [("d " if d else "") + " ".join(map(str, c + [0]))
-             for d, c in _glucose_proof(_pigeonhole(6))]
+             for d, c in _glucose_proof(pigeonhole(6))]
     text = "\n".join(lines)
     assert len(pack(text)) < len(text) / 2
     cert = _cert(KNIGHTS, 4)

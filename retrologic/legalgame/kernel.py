@@ -196,6 +196,10 @@ class Measures(Protocol):
 
     def by_type(self, board: chess.BaseBoard, mask: int) -> list[tuple[int, int]]: ...
 
+    def victim_arrival(self, color: chess.Color, square: chess.Square,
+                       pieces: list[tuple[int, int]], foe_pawns: list[chess.Square],
+                       cap: int) -> int: ...
+
 
 def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
     """How far the nearest planned capture is: for each side with captures to make, each
@@ -224,14 +228,9 @@ def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
         for planned in mine.pawns:
             for s in chess.scan_forward(planned.squares):
                 reach = finder.distance(color, chess.PAWN, planned.square, s, planned.count)
-                if reach >= best:
-                    continue
-                come = best - reach
-                for ptype, mask in pieces:
-                    come = finder.nearest(not color, ptype, s, 0, mask, come)
-                for v in foe_pawns:
-                    come = min(come, finder.distance(not color, chess.PAWN, v, s, 0))
-                best = min(best, reach + come)
+                if reach < best:
+                    best = min(best, reach + finder.victim_arrival(color, s, pieces, foe_pawns,
+                                                                   best - reach))
     return best
 
 

@@ -107,15 +107,22 @@ class Reach:
             for s in chess.scan_forward(union):
                 reach = min((self.distance(color, chess.PAWN, p, s, need) for p in pawns),
                             default=INF)
-                if reach >= best:
-                    continue
-                come = best - reach
-                for ptype, mask in pieces:
-                    come = self.nearest(not color, ptype, s, 0, mask, come)
-                for v in foe_pawns:
-                    come = min(come, self.distance(not color, chess.PAWN, v, s, 0))
-                best = min(best, reach + come)
+                if reach < best:
+                    best = min(best, reach + self.victim_arrival(color, s, pieces, foe_pawns,
+                                                                 best - reach))
         return best
+
+    def victim_arrival(self, color: chess.Color, square: chess.Square,
+                       pieces: list[tuple[int, int]], foe_pawns: list[chess.Square],
+                       cap: int) -> int:
+        """The fewest moves of one of `color`'s victims (the foe `pieces` by type, the foe pawns)
+        to `square`, where a unit of `color` will capture it; at most `cap` (no better found)."""
+        come = cap
+        for ptype, mask in pieces:
+            come = self.nearest(not color, ptype, square, 0, mask, come)
+        for v in foe_pawns:
+            come = min(come, self.distance(not color, chess.PAWN, v, square, 0))
+        return come
 
     @staticmethod
     def by_type(board: chess.BaseBoard, mask: int) -> list[tuple[int, int]]:
