@@ -19,6 +19,7 @@ from retrologic.legalgame.game import LegalGame
 from retrologic.limits import Budget
 from retrologic.position import Position
 from retrologic.questions import legal
+from conftest import random_walk
 
 KNIGHT = "k1K5/8/8/8/8/8/7P/6B1 w - - 0 1"
 
@@ -34,17 +35,6 @@ def replayed(moves: list[chess.Move]) -> chess.Board:
 def same_position(board: chess.Board, target: chess.Board) -> bool:
     return (board.board_fen() == target.board_fen() and board.turn == target.turn
             and board.clean_castling_rights() == target.clean_castling_rights())
-
-
-def random_game_end(seed: int, plies: int) -> chess.Board:
-    rng = random.Random(seed)
-    board = chess.Board()
-    for _ in range(plies):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        board.push(rng.choice(moves))
-    return board
 
 
 def test_plies_needed_counts_moves_and_the_side_to_move():
@@ -90,7 +80,7 @@ def test_no_game_ends_with_an_en_passant_capture_the_position_does_not_state():
 def test_random_game_positions_are_certified_by_python_chess(seed):
     """Ends of short random games (python-chess moves): every game found replays to them; a
     static proof of illegality never fires on them."""
-    target = random_game_end(seed, 24)
+    target = random_walk(random.Random(seed), 24)
     result = legal.answer(Position.from_board(target), budget=Budget(60))
     assert result.facts["legal"] is not False
     if result.facts["legal"]:

@@ -106,6 +106,23 @@ def test_a_mutant_with_too_few_landing_squares_is_caught() -> None:
     assert caught > 0
 
 
+def _window_searched(seed: int, first: int, plies: int, **options: bool
+                     ) -> tuple[Analysis, bool, set[tuple[str, ...]], set[tuple[str, ...]]]:
+    """Plies first..first+plies of the random game `seed`, searched with the analysis built
+    with `options`: (the analysis, whether the search finished, its games as UCI tuples, the
+    brute-force listing of the same window)."""
+    game = random_game(seed, first + plies + 1)
+    start = game[first][0]
+    target = start.copy()
+    for _, move in game[first:first + plies]:
+        target.push(move)
+    analysis = Analysis(start.copy(stack=False), target, **options)
+    result = Search(start.copy(stack=False), target, plies, analysis.prune, None,
+                    Limits(timeout=60), analysis.candidate_moves).run()
+    ours = {tuple(m.uci() for m in g) for g in result.games()}
+    return analysis, result.complete, ours, all_games(start, target, plies)
+
+
 # windows (seed, first ply, plies) of random games where the deduction cuts (found by a scan)
 CUT_CASES = [(0, 49, 5), (2, 56, 5), (2, 63, 4), (3, 56, 5), (5, 28, 5), (7, 56, 5),
              (8, 49, 5), (9, 49, 5), (10, 49, 5), (12, 56, 5), (13, 21, 5), (14, 49, 4),
@@ -114,19 +131,11 @@ CUT_CASES = [(0, 49, 5), (2, 56, 5), (2, 63, 4), (3, 56, 5), (5, 28, 5), (7, 56,
 
 @pytest.mark.parametrize("seed,first,plies", CUT_CASES)
 def test_search_with_the_cut_equals_brute_force(seed: int, first: int, plies: int) -> None:
-    game = random_game(seed, first + plies + 1)
-    start = game[first][0]
-    target = start.copy()
-    for _, move in game[first:first + plies]:
-        target.push(move)
     # (visit steps off: they drop most moves into these positions before the rule sees them)
-    analysis = Analysis(start.copy(stack=False), target, visit_steps=False)
-    result = Search(start.copy(stack=False), target, plies, analysis.prune, None,
-                    Limits(timeout=60), analysis.candidate_moves).run()
-    assert result.complete
+    analysis, complete, ours, brute = _window_searched(seed, first, plies, visit_steps=False)
+    assert complete
     assert analysis.visits.hits > 0  # the deduction cut in this search
-    ours = {tuple(m.uci() for m in g) for g in result.games()}
-    assert ours == all_games(start, target, plies)
+    assert ours == brute
 
 
 def test_cut_keeps_the_games_and_searches_fewer_nodes() -> None:
@@ -163,18 +172,10 @@ STEP_CASES = [(0, 14, 5), (0, 49, 4), (0, 56, 5), (2, 14, 5), (2, 21, 4), (2, 49
 
 @pytest.mark.parametrize("seed,first,plies", STEP_CASES)
 def test_search_with_visit_steps_equals_brute_force(seed: int, first: int, plies: int) -> None:
-    game = random_game(seed, first + plies + 1)
-    start = game[first][0]
-    target = start.copy()
-    for _, move in game[first:first + plies]:
-        target.push(move)
-    analysis = Analysis(start.copy(stack=False), target)
-    result = Search(start.copy(stack=False), target, plies, analysis.prune, None,
-                    Limits(timeout=60), analysis.candidate_moves).run()
-    assert result.complete
+    analysis, complete, ours, brute = _window_searched(seed, first, plies)
+    assert complete
     assert analysis.mover.visit_cuts > 0  # the filter dropped moves in this search
-    ours = {tuple(m.uci() for m in g) for g in result.games()}
-    assert ours == all_games(start, target, plies)
+    assert ours == brute
 
 
 def _real_moves_dropped(wasted_of=None) -> tuple[int, int]:

@@ -412,8 +412,6 @@ class Finder(Reach):
                 self.place_cap = max(share // 2, 1)
                 rounds += 1
                 for number, attempt in enumerate(TRIES):
-                    self.guide_name = attempt.guide
-                    self.try_end = self.nodes + share
                     self.use_plan = attempt.plan
                     # the later tries share their first capture searches with the first two
                     # (measured: the same games, the same dead ends), so they start jittered
@@ -421,10 +419,7 @@ class Finder(Reach):
                         self.jitter = JITTER
                     # a jittered try follows another plan of the same capture count
                     self.plan_salt = 0 if not self.jitter else rounds * len(TRIES) + number
-                    try:
-                        game = self._extend(self.start.copy(), attempt)
-                    except TryOver:
-                        continue
+                    game = self._run_try(attempt, share)
                     if game is not None:
                         return game
                 if self.nodes == before:     # nothing to search: every start is dead
@@ -433,6 +428,35 @@ class Finder(Reach):
         except GiveUp:
             pass
         return None
+
+    def first_pass(self, nodes: int) -> list[chess.Move] | None:
+        """Each of `TRIES` once from the start, without jitter, guided by the bound's victim
+        slots (not the capture plan), with `nodes` positions each (its placement too): the
+        finder as it was before the restarts and the plan. Measured (issue #19): the game of
+        august-1924 before Kb4xNa3 is found so by the fifth try in 756 positions, but not within
+        200,000 by `find`'s schedule. None: not found (the node cap or the tries ended)."""
+        if self.analysis.impossible:
+            return None
+        self.place_cap = nodes
+        self.jitter, self.use_plan, self.plan_salt = 0.0, False, 0
+        try:
+            for attempt in TRIES:
+                game = self._run_try(attempt, nodes)
+                if game is not None:
+                    return game
+        except GiveUp:
+            pass
+        return None
+
+    def _run_try(self, attempt: Try, nodes: int) -> list[chess.Move] | None:
+        """One try from the start, with at most `nodes` positions (its jitter, plan and salt as
+        the caller set them): its game, or None when it ends without one."""
+        self.guide_name = attempt.guide
+        self.try_end = self.nodes + nodes
+        try:
+            return self._extend(self.start.copy(), attempt)
+        except TryOver:
+            return None
 
     def _extend(self, board: chess.Board, attempt: Try) -> list[chess.Move] | None:
         """A game through `board` (its move stack is the game so far): depth first over the
@@ -499,12 +523,9 @@ def _find_any(target: chess.Board, budget: Budget, node_cap: int, plain: bool = 
     plan-guided one on the rest (`legalgame.plan_tail`: cages, issue #19); the cap counts what
     `budget` is charged (a finder over its own cap charges one position more: hence the -1).
 
-    `first_pass`: before its restart schedule, the plain finder runs each of its `TRIES` once
-    without jitter, guided by the bound's victim slots (not the capture plan), with
-    `first_pass` positions (its placement too): the finder as it was before the restarts and
-    the plan. Measured (issue #19): the game of august-1924 before Kb4xNa3 is found so by the
-    fifth try in 756 positions, but not within 200,000 by the schedule (its later tries are
-    always jittered, its first round gives each try 300), nor with the plan's guide."""
+    `first_pass`: before its restart schedule, the plain finder's `Finder.first_pass` with that
+    many positions per try (its later tries are always jittered and its first round gives each
+    try 300: august-1924's game is found only so, not with the plan's guide either)."""
     start = budget.spent
 
     def left() -> int:
@@ -514,21 +535,8 @@ def _find_any(target: chess.Board, budget: Budget, node_cap: int, plain: bool = 
     if plain and left() >= 2:
         cap = (node_cap * 2 // 3 if plan else node_cap) - 1
         finder = Finder(target, budget, max(cap, 1))
-        if first_pass > 0 and not finder.analysis.impossible:
-            try:
-                for attempt in TRIES:
-                    finder.guide_name, finder.jitter = attempt.guide, 0.0
-                    finder.use_plan, finder.plan_salt = False, 0
-                    finder.try_end = finder.nodes + first_pass
-                    finder.place_cap = first_pass
-                    try:
-                        game = finder._extend(finder.start.copy(), attempt)
-                    except TryOver:
-                        continue
-                    if game is not None:
-                        break
-            except GiveUp:
-                pass
+        if first_pass > 0:
+            game = finder.first_pass(first_pass)
         if game is None and finder.nodes <= finder.node_cap:
             game = finder.find()
     if game is None and plan and left() >= 2:
