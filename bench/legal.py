@@ -15,7 +15,12 @@
 3. `--baseline FILE`: another finder module (e.g. the committed one, `git show
    HEAD:retrologic/legalgame/finder.py > /tmp/old_finder.py`) run on the same positions in the
    same process, one after the other per position, so both see the same machine load; its
-   figures are printed beside ours.
+   figures are printed beside ours. The module imports its siblings (`legalgame.kernel`,
+   `reach`) from this tree, so it is only a self-consistent baseline when they did not change.
+4. `--baseline-tree DIR`: a whole other checkout (`git archive HEAD | tar -x -C DIR`) as the
+   baseline, its `find_game` run in a worker process with `PYTHONPATH=DIR` (every module of
+   that tree, none of ours), one position at a time alternating with ours; its CPU time is the
+   worker's own and its games are replayed here by our checker.
 """
 
 from __future__ import annotations
@@ -24,7 +29,10 @@ import argparse
 import csv
 import importlib.util
 import random
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
 import tomllib
@@ -94,6 +102,74 @@ def load_finder(path: str) -> Finder:
     return module.find_game
 
 
+# The worker of `--baseline-tree`: reads a FEN and a timeout per line, answers one JSON line
+# (verdict, CPU seconds, the game in UCI), with every module from the baseline tree.
+WORKER = r"""
+import json, sys, time
+import chess
+from retrologic.legalgame.finder import find_game
+from retrologic.legality import rules as legality
+from retrologic.limits import Budget, LimitHit
+from retrologic.position import Position
+
+class CpuBudget(Budget):
+    def __post_init__(self):
+        super().__post_init__()
+        self.cpu_deadline = time.process_time() + (self.timeout or 0.0)
+    def expired(self):
+        return self.time_reason() if time.process_time() >= self.cpu_deadline else None
+    def check(self, nodes=0, *, every=64):
+        self.spent += nodes
+        self._calls += 1
+        if self._calls >= every:
+            self._calls = 0
+            if time.process_time() >= self.cpu_deadline:
+                raise LimitHit(self.time_reason())
+
+for line in sys.stdin:
+    fen, timeout = json.loads(line)
+    board = chess.Board(fen)
+    t0 = time.process_time()
+    moves, verdict = None, "unknown"
+    if legality.reasons(Position.from_board(board)):
+        verdict = "illegal"
+    else:
+        try:
+            moves = find_game(board, CpuBudget(timeout))
+        except LimitHit:
+            moves = None
+    print(json.dumps([verdict, time.process_time() - t0,
+                      None if moves is None else [m.uci() for m in moves]]), flush=True)
+"""
+
+
+class TreeFinder:
+    """`find_game` of another checkout, in a worker process (see `--baseline-tree`)."""
+
+    def __init__(self, tree: str) -> None:
+        if not (Path(tree) / "retrologic" / "legalgame" / "finder.py").is_file():
+            raise SystemExit(f"{tree}: no retrologic/legalgame/finder.py there")
+        env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
+        self.proc = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env=env, cwd=tree)
+
+    def __call__(self, board: chess.Board, timeout: float) -> tuple[str, float, list | None]:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps([board.fen(), timeout]) + "\n")
+        self.proc.stdin.flush()
+        verdict, seconds, moves = json.loads(self.proc.stdout.readline())
+        return verdict, seconds, moves and [chess.Move.from_uci(m) for m in moves]
+
+
+def certify_tree(board: chess.Board, timeout: float,
+                 finder: TreeFinder) -> tuple[str, float, int | None]:
+    """`certify` with the baseline tree's worker: its game replayed by our checker."""
+    verdict, seconds, moves = finder(board, timeout)
+    if moves is None:
+        return verdict, seconds, None
+    return "legal", seconds, replayed(moves, board, "the baseline")
+
+
 def certify(board: chess.Board, timeout: float,
             finder: Finder = find_game) -> tuple[str, float, int | None]:
     """('legal'|'illegal'|'unknown', CPU seconds, game plies) for one position."""
@@ -107,13 +183,21 @@ def certify(board: chess.Board, timeout: float,
     seconds = time.process_time() - t0
     if moves is None:
         return "unknown", seconds, None
+    return "legal", seconds, replayed(moves, board, "the finder")
+
+
+def replayed(moves: list[chess.Move], board: chess.Board, who: str) -> int:
+    """The plies of a game python-chess replays to `board` exactly; a wrong game stops the
+    run (a soundness bug of `who`)."""
     replay = chess.Board()
     for move in moves:
+        if not replay.is_legal(move):
+            raise SystemExit(f"{who}'s game plays the illegal {move.uci()} in {replay.fen()}")
         replay.push(move)
     fault = reached_fault(replay, board)
     if fault:
-        raise SystemExit(f"the finder's game is wrong for {board.fen()}: {fault}")
-    return "legal", seconds, len(moves)
+        raise SystemExit(f"{who}'s game is wrong for {board.fen()}: {fault}")
+    return len(moves)
 
 
 def percentiles(values: list[float]) -> str:
@@ -153,6 +237,7 @@ class Tally:
         self.name = name
         self.counts = {"legal": 0, "illegal": 0, "unknown": 0}
         self.times: list[float] = []
+        self.verdicts: list[str] = []
         self.lengths: list[float] = []
         self.failures: list[tuple[int, int, str, str]] = []
 
@@ -160,6 +245,7 @@ class Tally:
             length: int | None) -> None:
         self.counts[verdict] += 1
         self.times.append(seconds)
+        self.verdicts.append(verdict)
         if length is not None:
             self.lengths.append(float(length))
         else:
@@ -176,7 +262,7 @@ class Tally:
 
 
 def run_random(seeds: list[int], timeout: float, rows: list[dict],
-               baseline: Finder | None = None) -> int:
+               baseline: Finder | TreeFinder | None = None) -> int:
     ours = Tally("finder")
     old = Tally("baseline") if baseline else None
     n = len(seeds)
@@ -187,7 +273,8 @@ def run_random(seeds: list[int], timeout: float, rows: list[dict],
         row = {"set": "random", "seed": s, "plies": plies, "fen": board.fen(),
                "verdict": verdict, "cpu_s": round(seconds, 3), "game_plies": length}
         if old is not None and baseline is not None:
-            verdict, seconds, length = certify(board, timeout, baseline)
+            verdict, seconds, length = certify_tree(board, timeout, baseline) \
+                if isinstance(baseline, TreeFinder) else certify(board, timeout, baseline)
             old.add(s, plies, board.fen(), verdict, seconds, length)
             row.update(baseline_verdict=verdict, baseline_cpu_s=round(seconds, 3),
                        baseline_game_plies=length)
@@ -207,6 +294,19 @@ def run_random(seeds: list[int], timeout: float, rows: list[dict],
             print(f"  CPU ratio baseline/finder per position: median "
                   f"{statistics.median(ratios):.2f}, total "
                   f"{sum(old.times) / max(sum(ours.times), 1e-9):.2f}")
+        both = [(a, b) for a, b, x, y in zip(ours.times, old.times, ours.verdicts, old.verdicts)
+                if x == y == "legal" and a > 0]
+        if both:
+            ratios = [b / a for a, b in both]
+            print(f"  on the {len(both)} both found: CPU ratio baseline/finder median "
+                  f"{statistics.median(ratios):.2f}, geometric mean "
+                  f"{statistics.geometric_mean(ratios):.2f}")
+        only = [(s, x) for s, x, y in zip(seeds, ours.verdicts, old.verdicts)
+                if (x == "legal") != (y == "legal")]
+        print("  found by the finder only: "
+              + (", ".join(str(s) for s, x in only if x == "legal") or "-")
+              + "; by the baseline only: "
+              + (", ".join(str(s) for s, x in only if x != "legal") or "-"))
     illegal = ours.counts["illegal"] + (old.counts["illegal"] if old else 0)
     return 1 if illegal else 0
 
@@ -256,9 +356,13 @@ def main() -> int:
     ap.add_argument("--csv", help="write one row per position here")
     ap.add_argument("--seeds", help="only these seeds (comma-separated), e.g. past failures")
     ap.add_argument("--baseline", help="another finder module, run on the same positions")
+    ap.add_argument("--baseline-tree", help="another checkout whose finder (with its own "
+                    "modules) runs in a worker process on the same positions")
     args = ap.parse_args()
     rows = Rows(args.csv)
-    baseline = load_finder(args.baseline) if args.baseline else None
+    baseline: Finder | TreeFinder | None = load_finder(args.baseline) if args.baseline else None
+    if args.baseline_tree:
+        baseline = TreeFinder(args.baseline_tree)
     seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else \
         list(range(args.seed, args.seed + args.positions))
     status = run_random(seeds, args.timeout, rows, baseline) if seeds else 0

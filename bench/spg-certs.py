@@ -4,6 +4,15 @@ no solution, the certificate is built (spg/certify.certificate, the time limit o
 serialised as `check` reads it, and checked (spg/proof_checker.check_certificate).
 
     python bench/spg-certs.py [--timeout S] [--csv FILE] [--root TREE] [--both] [FILE_OR_DIR...]
+    python bench/spg-certs.py --cubes K [--timeout S] FILE...
+
+--cubes K (issue 22 item 3, cube-and-conquer measured before building it): no certificate; the
+stipulated length's CNF plus the blocking clauses of the file's published games is refuted by
+CaDiCaL logging LRAT (as the writer runs it) once whole, then split into cubes: every
+assignment of move variables to plies 1..K (a complete split: the at-least-one clause of each
+ply), each solved under assumptions in one incremental solver. Printed: conflicts, CPU s and
+LRAT log MiB of the whole refutation and of all cubes, the number of cubes, how many needed a
+conflict, and the hardest cube's CPU s (--timeout: per solve).
 
 --root TREE measures the retrologic of another checkout (e.g. `git archive HEAD | tar -x -C
 /tmp/certbase`), so that a baseline can be run beside this tree, problem by problem, under the
@@ -100,6 +109,55 @@ def measure(path: Path, timeout: float, hints: bool = True) -> dict | None:
     return row
 
 
+def cubes(path: Path, depth: int, timeout: float) -> str:
+    """The --cubes measurement of one problem (see the module docstring)."""
+    import io
+    import chess.pgn
+    from retrologic.spg.cnf import encode
+    prob = problem.load(path)
+    target = chess.BaseBoard(prob.position.fen().split()[0])
+    plies = parse_moves(prob.question["moves"])
+    enc = encode(target, plies)
+    blocks = []
+    for text in (prob.expect or {}).get("answer", []):
+        game = chess.pgn.read_game(io.StringIO(text))
+        blocks.append(certify.blocking_clause(enc, list(game.mainline_moves())))
+    clauses = enc.clauses + blocks
+    order = certify.units_last(clauses)
+    out = [path.stem, str(plies), f"{len(clauses)} clauses"]
+
+    def solve(ls: certify.LratSolver, assumptions: list[int]) -> tuple[bool | None, int, float]:
+        s = ls.solver
+        started, before = time.process_time(), s.accum_stats().get("conflicts", 0)
+        res = None
+        while res is None and time.process_time() - started < timeout:
+            s.solver.conf_budget(2000)
+            res = s.solve_limited(assumptions=assumptions)
+        return res, s.accum_stats().get("conflicts", 0) - before, time.process_time() - started
+    with certify.LratSolver([clauses[i] for i in order]) as ls:
+        res, conf, cpu = solve(ls, [])
+        out.append(f"whole: {'open' if res is None else 'SAT' if res else 'UNSAT'} {conf} "
+                   f"conflicts {cpu:.1f} s {len(ls.log()) / 2**20:.0f} MiB")
+    with certify.LratSolver([clauses[i] for i in order]) as ls:
+        cubes_ = [[]]
+        for ply in range(1, depth + 1):
+            cubes_ = [c + [v] for c in cubes_ for v in enc.moves[ply].values()]
+        n = hard = opened = conf_all = 0
+        cpu_all = worst = 0.0
+        for cube in cubes_:
+            res, conf, cpu = solve(ls, cube)
+            n += 1
+            hard += conf > 0
+            opened += res is None
+            conf_all += conf
+            cpu_all += cpu
+            worst = max(worst, cpu)
+        out.append(f"depth {depth}: {n} cubes ({hard} with conflicts, {opened} open) "
+                   f"{conf_all} conflicts {cpu_all:.1f} s (hardest {worst:.1f} s) "
+                   f"{len(ls.log()) / 2**20:.0f} MiB")
+    return " | ".join(out)
+
+
 COLS = ["problem", "plies", "expect", "status", "vars", "clauses", "all_clauses", "core",
         "raw_lemmas", "lemmas", "kib", "write_s", "check_s", "accepted", "note"]
 
@@ -112,7 +170,13 @@ def main() -> int:
     ap.add_argument("--both", action="store_true",
                     help="per problem, the plain-DRUP writer (hints=False) first, then the "
                          "hinted one: side by side under the same load")
+    ap.add_argument("--cubes", type=int, metavar="K",
+                    help="measure cube-and-conquer at depth K instead (no certificate)")
     args = ap.parse_args()
+    if args.cubes:
+        for f in files_of(args.files):
+            print(cubes(f, args.cubes, args.timeout), flush=True)
+        return 0
     rows = []
     print(" | ".join(COLS), flush=True)
     try:

@@ -8,7 +8,7 @@ assumptions), so a certificate for another position cannot pass for the one a us
 Files: `format` (FORMAT), `retrologic` (the version that wrote it), and, where known, `question`
 and `position` (the problem's tables) and `problem` (its file and title). The metadata is
 informational, but each checker compares it with the certificate's own data where it can.
-`check_file` reads at most MAX_TEXT_BYTES of UTF-8 JSON nested at most MAX_DEPTH deep; every
+`check_file` reads at most MAX_CERT_BYTES of UTF-8 JSON nested at most MAX_DEPTH deep; every
 fault of a malformed certificate is a rejection with a reason, never an exception.
 
 The format itself (Verdict, Rejected, stamping and writing) is retrologic.certformat, which the
@@ -30,6 +30,7 @@ from retrologic.certformat import (FORMAT, MAX_REASON, Destination, Rejected, Ve
 from retrologic.errors import InputError
 
 MAX_DEPTH = 64             # JSON nesting accepted by `check_file`
+MAX_CERT_BYTES = 40 * 1024 * 1024  # bytes `check_file` reads (a hinted 18-ply spg-listing: ~18 MiB)
 MAX_CLAIM = 300            # characters of the claim of an accepted certificate
 
 
@@ -138,7 +139,7 @@ def check_file(path: str | Path) -> Verdict:
     object (too large, binary, not UTF-8, malformed, nested deeper than MAX_DEPTH)."""
     from retrologic.files import read_text
     file = str(path)
-    text = read_text(path, what="certificate")
+    text = read_text(path, limit=MAX_CERT_BYTES, what="certificate")
     if nesting_depth(text) > MAX_DEPTH:
         raise InputError(f"JSON nested deeper than {MAX_DEPTH} levels: not a certificate", file=file)
     try:

@@ -168,16 +168,16 @@ def test_deduce_claims_of_a_problem_file():
     assert sorted(none.facts["core"]) == sorted(bishops["expect"]["core"])
 
 
-def test_last_move_g7_g5_and_its_supporting_line():
-    """Every other candidate impossible; g7-g5 has no game yet (unresolved, so unknown, never
-    proved), only a supporting line labelled 'not refuted' that python-chess replays."""
+def test_last_move_g7_g5_and_its_game():
+    """Every other candidate impossible; g7-g5 proved possible by a legal game that python-chess
+    replays to the diagram (the e.p. convention: the FEN's "-" leaves e.p. open, issue #19)."""
     problem = toml("problems/lastmove/g7-g5.toml")
     result = retrologic.last_move(problem["position"]["fen"], plies=1)
     data = plain_json(result)
-    assert (result.verdict, result.answer) == ("unknown", problem["expect"]["unresolved"])
+    assert (result.verdict, result.answer) == ("proved", problem["expect"]["answer"])
     assert sorted(result.facts["impossible"]) == sorted(problem["expect"]["impossible"])
     diagram = chess.Board(problem["position"]["fen"])
-    [possible] = [c for c in data["details"]["candidates"] if c["status"] == "unresolved"]
+    [possible] = [c for c in data["details"]["candidates"] if c["status"] == "possible"]
     game = chess.pgn.read_game(io.StringIO(possible["pgn"]))   # python-chess replays it
     board = game.board()
     for move in game.mainline_moves():

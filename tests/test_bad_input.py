@@ -162,6 +162,24 @@ def test_hostile_problem_files_are_one_line(capsys, tmp_path, text, needle):
     bad(capsys, ["solve", problem(tmp_path, text)], "p.toml", needle)
 
 
+def test_certificate_size_cap_is_its_own(capsys, tmp_path):
+    """`check` reads certificates up to MAX_CERT_BYTES (40 MiB: a hinted 18-ply spg-listing is
+    ~16 MiB), more than a problem file's 16 MiB: a 20 MiB JSON is read (and rejected as no
+    certificate on its content), a 41 MiB one is refused unparsed, and /dev/zero unread."""
+    from retrologic.certificate import MAX_CERT_BYTES
+    from retrologic.files import MAX_TEXT_BYTES
+    assert MAX_TEXT_BYTES < 20 * 2**20 < MAX_CERT_BYTES < 41 * 2**20
+    mid = tmp_path / "mid.json"
+    mid.write_bytes(b'{"type": "no-such-type", "pad": "' + b"x" * (20 * 2**20) + b'"}')
+    status = main(["check", str(mid)])
+    err = capsys.readouterr().err
+    assert status != 0 and "too large" not in err
+    big = tmp_path / "big.json"
+    big.write_bytes(b'{"pad": "' + b"x" * (41 * 2**20) + b'"}')
+    bad(capsys, ["check", str(big)], "big.json", "too large")
+    bad(capsys, ["check", "/dev/zero"], "/dev/zero", "too large")
+
+
 def test_problem_file_from_a_device_or_directory(capsys, tmp_path):
     bad(capsys, ["solve", "/dev/zero"], "/dev/zero", "too large")
     bad(capsys, ["solve", str(tmp_path)], "directory")

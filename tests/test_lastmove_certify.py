@@ -110,22 +110,46 @@ def test_first_pass_finds_the_august_game_within_its_cap(august_head) -> None:
 
 
 def test_a_candidate_no_game_can_show_is_not_searched(monkeypatch) -> None:
-    """Amelung 1897 as the collection states it (e.p. field "-"): after g7-g5 White could take
-    e.p. on g6 (python-chess says so), so no game ending with g7-g5 reaches that FEN exactly;
-    certify spends no finder on it, and the candidate stays unresolved, never possible."""
+    """Amelung 1897 with the e.p. square g6 stated: a stated e.p. square is a fact, so the
+    candidate Kg7-h6 (not the double step g7-g5) cannot end a game reaching that diagram;
+    certify spends no finder on it. Under "-" the e.p. state is open (the e.p. convention):
+    g7-g5, after which python-chess finds h5xg6 e.p. legal, has no such fault."""
     diagram = "7R/7p/5P1k/4PKpP/8/8/8/8 w - - 0 1"
     pos = Position.from_fen(diagram)
-    c = next(c for c in lastmove.candidates(pos, 1) if c.notation == "g7-g5")
-    board = c.positions[-1].to_board()
-    board.push(chess.Move.from_uci("g7g5"))
-    assert board.has_legal_en_passant() and chess.Board(diagram).ep_square is None
+    c = next(c for c in lastmove.candidates(pos, 1) if c.notation == "Kg7-h6")
+    c.diagram = Position.from_fen("7R/7p/5P1k/4PKpP/8/8/8/8 w - g6 0 1")
     calls = []
     monkeypatch.setattr(finder, "find_game", lambda *a, **kw: calls.append(a) or None)
     search = lastmove.Search(lastmove.Limits())
     assert not lastmove.certify(c, search, [])
     assert calls == [] and c.status != "possible"
     assert "e.p." in (lastmove.tail_fault(c) or "")
-    # the same candidate under the diagram that states the e.p. square is searched
-    stated = Position.from_fen("7R/7p/5P1k/4PKpP/8/8/8/8 w - g6 0 1")
-    c2 = next(c for c in lastmove.candidates(stated, 1) if c.notation == "g7-g5")
-    assert lastmove.tail_fault(c2) is None
+    g7g5 = next(c for c in lastmove.candidates(pos, 1) if c.notation == "g7-g5")
+    board = g7g5.positions[-1].to_board()
+    board.push(chess.Move.from_uci("g7g5"))
+    assert board.has_legal_en_passant() and chess.Board(diagram).ep_square is None
+    assert lastmove.tail_fault(g7g5) is None
+
+
+def test_refutations_of_every_candidate_come_before_any_game(monkeypatch) -> None:
+    """Dawson's PxB record (b6xBa7): the candidates listed after the answer (b6xNa7, b6xPa7) are
+    refuted in a node each; a limit hit while the answer's game is searched (a stand-in finder
+    raising LimitHit) must leave them proved impossible, the answer alone unresolved with the
+    limit's reason. Candidate by candidate (the order before the rounds) they stayed unresolved."""
+    from retrologic.limits import LimitHit
+    pos = Position.from_fen("k1Kb4/PpRpp3/b1p5/1p6/8/8/8/8 b - - 0 1")
+    calls = []
+
+    def fake(target, budget, node_cap, **kw):
+        calls.append(target.board_fen())
+        raise LimitHit("time limit 30 s")
+
+    monkeypatch.setattr(finder, "find_game", fake)
+    res = lastmove.solve(pos, 1)
+    status = {c.notation: c.status for c in res.candidates}
+    assert list(status)[2:] == ["b6xBa7", "b6xNa7", "b6xPa7"]     # the answer before them
+    assert status == {"b6xQa7": "impossible", "b6xRa7": "impossible", "b6xBa7": "unresolved",
+                      "b6xNa7": "impossible", "b6xPa7": "impossible"}
+    assert len(calls) == 1 and res.verdict == "unknown" and res.reason.startswith("time limit")
+    [answer] = [c for c in res.candidates if c.status == "unresolved"]
+    assert answer.reason == "time limit 30 s"

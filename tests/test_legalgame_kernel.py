@@ -16,7 +16,8 @@ import pytest
 
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.finder import Finder
-from retrologic.legalgame.kernel import NOISE, plan_distance, route_cost, side_plan
+from retrologic.legalgame.kernel import (NOISE, pawn_zone, plan_distance, route_cost, side_plan,
+                                         victims_fit)
 from retrologic.limits import Budget
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.distances import INF
@@ -149,6 +150,72 @@ def test_former_failures_are_found_within_a_node_cap(fen):
     finder = Finder(target, Budget(None), node_cap=3_000)
     game = finder.find()
     assert game is not None and finder.nodes <= 3_001
+    board = chess.Board()
+    for move in game:
+        assert board.is_legal(move)
+        board.push(move)
+    assert reached_fault(board, target) is None
+
+
+# Seed 3000 of bench/legal.py (2026-11-26): a capture prefix the finder used to spend its tries
+# on. Black's one capture left must be b5xa4 (its pawns a7 and b5 must become a7 and a4; a pawn
+# never goes back), so Black's c6 pawn never leaves the c-file; White has no capture left and one
+# unit too many, and its c2 pawn can become no target unit (no White pawn on the c-file in the
+# target, and it can never pass c6 to promote), so it must be the one captured -- on a4, which
+# it cannot reach. No game goes through this position, whatever the bound says.
+BLOCKED_TARGET = "5bnr/p3pk2/b1p4p/1r2BPP1/p5P1/NP1n3N/P2K2B1/1R5R w - - 3 27"
+BLOCKED_PREFIX = "1r3bnr/p3pkB1/b1p4p/1p3P2/6P1/NP1n2PN/P1PK2B1/1R5R b - - 0 22"
+
+
+def test_victims_fit_cuts_a_victim_walled_in_on_its_file():
+    finder = Finder(chess.Board(BLOCKED_TARGET), Budget(None))
+    board = chess.Board(BLOCKED_PREFIX)
+    assert finder.side_bounds(board) is not None     # the bound alone does not see it
+    assert not victims_fit(finder, board)
+    # the same position with the black c6 pawn on b6 (c2 may now promote): not cut
+    open_file = board.copy()
+    open_file.remove_piece_at(chess.C6)
+    open_file.set_piece_at(chess.B6, chess.Piece(chess.PAWN, chess.BLACK))
+    assert victims_fit(finder, open_file)
+
+
+def test_pawn_zone_stops_short_of_a_blocker():
+    zone, promotes = pawn_zone(chess.WHITE, chess.C2, chess.BB_C6)
+    assert zone == chess.BB_C2 | chess.BB_C3 | chess.BB_C4 | chess.BB_C5 and not promotes
+    zone, promotes = pawn_zone(chess.BLACK, chess.E7, 0)
+    assert zone == chess.BB_FILE_E & ~(chess.BB_RANK_8) and promotes
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_victims_fit_never_cuts_a_position_of_a_real_game(seed):
+    """The oracle is the game itself: every position a real game passes through reaches its
+    final position, so `victims_fit` (a cut of the finder's capture searches) must hold on each
+    (measured on 200 more games in bench/README-legal.md, session 2026-11-26: one cut before
+    `locked_pawns` asked whether another plan lets the pawn capture, none after)."""
+    rng = random.Random(7_000 + seed)
+    walk = chess.Board()
+    for _ in range(rng.randint(40, 120)):
+        moves = list(walk.legal_moves)
+        if not moves:
+            break
+        captures = [m for m in moves if walk.is_capture(m)]
+        walk.push(rng.choice(captures) if captures and rng.random() < 0.5 else rng.choice(moves))
+    target = walk.copy(stack=False)
+    target.ep_square = None
+    finder = Finder(target, Budget(None))
+    board = chess.Board()
+    for move in walk.move_stack:
+        board.push(move)
+        assert victims_fit(finder, board), board.fen()
+
+
+def test_the_walled_in_victims_position_is_found():
+    """Seed 3000 (unknown at 10 s CPU before the cut: its capture searches ended on positions
+    like BLOCKED_PREFIX), found within a node cap and replayed by python-chess."""
+    target = chess.Board(BLOCKED_TARGET)
+    finder = Finder(target, Budget(None), node_cap=3_000)
+    game = finder.find()
+    assert game is not None
     board = chess.Board()
     for move in game:
         assert board.is_legal(move)

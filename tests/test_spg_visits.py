@@ -106,17 +106,22 @@ def test_a_mutant_with_too_few_landing_squares_is_caught() -> None:
     assert caught > 0
 
 
-def _window_searched(seed: int, first: int, plies: int, **options: bool
+def _window_searched(seed: int, first: int, plies: int, steps_off: tuple[str, ...] = (
+        "fixed_steps",), **options: bool
                      ) -> tuple[Analysis, bool, set[tuple[str, ...]], set[tuple[str, ...]]]:
     """Plies first..first+plies of the random game `seed`, searched with the analysis built
-    with `options`: (the analysis, whether the search finished, its games as UCI tuples, the
-    brute-force listing of the same window)."""
+    with `options` and its move filter's `steps_off` switched off (by default the held units
+    fixed in place, which drop many moves before the step a test watches sees them): (the
+    analysis, whether the search finished, its games as UCI tuples, the brute-force listing
+    of the same window)."""
     game = random_game(seed, first + plies + 1)
     start = game[first][0]
     target = start.copy()
     for _, move in game[first:first + plies]:
         target.push(move)
     analysis = Analysis(start.copy(stack=False), target, **options)
+    for name in steps_off:
+        setattr(analysis.mover, name, False)
     result = Search(start.copy(stack=False), target, plies, analysis.prune, None,
                     Limits(timeout=60), analysis.candidate_moves).run()
     ours = {tuple(m.uci() for m in g) for g in result.games()}
@@ -138,26 +143,30 @@ def test_search_with_the_cut_equals_brute_force(seed: int, first: int, plies: in
     assert ours == brute
 
 
-def test_cut_keeps_the_games_and_searches_fewer_nodes() -> None:
-    """Heinonen's 16.5 (Probleemblad R311: nine white units captured, 11 spare White moves at
-    the start) from 12 plies before the end: the same games with and without the deduction,
-    in fewer nodes with it."""
-    moves = dict(PUBLISHED)["probleemblad-r311"]
+def tail_searched(name: str, plies: int, analysis_of) -> tuple[set, int, tuple]:
+    """The complete search of the last `plies` plies of a published solution, with the analysis
+    `analysis_of(start, target)` builds: (the games found, the nodes, the published tail)."""
+    moves = dict(PUBLISHED)[name]
     target = chess.Board()
     for m in moves:
         target.push(m)
     start = chess.Board()
-    for m in moves[:-12]:
+    for m in moves[:-plies]:
         start.push(m)
-    results = {}
-    for visits in (False, True):
-        analysis = Analysis(start.copy(stack=False), target, victim_visits=visits,
-                            visit_steps=False)
-        res = Search(start.copy(stack=False), target, 12, analysis.prune, None,
-                     Limits(timeout=60), analysis.candidate_moves).run()
-        assert res.complete
-        results[visits] = ({tuple(g) for g in res.games()}, res.nodes)
-    assert results[True][0] == results[False][0] == {tuple(moves[-12:])}
+    analysis = analysis_of(start.copy(stack=False), target)
+    res = Search(start.copy(stack=False), target, plies, analysis.prune, None,
+                 Limits(timeout=60), analysis.candidate_moves).run()
+    assert res.complete
+    return {tuple(g) for g in res.games()}, res.nodes, tuple(moves[-plies:])
+
+
+def test_cut_keeps_the_games_and_searches_fewer_nodes() -> None:
+    """Heinonen's 16.5 (Probleemblad R311: nine white units captured, 11 spare White moves at
+    the start) from 12 plies before the end: the same games with and without the deduction,
+    in fewer nodes with it."""
+    results = {visits: tail_searched("probleemblad-r311", 12, lambda start, target: Analysis(
+        start, target, victim_visits=visits, visit_steps=False)) for visits in (False, True)}
+    assert results[True][0] == results[False][0] == {results[True][2]}
     assert results[True][1] * 2 < results[False][1]
 
 
@@ -216,7 +225,7 @@ def test_a_mutant_without_the_walk_row_is_caught() -> None:
             if ptype in (None, chess.PAWN, chess.KING) or \
                     board.castling_rights & chess.BB_SQUARES[move.from_square]:
                 return False
-            where, captures, slots, _ = tight
+            where, captures, slots = tight[:3]
             f = analysis.bound.visit_entries
             before = f(board.turn, ptype, move.from_square, captures, slots, where)[:-1]
             after = f(board.turn, ptype, move.to_square, captures, slots, where)[:-1]
@@ -230,19 +239,7 @@ def test_visit_steps_keep_the_games_and_search_fewer_nodes() -> None:
     """Red Hot Pawn 2008 (Black without a spare move, White's victims walking to Black's
     routes) from 10 plies before the end: the same games with and without the filter, in
     fewer nodes with it."""
-    moves = dict(PUBLISHED)["redhotpawn-2008"]
-    target = chess.Board()
-    for m in moves:
-        target.push(m)
-    start = chess.Board()
-    for m in moves[:-10]:
-        start.push(m)
-    results = {}
-    for steps in (False, True):
-        analysis = Analysis(start.copy(stack=False), target, visit_steps=steps)
-        res = Search(start.copy(stack=False), target, 10, analysis.prune, None,
-                     Limits(timeout=60), analysis.candidate_moves).run()
-        assert res.complete
-        results[steps] = ({tuple(g) for g in res.games()}, res.nodes)
-    assert results[True][0] == results[False][0] == {tuple(moves[-10:])}
+    results = {steps: tail_searched("redhotpawn-2008", 10, lambda start, target: Analysis(
+        start, target, visit_steps=steps)) for steps in (False, True)}
+    assert results[True][0] == results[False][0] == {results[True][2]}
     assert results[True][1] < results[False][1]

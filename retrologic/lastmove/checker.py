@@ -200,17 +200,35 @@ def _check(cert: dict[str, Any]) -> str:
                   f"{', '.join(left)}"
 
 
+def diagram_fault(board: chess.Board, diagram: chess.Board) -> str | None:
+    """Why `board`, the end of a candidate's game, is not the last-move `diagram` (None: it is).
+
+    The rule of the e.p. convention for retro diagrams: a diagram carries no e.p. information
+    of its own; whether an e.p. capture is legal is what the retro analysis decides (e.p. is
+    allowed only when the last move is proved to be the double step). So a FEN stating no e.p.
+    square ("-") leaves the e.p. state open: the game must reach the placement, the side to
+    move and the castling rights, with whatever e.p. state its final move implies (Amelung
+    1897: g7-g5, after which h5xg6 e.p. is legal, under "-"). An e.p. square the FEN does state
+    stays a hard fact: the game's last move must be that double step. Castling rights are
+    compared exactly as the FEN states them (a right stated must still stand, a right missing
+    must be lost: `legalgame.checker.reached_fault`). The engine (`lastmove.search`) applies
+    this same function before it runs a finder and to every game it finds."""
+    from retrologic.legalgame.checker import reached_fault
+    return reached_fault(board, diagram, ep_open=True)
+
+
 def _check_game(moves: Any, c: _Line, diagram: Position) -> None:
     """A possible candidate's game: legal from the initial array (python-chess), reaching the
-    diagram exactly (placement, side to move, castling rights, e.p.), its last moves those of
-    the candidate, and never moving nor taking a unit the diagram says is frozen."""
+    diagram (placement, side to move, castling rights, and the e.p. square when the FEN states
+    one: `diagram_fault`), its last moves those of the candidate, and never moving nor taking a
+    unit the diagram says is frozen."""
     from retrologic.legalgame.checker import replay
     want = [r.move().uci() for r in reversed(c.line)]
     if not isinstance(moves, list) or moves[len(moves) - len(want):] != want or \
             len(moves) < len(want):
         raise Rejected(f"candidate {c.notation}: its game does not end with {' '.join(want)}")
     try:
-        replay(moves, chess.Board(diagram.fen()))
+        replay(moves, chess.Board(diagram.fen()), ep_open=True)
     except Rejected as why:
         raise Rejected(f"candidate {c.notation}: game: {why}") from None
     for uci in moves:                   # the diagram's frozen units never moved nor were taken

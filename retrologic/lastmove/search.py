@@ -7,7 +7,9 @@ For each candidate sequence of N retractions, the position it leads to is
     candidate (a game to the position before it, by `legalgame.finder`, then the candidate);
   * unresolved — neither within the limits (a further line of retractions no rule refutes may
     be shown: "not refuted", not a proof).
-The answer is *proved* when no candidate is unresolved: *unique* (one possible, each other
+The candidates are decided in rounds over the whole list, cheapest first (`decide`): proof
+trees, then proof trees with cage discovery, then games. The answer is *proved* when no
+candidate is unresolved: *unique* (one possible, each other
 impossible), *several* (two or more possible, each with its game: the problem is cooked) or
 *none possible* (every candidate impossible: the diagram is illegal).
 """
@@ -21,7 +23,7 @@ from typing import Any
 
 import chess
 
-from retrologic.lastmove.checker import Status
+from retrologic.lastmove.checker import Status, diagram_fault
 from retrologic.legality import rules as legality
 from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Position
@@ -225,30 +227,68 @@ def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[
     return out
 
 
-def classify(c: Candidate, search: Search) -> str | None:
-    """Decide one candidate: impossible (with proof), possible (with a line) or unknown; returns
-    the reason of a limit of the budget hit meanwhile (the candidate is then unknown), else None."""
-    leaf = c.positions[-1]
+def decide(cands: list[Candidate], search: Search) -> str | None:
+    """Decide the candidates in rounds over the whole list, cheapest first: proof trees with
+    static rules, retro-stalemate and known cages (depth 0 to `limits.depth`); then, where
+    closers are given, the same with cage discovery where stuck (to `discover_depth`); then, for
+    each candidate still standing, a supporting line and a legal game (`certify`). Returns the
+    reason of a limit of the budget hit meanwhile (every candidate not decided by then is left
+    unresolved with it), else None.
+
+    Why rounds (issue #19): candidate by candidate, the answer's certification (up to
+    CERTIFY_NODES positions) ran before the refutations of the candidates listed after it, so
+    a time limit left them unresolved although each is refuted in a few nodes. Measured on
+    `bench/lastmove-collection`: dawson-record-pxb (b6xNa7 and b6xPa7 retro-stalemate in one
+    node each, unresolved behind b6xBa7's certification) and ceriani-1951 (Kg8xRh8, Kg8xNh8:
+    1 and 3 nodes, behind Kg8xQh8's). The work per candidate is the same as before."""
+    rounds = [(False, search.limits.depth)]
+    if search.closers:
+        rounds.append((True, min(search.limits.depth, search.limits.discover_depth)))
     try:
-        # First pass: static rules, retro-stalemate and known cages; second pass: also discover
-        # cages where the search is stuck (shallower: each discovery runs the cage verifier).
-        for discovering, depth in ((False, search.limits.depth),
-                                   (True, min(search.limits.depth, search.limits.discover_depth))):
-            if discovering and not search.closers:
-                break
+        for discovering, depth in rounds:
             search.discovering = discovering
-            for d in range(0, depth + 1):
-                proof = refute(leaf, d, search)
-                if proof is not None:
-                    c.status, c.proof = Status.IMPOSSIBLE, proof
-                    return None
+            for c in cands:
+                if c.status != Status.IMPOSSIBLE:
+                    _refuted(c, depth, search)
         search.discovering = False
-        line = support(leaf, search.limits.support, search)
-        if certify(c, search, line or []):
-            return None
+        for c in cands:
+            if c.status != Status.IMPOSSIBLE:
+                _show(c, search)
     except LimitHit as e:
-        c.status, c.reason = Status.UNRESOLVED, e.reason
+        for c in cands:
+            if c.status == Status.UNRESOLVED and c.reason is None:
+                c.reason = e.reason
         return e.reason
+    finally:
+        search.discovering = False
+    return None
+
+
+def classify(c: Candidate, search: Search) -> str | None:
+    """Decide one candidate alone (the rounds of `decide` on it): impossible (with proof),
+    possible (with a game) or unresolved; returns the reason of a limit of the budget hit
+    meanwhile (the candidate is then unresolved), else None."""
+    return decide([c], search)
+
+
+def _refuted(c: Candidate, depth: int, search: Search) -> bool:
+    """Iterative deepening of `refute` on the candidate's leaf, to `depth` plies (the search's
+    current pass: with or without discovery); True (and the candidate impossible) when proved."""
+    for d in range(0, depth + 1):
+        proof = refute(c.positions[-1], d, search)
+        if proof is not None:
+            c.status, c.proof = Status.IMPOSSIBLE, proof
+            return True
+    return False
+
+
+def _show(c: Candidate, search: Search) -> None:
+    """A candidate no proof tree refuted: a legal game ending with it (`certify`: possible), or
+    unresolved with its supporting line ("not refuted") when there is one."""
+    leaf = c.positions[-1]
+    line = support(leaf, search.limits.support, search)
+    if certify(c, search, line or []):
+        return
     c.status = Status.UNRESOLVED
     fault = tail_fault(c)
     if line is not None:
@@ -258,8 +298,7 @@ def classify(c: Candidate, search: Search) -> str | None:
         c.reason = (f"no proof within {search.limits.depth} plies, no game found and no "
                     f"supporting line of {search.limits.support} plies")
     if fault is not None:
-        c.reason += f" (no game can show it: its moves do not reach the diagram exactly: {fault})"
-    return None
+        c.reason += f" (no game can show it: its moves do not reach the diagram: {fault})"
 
 
 def certify(c: Candidate, search: Search, line: list[Retraction]) -> bool:
@@ -301,12 +340,11 @@ def certify(c: Candidate, search: Search, line: list[Retraction]) -> bool:
 
 def tail_fault(c: Candidate) -> str | None:
     """Why the candidate's moves, played by python-chess from the position before it, do not
-    reach its diagram exactly (then no game ending with them can: `_game_through` makes the
-    same comparison), or None. Found cheaply before any finder runs: e.g. a double step after
-    which an e.p. capture is legal that the diagram's FEN does not state (amelung-1897's g7-g5
-    under "-": measured, games found in 1,830 and 8,296 positions, each rejected, then the plan
-    finder until the time limit)."""
-    from retrologic.legalgame.checker import reached_fault
+    reach its diagram (`checker.diagram_fault`: then no game ending with them can;
+    `_game_through` makes the same comparison), or None. Found cheaply before any finder runs:
+    e.g. a candidate that is not the double step over the e.p. square the diagram's FEN states.
+    A FEN stating no e.p. square leaves the e.p. state open (the e.p. convention): before
+    that rule, amelung-1897's g7-g5 (h5xg6 e.p. legal after it, under "-") was skipped here."""
     if c.diagram is None:
         return "no diagram"
     board = c.positions[-1].to_board()
@@ -318,7 +356,7 @@ def tail_fault(c: Candidate) -> str | None:
                 & c.diagram.frozen:
             return f"{move.uci()} moves a unit stipulated never to have moved"
         board.push(move)
-    return reached_fault(board, c.diagram.to_board())
+    return diagram_fault(board, c.diagram.to_board())
 
 
 def certify_tries(c: Candidate, line: list[Retraction]
@@ -346,7 +384,6 @@ def _game_through(start: Position, moves: list[chess.Move], c: Candidate, search
                   cap: int, mode: str) -> list[chess.Move] | None:
     """A game to `start` (the finder `mode` says, at most `cap` positions) followed by
     `moves`, when it replays legally to the candidate's diagram exactly (None otherwise)."""
-    from retrologic.legalgame.checker import reached_fault
     from retrologic.legalgame.finder import find_game
     if cap < 2:
         return None
@@ -365,7 +402,7 @@ def _game_through(start: Position, moves: list[chess.Move], c: Candidate, search
         if not board.is_legal(move):
             return None
         board.push(move)
-    if c.diagram is None or reached_fault(board, c.diagram.to_board()) is not None:
+    if c.diagram is None or diagram_fault(board, c.diagram.to_board()) is not None:
         return None
     frozen = c.diagram.frozen          # units stipulated never to have moved: none may move
     if any(chess.BB_SQUARES[m.from_square] & frozen or chess.BB_SQUARES[m.to_square] & frozen
@@ -415,22 +452,25 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
     search = Search(limits, list(closers or []))
     sides = [chess.WHITE, chess.BLACK] if pos.turn is None else [not pos.turn]
     all_cands: list[Candidate] = []
+    listed: list[tuple[chess.Color, list[Candidate]]] = []    # the sides whose list is complete
     illegal_for = []
     hit: str | None = None
     for side in sides:
-        sided = pos.with_turn(not side)
         try:
-            cands = [] if hit else candidates(sided, plies, search.budget)
+            cands = [] if hit else candidates(pos.with_turn(not side), plies, search.budget)
         except LimitHit as e:
             hit, cands = e.reason, []
-        for c in cands:
-            if hit:
-                c.status, c.reason = Status.UNRESOLVED, hit
-                continue
-            hit = classify(c, search)
-        if hit is None and all(c.status == Status.IMPOSSIBLE for c in cands):
-            illegal_for.append(chess.COLOR_NAMES[side])
+        if hit is None:
+            listed.append((side, cands))
         all_cands.extend(cands)
+    if hit is None:
+        hit = decide(all_cands, search)
+    else:
+        for c in all_cands:
+            c.reason = hit
+    for side, cands in listed:     # every candidate of the side proved impossible
+        if all(c.status == Status.IMPOSSIBLE for c in cands):
+            illegal_for.append(chess.COLOR_NAMES[side])
     survivors = [c for c in all_cands if c.status != Status.IMPOSSIBLE]
     unresolved = [c for c in all_cands if c.status == Status.UNRESOLVED]
     answer = [c.notation for c in survivors]

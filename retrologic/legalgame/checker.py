@@ -30,9 +30,12 @@ def target_board(fen: Any) -> chess.Board:
     return board
 
 
-def reached_fault(board: chess.Board, target: chess.Board) -> str | None:
+def reached_fault(board: chess.Board, target: chess.Board, *, ep_open: bool = False
+                  ) -> str | None:
     """Why `board` (the end of a game) is not the position `target` (None: it is): placement,
-    side to move, castling rights and e.p. square, as the FEN states them."""
+    side to move, castling rights and e.p. square, as the FEN states them. With `ep_open` (a
+    retro diagram: the e.p. convention) a FEN that states no e.p. square leaves the e.p. state
+    open, to be whatever the game's last move implies; a stated e.p. square stays a fact."""
     if board.board_fen() != target.board_fen():
         return f"the game ends on {board.board_fen()}, not {target.board_fen()}"
     if board.turn != target.turn:
@@ -46,14 +49,14 @@ def reached_fault(board: chess.Board, target: chess.Board) -> str | None:
         if board.ep_square != target.ep_square:
             return (f"the position's e.p. square {chess.square_name(target.ep_square)} needs the "
                     "game's last move to be that double step")
-    elif board.ep_square is not None and board.has_legal_en_passant():
+    elif not ep_open and board.ep_square is not None and board.has_legal_en_passant():
         return "the game ends with an e.p. capture legal that the position does not state"
     return None
 
 
-def replay(moves: Any, target: chess.Board) -> chess.Board:
+def replay(moves: Any, target: chess.Board, *, ep_open: bool = False) -> chess.Board:
     """Replay UCI `moves` from the initial array with python-chess; Rejected at an illegal move or
-    when the end is not `target`. Returns the final board."""
+    when the end is not `target` (`ep_open`: as in `reached_fault`). Returns the final board."""
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
         raise Rejected("'moves' must be a list of UCI strings")
     if len(moves) > MAX_GAME_PLIES:
@@ -67,7 +70,7 @@ def replay(moves: Any, target: chess.Board) -> chess.Board:
         if not board.is_legal(move):
             raise Rejected(f"ply {i + 1}: {uci} is illegal in {board.fen()}")
         board.push(move)
-    fault = reached_fault(board, target)
+    fault = reached_fault(board, target, ep_open=ep_open)
     if fault:
         raise Rejected(fault)
     return board

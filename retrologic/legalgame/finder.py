@@ -19,14 +19,16 @@ lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-t
 A game that fails is tried again with the other settings of `TRIES` (weights, guide, slack),
 then again with random tie-breaks, until the node cap (`FIND_NODES`, a count: every expanded
 position counts). The tries start short (`FIRST_SHARE` nodes) and double per round: a bad
-capture prefix is left early, and a restart often finds one that places in a few nodes
-(measured in bench/README-legal.md); a jittered try also follows another plan of the same
-capture count (a salted assignment). The per-node work is memoised by what it depends on. Dead
-ends the bound misses are cut by two checks of our own: the pawns' captures must fit within the
-captures left all together (`captures_fit`), and pawns that can never move again must stand on
-target pawns (`stuck_pawns`). The search is a heuristic: it never proves anything by failing
-(the caller says *unknown*); what it finds is a real game, which `legalgame.checker` replays
-with python-chess.
+capture prefix is left early, and a restart often finds one that places in a few nodes (measured
+in bench/README-legal.md); a jittered try also follows another plan of the same capture count (a
+salted assignment). A capture counts as an outcome only when the opponent can still give up the
+right units at the right places (`kernel.victims_fit`: seed 3000's last capture was b5xa4 with
+White's left-over unit a pawn walled in on c2). The per-node work is memoised by what it depends
+on. Dead ends the bound misses are cut by two checks of our own: the pawns' captures must fit
+within the captures left all together (`captures_fit`), and pawns that can never move again must
+stand on target pawns (`stuck_pawns`). The search is a heuristic: it never proves anything by
+failing (the caller says *unknown*); what it finds is a real game, which `legalgame.checker`
+replays with python-chess.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from typing import Callable, Iterator, NamedTuple
 
 import chess
 
-from retrologic.legalgame.kernel import Planner, SidePlan, plan_distance
+from retrologic.legalgame.kernel import Planner, SidePlan, plan_distance, victims_fit
 from retrologic.legalgame.reach import Reach
 from retrologic.limits import Budget, LimitHit
 from retrologic.position import castling_frozen
@@ -76,6 +78,7 @@ UNPLANNED = 40  # the capture distance of a position whose captures the plan can
 JITTER = 2.0  # random tie-break of the restarts, in moves of the guide
 FIND_NODES = 60_000  # positions one `find` expands at most over all its tries (then: not found)
 BOUNDS_MEMO = 400_000  # positions whose `side_bounds` are kept (then the table starts afresh)
+CHECK_VICTIMS = True  # a capture is an outcome only when `kernel.victims_fit` holds after it
 
 
 class GiveUp(Exception):
@@ -151,6 +154,7 @@ class Finder(Reach):
         self.planner = Planner(self.analysis)
         self.plan_salt = 0     # 0: the cheapest plan; else a salted one (`kernel.side_plan`)
         self.use_plan = True   # the capture searches are guided by the plan (`Try.plan`)
+        self.check_victims = CHECK_VICTIMS
 
     # the bound ----------------------------------------------------------------------------------
 
@@ -370,7 +374,8 @@ class Finder(Reach):
             if chess.popcount(board.occupied) >= units or self.side_bounds(board) is None:
                 return False
             victim = board.turn
-            return bound.side_bound(board, victim) <= bound.side_bound(parent, victim) + slack
+            return bound.side_bound(board, victim) <= bound.side_bound(parent, victim) + slack \
+                and (not self.check_victims or victims_fit(self, board))
 
         def score(board: chess.Board, depth: int) -> float | None:
             moves = self.guide(board)

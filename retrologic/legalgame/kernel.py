@@ -13,6 +13,10 @@ units at once (minimum pawn captures first, then moves: captures beyond what the
 to make are impossible), so the b-pawn's capture on a5 becomes a planned capture with its
 squares, and the opponent's units the assignment leaves over become the victims to bring there.
 
+The plans also cut dead capture prefixes (`victims_fit`, issue #19 session of 2026-11-26): the
+units a side must still lose have to reach the opponent's capture events, and a pawn that never
+leaves its file can neither pass a pawn of the other side that never leaves it either nor promote.
+
 A plan is a heuristic guide only: nothing is proved from it, the finder's game is replayed by
 python-chess and `legalgame.checker`. Different `salt`s give other plans of the same capture
 count (random tie-breaks on the moves), for the finder's restarts.
@@ -179,10 +183,14 @@ def side_plan(analysis: Analysis, board: chess.BaseBoard, color: chess.Color, ne
 
 
 class Measures(Protocol):
-    """What `plan_distance` needs of the finder: its frozen units, captures left, plans and
-    distances (`legalgame.finder.Finder` provides them, memoised)."""
+    """What `plan_distance` and `victims_fit` need of the finder: its frozen units, analysis,
+    planner and salt, captures left, plans and distances (`legalgame.finder.Finder` provides
+    them, memoised)."""
 
     frozen: int
+    analysis: Analysis
+    planner: Planner
+    plan_salt: int
 
     def captures_left(self, board: chess.BaseBoard, color: chess.Color) -> int: ...
 
@@ -234,5 +242,135 @@ def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
     return best
 
 
+def locked_pawns(finder: Measures, board: chess.BaseBoard, color: chess.Color,
+                 plan: SidePlan) -> int:
+    """`color`'s pawns that never leave their files in any plan of the side: a pawn leaves
+    its file only by capturing, and when the plan's pawn captures are all the captures the side
+    has left, a pawn captures only if some assignment within the captures left makes it capture
+    (`_may_capture`; the plan is one choice among those: seed 5130's d7 and f7 pawns may each
+    be the one taking on the e-file). Frozen pawns never move at all."""
+    pawns = board.pawns & board.occupied_co[color]
+    need = finder.captures_left(board, color)
+    if need > plan.pawn_captures:
+        return pawns & finder.frozen
+    for planned in plan.pawns:
+        pawns &= ~chess.BB_SQUARES[planned.square]
+    units = [(sq, board.piece_type_at(sq) or 0)
+             for sq in chess.scan_forward(board.occupied_co[color] & ~finder.frozen)]
+    rows = [finder.planner.row(color, utype, usq, need, 0) for usq, utype in units]
+    for r, (usq, utype) in enumerate(units):
+        if utype == chess.PAWN and pawns & chess.BB_SQUARES[usq] and \
+                _may_capture(rows, r, need):
+            pawns &= ~chess.BB_SQUARES[usq]
+    return pawns
+
+
+def _may_capture(rows: list[tuple[tuple[int, ...], tuple[float, ...]]], r: int,
+                 need: int) -> bool:
+    """Whether some assignment of the units (`Planner.row`s; units left over are captured)
+    to the target units, with at most `need` pawn captures, has unit `r` capture: the cheapest
+    assignment with a bonus on `r`'s capturing entries takes one whenever one fits."""
+    captures = rows[r][0]
+    if not any(0 < c < INF for c in captures):
+        return False
+    bonus = 1_000 * CAPTURE_COST
+    cost = [list(row[1]) for row in rows]
+    cost[r] = [v - bonus if 0 < c < INF else v for v, c in zip(cost[r], captures)]
+    chosen, columns = linear_sum_assignment(cost)
+    total, used = 0, False
+    for i, c in zip(chosen.tolist(), columns.tolist()):
+        if rows[i][1][c] >= IMPOSSIBLE:
+            return True                 # no plan at all: assume nothing
+        total += rows[i][0][c]
+        used |= i == r and rows[i][0][c] > 0
+    return used and total <= need
+
+
+def pawn_zone(color: chess.Color, square: chess.Square, blockers: int) -> tuple[int, bool]:
+    """The squares a pawn on `square` that never leaves its file can stand on, from its own
+    square forward up to the first of `blockers` (pawns of the other side that never leave
+    the file: it can never pass one), and whether it can still promote (no such blocker)."""
+    step = 8 if color == chess.WHITE else -8
+    zone, sq = 0, square
+    while 0 <= sq < 64:
+        if blockers & chess.BB_SQUARES[sq]:
+            return zone, False
+        zone |= chess.BB_SQUARES[sq]
+        sq += step
+    return zone, True
+
+
+def victims_fit(finder: Measures, board: chess.BaseBoard) -> bool:
+    """Whether, under both sides' capture plans, the opponent of each side with captures to
+    make can give up the right units at the right places: one assignment of its movable units
+    to its target units and to the side's capture events (each planned pawn capture, landing on
+    one of the pawn's capture squares; each capture beyond the planned ones, anywhere), where a
+    pawn that never leaves its file (`locked_pawns`) only stands on its file short of the first
+    locked pawn of the other side ahead of it (`pawn_zone`: it can neither pass it nor promote).
+
+    Why (issue #19, bench/README-legal.md session 2026-11-26): the finder's capture prefixes
+    often ended where the last capture could not be made at all -- e.g. Black's one capture left
+    is b5xa4 but White's one unit left over is a pawn on c2 behind Black's c6 pawn: it can
+    neither get to a4 nor promote -- and the capture search spent the try's share there, since
+    the distances ignore blocking pawns. A False here is as good as the plans: a heuristic cut
+    of the finder, never a proof of anything (the plans are one choice among several)."""
+    plans = {c: finder.side_plan(board, c) for c in chess.COLORS}
+    mine_, theirs_ = plans[chess.WHITE], plans[chess.BLACK]
+    if mine_ is None or theirs_ is None:
+        return True                     # the bound decides
+    needs = {c: finder.captures_left(board, c) for c in chess.COLORS}
+    locked = {chess.WHITE: locked_pawns(finder, board, chess.WHITE, mine_),
+              chess.BLACK: locked_pawns(finder, board, chess.BLACK, theirs_)}
+    for color in chess.COLORS:
+        need = needs[color]
+        if need <= 0:
+            continue
+        mine = plans[color]
+        assert mine is not None
+        events = [p.squares for p in mine.pawns for _ in range(p.count)]
+        free = need - len(events)
+        victim = not color
+        units = [(sq, board.piece_type_at(sq) or 0)
+                 for sq in chess.scan_forward(board.occupied_co[victim] & ~finder.frozen)]
+        targets = finder.analysis.target_units[victim]
+        if free < 0 or len(units) != len(targets) + need:
+            continue
+        blockers = locked[color]
+        cost: list[list[float]] = []
+        for usq, utype in units:
+            row = list(finder.planner.row(victim, utype, usq, needs[victim],
+                                          finder.plan_salt)[1])
+            hits = []
+            if utype == chess.KING:
+                hits = [False] * len(events)
+            elif utype == chess.PAWN and locked[victim] & chess.BB_SQUARES[usq]:
+                zone, promotes = pawn_zone(victim, usq, blockers)
+                if not promotes:
+                    for index, (tsq, ttype) in enumerate(targets):
+                        if ttype != chess.PAWN or not zone & chess.BB_SQUARES[tsq]:
+                            row[index] = IMPOSSIBLE
+                hits = [promotes or bool(zone & squares) for squares in events]
+            elif utype == chess.PAWN:
+                hits = [_pawn_reaches(finder, victim, usq, squares, needs[victim])
+                        for squares in events]
+            else:
+                hits = [finder.nearest(victim, utype, usq, 0, squares, INF) < INF
+                        for squares in events]
+            free_cost = IMPOSSIBLE if utype == chess.KING else 0
+            cost.append(row + [0 if hit else IMPOSSIBLE for hit in hits] + [free_cost] * free)
+        chosen, columns = linear_sum_assignment(cost)
+        if any(cost[r][c] >= IMPOSSIBLE for r, c in zip(chosen.tolist(), columns.tolist())):
+            return False
+    return True
+
+
+def _pawn_reaches(finder: Measures, color: chess.Color, square: chess.Square, squares: int,
+                  captures: int) -> bool:
+    """Whether a pawn may stand on one of `squares` or promote, with at most `captures`."""
+    last = chess.BB_RANK_8 if color == chess.WHITE else chess.BB_RANK_1
+    return any(finder.distance(color, chess.PAWN, square, s, captures) < INF
+               for s in chess.scan_forward(squares | last))
+
+
 __all__ = ["Measures", "PawnCaptures", "Planner", "SidePlan", "capture_squares", "plan_distance",
-           "route_cost", "side_plan"]
+           "locked_pawns", "pawn_zone", "route_cost", "side_plan", "victims_fit"]

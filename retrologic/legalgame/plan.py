@@ -6,14 +6,17 @@ proof-game lower bound. That bound ignores *order*: in a cage such as the Brandi
 (8/8/8/8/8/1P6/KPkPP3/1R1b4, White to play Ka2-a1) the black bishop must reach d1 through c2
 before the black king sits there, and the black king c2 (over b1 or c1: c3 and d3 are
 attacked by the unmoved pawns) before the rook closes b1; the A* settles pieces early and
-starves. The plan (`plan_order.settle_layers`) peels the target backwards into layers; the
-placement then runs one best-first search per layer, each bringing that layer's pieces (and
-keeping the earlier layers') onto their target squares, scored by an assignment of the
-board's pieces to those squares (Hungarian, on the analysis' distance maps: `spg.analysis`,
-a king's avoiding the squares unmoved enemy pawns attack); the last layer's search ends on
-the target itself (side to move, pawns, castling rights). Before that, a unit of the initial
-array the unmoved units wall in for good (the bishop c1 between b2 and d2) is captured first,
-where it stands, before the region around it closes (`capture_distance`).
+starves. The plan (`plan_order.settle_steps`) peels the target backwards into steps (layers
+of pieces, a door pawn stepped back, a stuck cage's pieces shuffled back); the placement then
+runs one best-first search per step, each bringing that step's units onto their squares,
+scored by an assignment of the board's units to those squares (Hungarian, on the analysis'
+distance maps: `spg.analysis`, a king's avoiding the squares unmoved enemy pawns attack);
+the last step's search ends on the target itself (side to move, pawns, castling rights). A
+door's pawn waits (no move, not captured: `hold`) from the start, captures included, until
+the step that lets it go (Ceriani 1951: g7-g6 after the knight has passed g6 to f8).
+Before that, a unit of the initial array the unmoved units wall in for good (the bishop c1
+between b2 and d2) is captured first, where it stands, before the region around it closes
+(`capture_distance`).
 
 Sound by construction: every move is a legal python-chess move from the initial array, the
 end is compared with the target exactly (`Finder.is_target`), and callers replay the game with
@@ -30,7 +33,7 @@ from typing import Any, Callable
 
 import chess
 
-from retrologic.legalgame.plan_order import OPEN, pawn_attacks, reach, settle_layers
+from retrologic.legalgame.plan_order import OPEN, pawn_attacks, reach, settle_steps
 from retrologic.limits import Budget
 from retrologic.spg.analysis import INF, min_assignment
 
@@ -65,7 +68,7 @@ def plan_finder(base: type) -> type:
                 return base._extend(self, board, attempt)
             if self.is_target(board):
                 return list(board.move_stack)
-            return self._place(board, 0, (), attempt, PLACEMENT_SCALE * attempt.nodes)
+            return self._place(board, 0, attempt, PLACEMENT_SCALE * attempt.nodes)
 
     return PlanFinder
 
@@ -83,14 +86,17 @@ class _Staged:
     search: Callable[..., Any]
     guide: Callable[[chess.Board], int | None]
     side_bounds: Callable[[chess.Board], tuple[int, int] | None]
-    legal_moves: Callable[[chess.Board], Any]
     is_target: Callable[[chess.Board], bool]
     placement_phase: Callable[[float, int], Any]
+    hold = 0        # squares whose pawns wait for their door (`plan_order.settle_steps`)
 
     def plan(self) -> None:
-        """Make the plan: the settle layers and the kings' barred squares (after __init__)."""
+        """Make the plan: the settle steps (the first step's waiting pawns wait from the start,
+        the captures included) and the kings' barred squares (after __init__)."""
         target = self.target
-        self.layers = settle_layers(target, self.frozen)
+        self.steps = [(tuple((sq, p.color, p.piece_type) for sq, p in sorted(goal.items())),
+                       hold) for goal, hold in settle_steps(target, self.frozen)]
+        self.hold = self.steps[0][1] if self.steps else 0
         self.cost_memo: dict[tuple, int] = {}
         # a king never crosses a square a frozen enemy pawn attacks (that pawn never moves)
         frozen_board = chess.BaseBoard(None)
@@ -106,6 +112,16 @@ class _Staged:
             ptype = start.piece_type_at(sq) or chess.KING
             if chess.popcount(reach(ptype, sq, self.frozen)) < OPEN:
                 self.trapped |= chess.BB_SQUARES[sq]
+
+    def legal_moves(self, board: chess.Board) -> Any:
+        """The plain finder's moves but those of a waiting pawn (`hold`) and the captures of
+        one: the piece its door lets through has not passed yet."""
+        held = self.hold & board.pawns
+        for move in super().legal_moves(board):  # type: ignore[misc]
+            if held and (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) \
+                    & held:
+                continue
+            yield move
 
     def capture_distance(self, board: chess.Board) -> int:
         """The plain finder's distance to the next capture, but while a trapped unit (see
@@ -124,7 +140,16 @@ class _Staged:
 
     def unit_map(self, ptype: int, color: chess.Color, square: chess.Square) -> list[int] | tuple:
         """Moves a piece needs from `square` to every square: the analysis' distance map, for
-        a king one that also avoids the squares frozen enemy pawns attack."""
+        a king one that also avoids the squares frozen enemy pawns attack; for a pawn its
+        steps straight ahead (a door's pawn: `plan_order.settle_steps`)."""
+        if ptype == chess.PAWN:
+            ahead = 8 if color == chess.WHITE else -8
+            steps = [INF] * 64
+            sq, n = square, 0
+            while 0 <= sq < 64:
+                steps[sq] = n
+                sq, n = sq + ahead, n + 1
+            return steps
         if ptype != chess.KING:
             return self.analysis.piece_map(ptype, color, square)
         hit = self.king_maps.get((color, square))
@@ -144,20 +169,18 @@ class _Staged:
             self.king_maps[(color, square)] = hit
         return hit
 
-    def layer_cost(self, board: chess.BaseBoard, goal: tuple[chess.Square, ...]) -> int:
+    def layer_cost(self, board: chess.BaseBoard, goal: tuple[tuple[int, bool, int], ...]) -> int:
         """Fewest moves (distance maps, frozen units as obstacles; moving units ignored) that
-        bring the board's pieces onto the `goal` squares as the target has them: a minimum
-        assignment per colour and type; MISSING per square no such piece can fill."""
+        bring the board's units onto the `goal` squares (square, colour, type): a minimum
+        assignment per colour and type; MISSING per square no such unit can fill."""
         key = (goal, board.occupied, board.occupied_co[chess.WHITE], board.kings,
                board.queens, board.rooks, board.bishops, board.knights)
         hit = self.cost_memo.get(key)
         if hit is not None:
             return hit
         groups: dict[tuple[bool, int], list[chess.Square]] = {}
-        for sq in goal:
-            piece = self.target.piece_at(sq)
-            if piece is not None:
-                groups.setdefault((piece.color, piece.piece_type), []).append(sq)
+        for sq, color, ptype in goal:
+            groups.setdefault((color, ptype), []).append(sq)
         total = 0
         for (color, ptype), squares in groups.items():
             units = list(chess.scan_forward(board.pieces_mask(ptype, color) & ~self.frozen))
@@ -184,9 +207,9 @@ class _Staged:
                 return True
         return False
 
-    def layer_phase(self, goal: tuple[chess.Square, ...], weight: float, nodes: int,
+    def layer_phase(self, goal: tuple[tuple[int, bool, int], ...], weight: float, nodes: int,
                     exact: bool = False) -> Phase:
-        """Every square of `goal` holding its target piece, the bound still finite and the side
+        """Every square of `goal` holding its unit, the bound still finite and the side
         to move not stuck; `exact`: the target position itself (the last layer)."""
         def done(board: chess.Board, _parent: chess.Board) -> bool:
             if exact:
@@ -204,30 +227,38 @@ class _Staged:
 
         return Phase(done, score, nodes)
 
-    def _place(self, board: chess.Board, index: int, goal: tuple[chess.Square, ...],
-               attempt: Any, nodes: int) -> list[chess.Move] | None:
-        """Settle the layers from `index` on (the earlier ones, `goal`, stand), the last one
-        ending on the target; the best `BRANCHES` outcomes of each layer's search in turn."""
-        while index < len(self.layers):
-            goal = goal + tuple(self.layers[index])
+    def _place(self, board: chess.Board, index: int, attempt: Any,
+               nodes: int) -> list[chess.Move] | None:
+        """Reach the settle steps from `index` on (`plan_order.settle_steps`: the units of each
+        on their squares, its pawns waiting), the last one ending on the target; the best
+        `BRANCHES` outcomes of each step's search in turn."""
+        goal: tuple[tuple[int, bool, int], ...] = ()
+        hold = 0
+        while index < len(self.steps):
+            goal, hold = self.steps[index]
             index += 1
             if self.layer_cost(board, goal) != 0:
                 break
-        exact = index >= len(self.layers)    # the last layer ends on the target itself
+        exact = index >= len(self.steps)     # the last step ends on the target itself
         if exact and self.is_target(board):
             return list(board.move_stack)
         phase = self.layer_phase(goal, attempt.place_weight, nodes, exact)
-        outcomes = self.search(board.copy(), phase)
-        for moves in itertools.islice(outcomes, 1 if exact else BRANCHES):
-            after = board.copy()
-            for move in moves:
-                after.push(move)
-            if exact:
-                return list(after.move_stack)
-            game = self._place(after, index, goal, attempt, nodes)
-            if game is not None:
-                return game
-        return None
+        outer, self.hold = self.hold, hold
+        try:
+            outcomes = self.search(board.copy(), phase)
+            for moves in itertools.islice(outcomes, 1 if exact else BRANCHES):
+                after = board.copy()
+                for move in moves:
+                    after.push(move)
+                if exact:
+                    return list(after.move_stack)
+                game = self._place(after, index, attempt, nodes)
+                self.hold = hold         # the generator goes on with this step's waiting pawns
+                if game is not None:
+                    return game
+            return None
+        finally:
+            self.hold = outer
 
 
 def find_planned(base: type, target: chess.Board, budget: Budget,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import chess
 
 from retrologic.legalgame.plan import plan_finder
-from retrologic.legalgame.plan_order import settle_layers
+from retrologic.legalgame.plan_order import settle_layers, settle_steps
 from retrologic.legality.rules import reasons
 from retrologic.limits import Budget
 from retrologic.position import Position, castling_frozen
@@ -112,11 +112,18 @@ def find_with_tail(base: type, target: chess.Board, budget: Budget,
         return node_cap - (budget.spent - start)
 
     cls = plan_finder(base)
-    if cls(target, budget, 1).analysis.impossible:
+    probe = cls(target, budget, 1)
+    if probe.analysis.impossible:
         return None
     found = tails(target, budget, max(left() // TAIL_SHARE, 0))[:TAIL_TRIES]
     weights = list(TAIL_WEIGHTS[:len(found)]) + [1]
-    for number, (board, tail) in enumerate(found + [(target, [])]):
+    tries = found + [(target, [])]
+    if any(hold for _goal, hold in settle_steps(target, probe.frozen)):
+        # a pawn of the target must wait for a piece to pass (a door: `settle_steps`), which
+        # the plain finder cannot know and no tail supplies: the target itself first, with
+        # the best share (Ceriani 1951 before Kg8xQh8: 3,225 positions so, 55,750 last)
+        tries = [(target, [])] + found
+    for number, (board, tail) in enumerate(tries):
         # a finder charges one position over its own cap before it gives up: hence the -1
         cap = left() * weights[number] // sum(weights[number:]) - 1
         if cap < 1:

@@ -34,6 +34,9 @@ CAPW = 1024  # moves weigh CAPW, capture capacity 1: one assignment gives both (
 Placed = Units
 # one unit's assignment entries (per target unit, then per victim slot) and their finite mask
 Column = tuple[tuple[int, ...], int]
+# `Bound.spare_rows` per unit: (may it be left out of a cheapest plan, the rows it may take in
+# a cheapest plan, the rows it may take in a plan of one move more)
+SpareRows = tuple[bool, tuple[int, ...], tuple[int, ...]]
 
 
 def _weighted(routes: UnitRoutes, mu2: int, lam2: int) -> int:
@@ -138,6 +141,11 @@ class Bound:
         # (side key, where) -> per unit square, the visit rows it may take in the fewest moves
         self.visit_rows_by_key: Memo[tuple[SideKey, int], dict[int, tuple[int, ...]]] = \
             Memo("victim visit rows")
+        # (color, unit type, unit square, captures, slots) -> `plain_entries`
+        self.plain: Memo[tuple[bool, int, int, int, tuple[int, ...]], tuple[int, ...]] = \
+            Memo("plain entries")
+        # side key -> per unit square, `spare_rows` (a side with one spare move)
+        self.spare_rows_by_key: Memo[SideKey, dict[int, SpareRows]] = Memo("spare rows")
 
     # victim slots ------------------------------------------------------------------------------
 
@@ -479,6 +487,62 @@ class Bound:
         return [max(v, captures) for v in best.values()]
 
     # the rows a unit may take ------------------------------------------------------------------
+
+    def spare_rows(self, board: chess.Board, color: chess.Color,
+                   side_key: SideKey) -> dict[int, SpareRows]:
+        """Per unit square of `color`, what `MoveFilter.spent` needs when the side has exactly
+        one spare move (issue #22, reach): whether the unit may be left out of an assignment
+        of the side's cheapest plans' moves (`Plans.cheapest`: never with no more units than
+        rows; else when the other rows' cheapest entries fit), the rows it may take in one,
+        and the rows it may take in an assignment of one move more, each in a castling
+        scenario: its entry plus, for every other row, the cheapest entry of another unit (a
+        superset, as `admissible`); unions over the scenarios (a unit on a square a castled
+        king or rook takes in some scenario gets theirs too: more rows, fewer moves dropped).
+        Memoised by side key."""
+        hit = self.spare_rows_by_key.get(side_key)
+        if hit is not None:
+            return hit
+        plans = self.plans(board, color, side_key)
+        out: dict[int, SpareRows] = {}
+        for _, _, placed, extra in plans.scenarios:
+            moves = [tuple(-(-v // CAPW) if v < INF else INF for v in
+                           self.column(color, utype, usq, plans.captures, plans.slots)[0])
+                     for usq, utype in placed]
+            nrows = len(moves[0]) if moves else 0
+            # per row, its two cheapest entries with their units (the cheapest of the others)
+            firsts = [sorted((m[r], i) for i, m in enumerate(moves))[:2] + [(INF, -1)]
+                      for r in range(nrows)]
+            for j, (usq, _) in enumerate(placed):
+                cheapest = [f[1][0] if f[0][1] == j else f[0][0] for f in firsts]
+                rest = sum(cheapest)
+                tight, loose = [], []
+                for r in range(nrows):
+                    if moves[j][r] >= INF:
+                        continue
+                    cost = moves[j][r] + rest - cheapest[r] + extra
+                    if cost <= plans.cheapest:
+                        tight.append(r)
+                    if cost <= plans.cheapest + 1:
+                        loose.append(r)
+                out_before, tight_before, loose_before = out.get(usq, (False, (), ()))
+                aside = len(placed) > nrows and rest + extra <= plans.cheapest
+                out[usq] = (out_before or aside,
+                            tuple(sorted(set(tight_before) | set(tight))),
+                            tuple(sorted(set(loose_before) | set(loose))))
+        self.spare_rows_by_key[side_key] = out
+        return out
+
+    def plain_entries(self, color: chess.Color, utype: int, usq: int, captures: int,
+                      slots: tuple[int, ...]) -> tuple[int, ...]:
+        """A unit's moves in each row of the side's assignment (per target unit, then per
+        victim slot; INF: cannot): its `column` without the capacity weighting."""
+        key = (color, utype, usq, captures, slots)
+        hit = self.plain.get(key)
+        if hit is None:
+            hit = self.plain[key] = tuple(
+                INF if e >= INF else -(-e // CAPW)
+                for e in self.column(color, utype, usq, captures, slots)[0])
+        return hit
 
     def admissible(self, color: chess.Color, placed: Placed, captures: int,
                    slots: tuple[int, ...], base: int) -> list[list[int]]:

@@ -37,7 +37,7 @@ from retrologic.limits import Budget, LimitHit, interrupted
 from retrologic.spg.cnf import ENCODING, Encoding, encode
 
 TYPE = "spg-listing"
-MAX_BYTES = 15 * 1024 * 1024      # a certificate must stay below `check`'s 16 MiB reading limit
+MAX_BYTES = 39 * 1024 * 1024      # a certificate must stay below `check`'s 40 MiB reading limit
 DEFAULT_SECONDS = 120.0           # the CNF route's time when the question has no time limit
 PRESET = 6                        # xz preset of the packed proof and core
 SLICE = 200                       # conflicts of CaDiCaL between two looks at the budget (first)
@@ -357,9 +357,10 @@ def reduce_log(log: bytes, clauses: list[list[int]], blocks: list[list[int]],
         return core, [], len(derived)
     lemma_ids = [cid for cid in sorted(parsed) if not any(lit in top for lit in parsed[cid][0])]
     # the core is then what the remaining hints name, and what sets the R literals they use
-    hinted = {input_of[h] for cid in lemma_ids for h in parsed[cid][1] if h in input_of}
+    named = {h for cid in lemma_ids for h in parsed[cid][1]}   # each hinted clause once
+    hinted = {input_of[h] for h in named if h in input_of}
     bodies = {cid: parsed[cid][0] for cid in lemma_ids}
-    falsified = {abs(lit) for cid in lemma_ids for h in parsed[cid][1]
+    falsified = {abs(lit) for h in named
                  for lit in (inputs[input_of[h]] if h in input_of else bodies.get(h, ()))
                  if -lit in top}
     support = unit_support(checked, falsified)

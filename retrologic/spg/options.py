@@ -36,16 +36,22 @@ class BoundOptions:
     move: the prune rule victims-stranded (`rules.VictimVisits`, `Bound.visit_bound`)."""
 
     visit_steps: bool = True
-    """A side whose victim visits need every move it has left moves no piece that gets no
-    closer to a row of the visit assignment (`MoveFilter.visits_tight`, `wasted`)."""
+    """A side whose victim visits need every move it has left moves no piece, and pushes no
+    pawn one square (when the push leaves the opponent's victim slots as they are), that gets
+    no closer to a row of the visit assignment (`MoveFilter.visits_tight`, `wasted`)."""
 
     route_steps: bool = True
     """A side with no spare move steps along its cheapest routes (`Coupling.next_steps`): the
-    move filter lets only those steps through."""
+    move filter lets only those steps through. With it (issue #22): a side with one spare
+    move makes no move, quiet or taking a piece, that raises its cheapest plans' moves
+    (`MoveFilter.spent`, `Bound.spare_rows`), and no side castles when the plans' scenario of
+    that castling needs more moves than it has (`MoveFilter.castling_spent`)."""
 
     obstruction: bool = True
     """Units on their target squares are obstacles unless one is disturbed: the three-way split
-    of `obstruction.Obstruction` (§7 of the paper: movable and unmovable obstacles)."""
+    of `obstruction.Obstruction` (§7 of the paper: movable and unmovable obstacles). With it
+    (issue #22): a held unit whose disturbance alone costs its side more than its moves left
+    is never moved nor captured (`MoveFilter.fixed_units`)."""
 
     pawn_walls: bool = True
     """The obstruction split holds every pawn on its own target square too (`held_units`)."""
