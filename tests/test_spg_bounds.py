@@ -250,7 +250,12 @@ def test_a_side_without_spare_moves_keeps_to_its_cheapest_routes() -> None:
     analysis = Analysis(chess.Board(), target)
     assert {m.uci() for m in analysis.candidate_moves(chess.Board(), 4)} == {"g1f3", "g1h3"}
     plain = Analysis(chess.Board(), target, route_steps=False)
+    plain.mover.fixed_steps = False
     assert len(plain.candidate_moves(chess.Board(), 4)) == 4   # every knight move (pawns frozen)
+    # without the route steps, the fixed-unit step alone (issue #22) still keeps Nb1 home: White
+    # has no spare move, and Nb1 away and back would cost two
+    fixed = Analysis(chess.Board(), target, route_steps=False)
+    assert {m.uci() for m in fixed.candidate_moves(chess.Board(), 4)} == {"g1f3", "g1h3"}
 
 
 def test_pawn_walls_prune_only_dead_positions() -> None:
