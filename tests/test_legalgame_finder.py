@@ -116,3 +116,21 @@ def test_the_node_cap_bounds_the_work_over_all_restarts():
         finder = Finder(chess.Board(TARGETS[0]), Budget(None), node_cap=cap)
         assert finder.find() is None       # this game needs some 2,000 positions
         assert cap <= finder.nodes <= cap + 1
+
+
+def test_the_capture_cut_can_be_left_off(monkeypatch):
+    """`find_game(victims=False)` (the last-move certification's) never runs the capture cut
+    `kernel.victims_fit`; the default does (TARGETS[1] has captures to make)."""
+    import retrologic.legalgame.finder as finder_module
+    calls = []
+
+    def counted(finder, board):
+        calls.append(board.fen())
+        return True
+
+    monkeypatch.setattr(finder_module, "victims_fit", counted)
+    target = chess.Board(TARGETS[1])
+    assert finder_module.find_game(target, Budget(None), node_cap=3_000, victims=False)
+    assert not calls
+    assert finder_module.find_game(target, Budget(None), node_cap=3_000)
+    assert calls

@@ -324,3 +324,36 @@ def test_no_certificate_when_the_time_runs_out(tmp_path) -> None:
     assert not list(tmp_path.iterdir())
     path, line = certify(Destination(tmp_path, "t"), board, 6, [], None)   # engine disagrees
     assert path is None and "differs" in line
+
+
+def test_no_certificate_that_check_would_not_unpack(tmp_path, monkeypatch) -> None:
+    """The writer measures each packed text as `check` unpacks it, and writes nothing that
+    `check` would reject for its unpacked size (buchanan-motley-c's 20-ply proof: a 31.5 MiB
+    file whose LRAT unpacked to more than MAX_UNPACKED, written and then rejected)."""
+    from retrologic.certformat import Destination
+    from retrologic.spg import certify as writer
+    from retrologic.spg.proof_checker import _text
+    _, board = _replayed("e2e4 e7e5 g1f3 b8c6 f1c4 g8f6".split())
+    cert, listings = writer.certificate(board, 6, Budget(timeout=120))
+    for i, (entry, lst) in enumerate(zip(cert["lengths"], listings)):
+        texts = [_text(entry, key, i) for key in ("lrat", "proof", "core")]
+        assert max(len(t) for t in texts if t is not None) == lst.unpacked()
+    games = listings[0].games
+    widest = max(lst.unpacked() for lst in listings)
+    monkeypatch.setattr(writer, "MAX_UNPACKED", widest)
+    path, line = writer.certify(Destination(tmp_path, "t"), board, 6, games, None)
+    assert path is not None, line
+    monkeypatch.setattr(writer, "MAX_UNPACKED", widest - 1)
+    path, line = writer.certify(Destination(tmp_path / "no", "t"), board, 6, games, None)
+    assert path is None and "unpacks to" in line and not (tmp_path / "no").exists()
+
+
+def test_the_proof_log_has_a_size_limit(tmp_path, monkeypatch) -> None:
+    """CaDiCaL's LRAT log is read whole: past `MAX_LOG_BYTES` the writer stops with the reason
+    (a 20-ply listing given 400 s grew a process to 23 GiB before this limit existed)."""
+    from retrologic.certformat import Destination
+    from retrologic.spg import certify as writer
+    moves, board = _replayed("e2e4 e7e5 g1f3 b8c6 f1c4 g8f6".split())
+    monkeypatch.setattr(writer, "MAX_LOG_BYTES", 64)
+    path, line = writer.certify(Destination(tmp_path, "t"), board, 6, [moves], None)
+    assert path is None and "proof log passed" in line and not list(tmp_path.iterdir())

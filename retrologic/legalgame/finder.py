@@ -489,18 +489,19 @@ class Finder(Reach):
 
 
 def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *,
-              plain: bool = True, plan: bool = True,
-              first_pass: int = 0) -> list[chess.Move] | None:
+              plain: bool = True, plan: bool = True, first_pass: int = 0,
+              victims: bool = True) -> list[chess.Move] | None:
     """A legal game from the initial array to `target` (see `Finder`); an e.p. square in the
     target is the double step just played: the game reaches the position before it, then plays
     it. None: no game found within the tries or `node_cap` positions (LimitHit: the budget ran
     out). `plain` and `plan` choose the finders (both: the plain finder, then the plan finder
     on what it left of the cap); `first_pass` > 0 runs the plain finder's tries once first,
-    without jitter, with that many positions each (see `_find_any`). The cap is a cap: all
+    without jitter, with that many positions each (see `_find_any`); `victims` False leaves
+    the plain finder's capture cut (`kernel.victims_fit`) off. The cap is a cap: all
     together charge at most `node_cap` positions to `budget` (issue #19)."""
     ep = target.ep_square
     if ep is None:
-        return _find_any(target, budget, node_cap, plain, plan, first_pass)
+        return _find_any(target, budget, node_cap, plain, plan, first_pass, victims)
     mover = not target.turn
     step = 8 if mover == chess.WHITE else -8
     pawn_to, pawn_from = ep + step, ep - step
@@ -512,7 +513,7 @@ def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *
     before.remove_piece_at(pawn_to)
     before.set_piece_at(pawn_from, chess.Piece(chess.PAWN, mover))
     before.turn = mover
-    head = _find_any(before, budget, node_cap, plain, plan, first_pass)
+    head = _find_any(before, budget, node_cap, plain, plan, first_pass, victims)
     if head is None:
         return None
     board = chess.Board()
@@ -523,7 +524,8 @@ def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *
 
 
 def _find_any(target: chess.Board, budget: Budget, node_cap: int, plain: bool = True,
-              plan: bool = True, first_pass: int = 0) -> list[chess.Move] | None:
+              plan: bool = True, first_pass: int = 0,
+              victims: bool = True) -> list[chess.Move] | None:
     """The plain finder (two thirds of the cap when the plan finder follows), then the
     plan-guided one on the rest (`legalgame.plan_tail`: cages, issue #19); the cap counts what
     `budget` is charged (a finder over its own cap charges one position more: hence the -1).
@@ -540,6 +542,7 @@ def _find_any(target: chess.Board, budget: Budget, node_cap: int, plain: bool = 
     if plain and left() >= 2:
         cap = (node_cap * 2 // 3 if plan else node_cap) - 1
         finder = Finder(target, budget, max(cap, 1))
+        finder.check_victims = finder.check_victims and victims
         if first_pass > 0:
             game = finder.first_pass(first_pass)
         if game is None and finder.nodes <= finder.node_cap:

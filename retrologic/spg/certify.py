@@ -35,12 +35,16 @@ from retrologic.history.drup import (Trimmed, check_lrat, drop_top_level, parse_
                                      unit_closure, unit_support)
 from retrologic.limits import Budget, LimitHit, interrupted
 from retrologic.spg.cnf import ENCODING, Encoding, encode
+from retrologic.spg.proof_checker import MAX_UNPACKED
 
 TYPE = "spg-listing"
 MAX_BYTES = 39 * 1024 * 1024      # a certificate must stay below `check`'s 40 MiB reading limit
 DEFAULT_SECONDS = 120.0           # the CNF route's time when the question has no time limit
 PRESET = 6                        # xz preset of the packed proof and core
 SLICE = 200                       # conflicts of CaDiCaL between two looks at the budget (first)
+MAX_LOG_BYTES = 1024 * 1024 * 1024  # CaDiCaL's LRAT log is read whole and reduced in memory
+#   (about 3-4 times its size at the peak): past 1 GiB the writer stops (christiaans-1991 with
+#   400 s: the bench process grew to 23 GiB and was killed before this limit)
 
 
 @dataclass
@@ -57,6 +61,13 @@ class LengthListing:
     raw_lemmas: int = 0                # lemmas of the solver's proof, before trimming
     hinted: bool = False               # `proof` is hinted (LRAT-style lines), not plain DRUP
     blocks: list[list[int]] = field(default_factory=list, repr=False)  # the blocking clauses
+
+    def unpacked(self) -> int:
+        """The bytes of the longest text `as_dict` packs (the proof or the core), as `check`
+        unpacks it (at most `proof_checker.MAX_UNPACKED`)."""
+        proof = sum(len(line) + 1 for line in self.proof) - 1 if self.proof else 0
+        core = len(" ".join(map(str, deltas(self.core)))) if self.core is not None else 0
+        return max(proof, core)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"plies": self.plies,
@@ -281,12 +292,21 @@ class LratSolver:
             res = s.solve_limited()
             took = time.monotonic() - started
             budget.spent += s.accum_stats().get("conflicts", 0) - before
+            if self.log_bytes() > MAX_LOG_BYTES:
+                raise LimitHit(f"the solver's proof log passed {MAX_LOG_BYTES >> 20} MiB")
             if res is not None:
                 return res
             # about a quarter to one second per slice (2000 conflicts took 8-16 s on a 20-ply
             # CNF under load: the time limit would be overshot by as much)
             self.slice = self.slice * 2 if took < 0.25 else max(self.slice // 2, 20) \
                 if took > 1.0 else self.slice
+
+    def log_bytes(self) -> int:
+        """The LRAT log's size so far, in bytes."""
+        import os
+        import pysolvers
+        pysolvers.flushpr(self.solver.solver.prfp)
+        return os.fstat(self.file.fileno()).st_size
 
     def log(self) -> bytes:
         """The LRAT log so far."""
@@ -477,6 +497,11 @@ def certify(dest: Any, target: chess.BaseBoard, plies: int, games: list[list[che
     size = len(json.dumps(cert))
     if size > MAX_BYTES:
         return None, f"listing certificate: not written, too large ({size / 2**20:.1f} MiB)"
+    unpacked = max(lst.unpacked() for lst in listings)
+    if unpacked > MAX_UNPACKED:     # `check` would reject it (measured: buchanan-motley-c)
+        return None, (f"listing certificate: not written, a proof unpacks to "
+                      f"{unpacked / 2**20:.0f} MiB (check reads at most "
+                      f"{MAX_UNPACKED >> 20} MiB)")
     path = dest.write(cert, "spg-listing")
     lemmas = sum(len(lst.proof) for lst in listings)
     core = sum(len(lst.core) if lst.core is not None else lst.clauses for lst in listings)

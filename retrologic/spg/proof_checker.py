@@ -41,8 +41,9 @@ from retrologic.spg.cnf import ENCODING, Encoding, encode
 
 TYPE = "spg-listing"
 MAX_PLIES = 80     # longer than the CNF route reaches by far; bounds a hostile file's cost
-MAX_UNPACKED = 192 * 1024 * 1024  # bytes a packed proof or core may unpack to (a hinted
-#                                   proof of 14 plies: about 100 MiB of text)
+MAX_UNPACKED = 512 * 1024 * 1024  # bytes a packed proof or core may unpack to: a 40 MiB file
+# at LRAT's xz ratio (about 11); the largest measured, 20-22-ply hinted proofs of 321 MiB
+# (buchanan-motley-c, natch-promotee-switchback), checked in about 62 s CPU and 2.9 GB
 
 
 def _moves(item: Any, what: str) -> list[chess.Move]:
