@@ -329,7 +329,8 @@ def test_no_certificate_when_the_time_runs_out(tmp_path) -> None:
 def test_no_certificate_that_check_would_not_unpack(tmp_path, monkeypatch) -> None:
     """The writer measures each packed text as `check` unpacks it, and writes nothing that
     `check` would reject for its unpacked size (buchanan-motley-c's 20-ply proof: a 31.5 MiB
-    file whose LRAT unpacked to more than MAX_UNPACKED, written and then rejected)."""
+    file whose LRAT unpacked to 320 MiB, over the 192 MiB of MAX_UNPACKED then, was written and
+    then rejected)."""
     from retrologic.certformat import Destination
     from retrologic.spg import certify as writer
     from retrologic.spg.proof_checker import _text
