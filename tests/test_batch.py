@@ -480,9 +480,24 @@ def test_sigint_stops_a_parallel_batch(tmp_path):
     assert summary.startswith("4 files: 1 met, 0 not met, 0 unknown, 0 errors"), summary
     assert summary.endswith(f"stopped by Ctrl-C, {4 - len(recs)} not run")
     assert "Traceback" not in err
-    left = subprocess.run(["pgrep", "-f", "retrologic-worker|multiprocessing.forkserver"],
-                          capture_output=True, text=True).stdout.split()
-    assert not [pid for pid in left if _parent_of(int(pid)) == proc.pid]
+    left = _processes_matching(("retrologic-worker", "multiprocessing.forkserver"))
+    assert not [pid for pid in left if _parent_of(pid) == proc.pid]
+
+
+def _processes_matching(words: tuple[str, ...]) -> list[int]:
+    """The processes whose command line holds one of `words`, read from /proc (as `pgrep -f`
+    would, without procps: a fresh machine need not have it)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if any(word in command for word in words):
+            out.append(int(entry.name))
+    return out
 
 
 def _parent_of(pid: int) -> int:
