@@ -49,6 +49,7 @@ from retrologic.legalgame.finder import find_game  # noqa: E402
 from retrologic.legality import rules as legality  # noqa: E402
 from retrologic.limits import Budget, LimitHit  # noqa: E402
 from retrologic.position import Position  # noqa: E402
+from cpu_budget import CpuBudget  # noqa: E402  (bench/, on the path as the script's folder)
 
 
 def random_position(seed: int) -> tuple[chess.Board, int]:
@@ -69,28 +70,6 @@ def random_position(seed: int) -> tuple[chess.Board, int]:
 Finder = Callable[[chess.Board, Budget], list | None]
 
 
-class CpuBudget(Budget):
-    """A Budget whose deadline is in CPU seconds of this process (time.process_time): the goal
-    is "10 s on one core", and the shared machine's load would otherwise count against us."""
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.cpu_deadline = time.process_time() + (self.timeout or 0.0)
-
-    def expired(self) -> str | None:
-        if time.process_time() >= self.cpu_deadline:
-            return self.time_reason()
-        return None
-
-    def check(self, nodes: int = 0, *, every: int = 64) -> None:
-        self.spent += nodes
-        self._calls += 1
-        if self._calls >= every:
-            self._calls = 0
-            if time.process_time() >= self.cpu_deadline:
-                raise LimitHit(self.time_reason())
-
-
 def load_finder(path: str) -> Finder:
     """The `find_game` of the finder module at `path` (a baseline to compare with)."""
     spec = importlib.util.spec_from_file_location("baseline_finder", path)
@@ -105,26 +84,14 @@ def load_finder(path: str) -> Finder:
 # The worker of `--baseline-tree`: reads a FEN and a timeout per line, answers one JSON line
 # (verdict, CPU seconds, the game in UCI), with every module from the baseline tree.
 WORKER = r"""
-import json, sys, time
+import json, os, sys, time
 import chess
 from retrologic.legalgame.finder import find_game
 from retrologic.legality import rules as legality
-from retrologic.limits import Budget, LimitHit
+from retrologic.limits import LimitHit
 from retrologic.position import Position
-
-class CpuBudget(Budget):
-    def __post_init__(self):
-        super().__post_init__()
-        self.cpu_deadline = time.process_time() + (self.timeout or 0.0)
-    def expired(self):
-        return self.time_reason() if time.process_time() >= self.cpu_deadline else None
-    def check(self, nodes=0, *, every=64):
-        self.spent += nodes
-        self._calls += 1
-        if self._calls >= every:
-            self._calls = 0
-            if time.process_time() >= self.cpu_deadline:
-                raise LimitHit(self.time_reason())
+sys.path.append(os.environ["RETROLOGIC_BENCH"])     # after the baseline tree: cpu_budget only
+from cpu_budget import CpuBudget
 
 for line in sys.stdin:
     fen, timeout = json.loads(line)
@@ -149,7 +116,8 @@ class TreeFinder:
     def __init__(self, tree: str) -> None:
         if not (Path(tree) / "retrologic" / "legalgame" / "finder.py").is_file():
             raise SystemExit(f"{tree}: no retrologic/legalgame/finder.py there")
-        env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
+        env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()),
+                   RETROLOGIC_BENCH=str(Path(__file__).resolve().parent))
         self.proc = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, env=env, cwd=tree)
 

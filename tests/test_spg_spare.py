@@ -13,20 +13,14 @@ steps off on a real tail (same games), and wrong variants of each step that the 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 import chess
 import pytest
 
-from conftest import published_games
-from test_spg_visits import _window_searched, tail_searched
+from test_spg_visits import PUBLISHED, _window_searched, tail_searched, target_analysis, walk
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.moves import MoveFilter
-
-ROOT = Path(__file__).resolve().parent.parent
-PUBLISHED = published_games(ROOT / "problems" / "spg") + \
-    published_games(ROOT / "bench" / "spg-published")
 
 # windows (seed, first ply, plies) of random games where each step drops moves (found by a scan)
 SPARE_CASES = [(0, 56, 5), (2, 21, 4), (2, 42, 5), (4, 49, 5), (6, 14, 5), (25, 49, 4)]
@@ -89,14 +83,9 @@ def _published_drops(monkeypatch: pytest.MonkeyPatch | None = None,
         monkeypatch.setattr(MoveFilter, name, wrong)
     real, other = 0, {"spare": 0, "castling": 0, "pawn": 0, "fixed": 0}
     for _, moves in PUBLISHED:
-        board = chess.Board()
-        for m in moves:
-            board.push(m)
-        analysis = Analysis(chess.Board(), board)
-        board, n = chess.Board(), len(moves)
-        for i, move in enumerate(moves):
-            real += move not in analysis.candidate_moves(board, n - i)
-            board.push(move)
+        analysis = target_analysis(chess.Board(), moves)
+        for _, board, plies, move in walk(chess.Board(), moves):
+            real += move not in analysis.candidate_moves(board, plies)
         mover = analysis.mover
         other["spare"] += mover.spare_cuts
         other["castling"] += mover.castling_cuts

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Iterator
 
 import chess
 import pytest
@@ -36,20 +37,34 @@ def _visit_bounds(analysis: Analysis, board: chess.Board, plies: int) -> dict[bo
         for color in chess.COLORS}
 
 
+def target_analysis(start: chess.Board, moves: list[chess.Move]) -> Analysis:
+    """The analysis from `start` with the end of `moves` (played from it) as the target."""
+    board = start.copy()
+    for m in moves:
+        board.push(m)
+    return Analysis(start.copy(stack=False), board)
+
+
+def walk(start: chess.Board, moves: list[chess.Move]
+         ) -> Iterator[tuple[int, chess.Board, int, chess.Move]]:
+    """Along `moves` from `start`: (ply, the board before it, plies left, the move); the one
+    board is played on after each step, so a caller reads it before the next."""
+    board, n = start.copy(), len(moves)
+    for i, move in enumerate(moves):
+        yield i, board, n - i, move
+        board.push(move)
+
+
 def _check_along(start: chess.Board, moves: list[chess.Move]) -> int:
     """Take the end of `moves` as the target: at every position, each side's visit bound stays
     within the moves it really makes, and the position is not declared dead. Returns how many
     positions the visit bound raised above the plain bound (so a caller can see it bites)."""
-    board = start.copy()
-    for m in moves:
-        board.push(m)
-    analysis = Analysis(start.copy(stack=False), board)
-    board = start.copy()
-    n, raised = len(moves), 0
-    for i, move in enumerate(moves):
-        w, b = analysis.moves_left(board, n - i)
+    analysis = target_analysis(start, moves)
+    raised = 0
+    for i, board, left_plies, move in walk(start, moves):
+        w, b = analysis.moves_left(board, left_plies)
         left = {chess.WHITE: w, chess.BLACK: b}
-        for color, value in _visit_bounds(analysis, board, n - i).items():
+        for color, value in _visit_bounds(analysis, board, left_plies).items():
             assert value <= left[color], (
                 f"ply {i} ({board.fen()}): {chess.COLOR_NAMES[color]}'s visit bound {value} "
                 f"exceeds the {left[color]} moves it makes")
@@ -57,10 +72,9 @@ def _check_along(start: chess.Board, moves: list[chess.Move]) -> int:
         analysis.visits.tries = analysis.visits.hits = 0  # never given up: every position tried
         keys = (analysis.bound.side_key(board, board.turn),
                 analysis.bound.side_key(board, not board.turn))
-        assert not analysis.visits.stranded(board, n - i, keys), f"ply {i} dead"
-        assert analysis.cutting_rule(board, n - i) is None, f"ply {i} pruned"
-        assert move in analysis.candidate_moves(board, n - i)
-        board.push(move)
+        assert not analysis.visits.stranded(board, left_plies, keys), f"ply {i} dead"
+        assert analysis.cutting_rule(board, left_plies) is None, f"ply {i} pruned"
+        assert move in analysis.candidate_moves(board, left_plies)
     return raised
 
 
@@ -90,19 +104,14 @@ def test_a_mutant_with_too_few_landing_squares_is_caught() -> None:
     (too few squares, so victims seem further away) make the bound exceed real games."""
     caught = 0
     for _, moves in PUBLISHED:
-        board = chess.Board()
-        for m in moves:
-            board.push(m)
-        analysis = Analysis(chess.Board(), board)
-        board, n = chess.Board(), len(moves)
-        for i, move in enumerate(moves):
-            w, b = analysis.moves_left(board, n - i)
+        analysis = target_analysis(chess.Board(), moves)
+        for _, board, plies, _ in walk(chess.Board(), moves):
+            w, b = analysis.moves_left(board, plies)
             left = {chess.WHITE: w, chess.BLACK: b}
             for color in chess.COLORS:
                 theirs = max(left[not color] - 1, 0)
                 where = analysis.landing_squares(board, not color, theirs)
                 caught += analysis.bound.visit_bound(board, color, where) > left[color]
-            board.push(move)
     assert caught > 0
 
 
@@ -192,19 +201,14 @@ def _real_moves_dropped(wasted_of=None) -> tuple[int, int]:
     other moves it drops). `wasted_of(analysis)`: a replacement for the filter's test."""
     real = other = 0
     for _, moves in PUBLISHED:
-        board = chess.Board()
-        for m in moves:
-            board.push(m)
-        analysis = Analysis(chess.Board(), board)
+        analysis = target_analysis(chess.Board(), moves)
         if wasted_of is not None:
             analysis.mover.wasted = wasted_of(analysis)
-        board, n = chess.Board(), len(moves)
-        for i, move in enumerate(moves):
+        for _, board, plies, move in walk(chess.Board(), moves):
             before = analysis.mover.visit_cuts
-            candidates = analysis.candidate_moves(board, n - i)
+            candidates = analysis.candidate_moves(board, plies)
             other += analysis.mover.visit_cuts - before
             real += move not in candidates
-            board.push(move)
     return real, other
 
 

@@ -1,0 +1,32 @@
+"""A `Budget` whose deadline is in CPU seconds of this process (time.process_time), for the
+legal-game benchmarks (issue #19: "10 s on one core"; the shared machine's load would otherwise
+count against the finder). It subclasses whichever `retrologic.limits` comes first on the
+path: this tree's for bench/legal.py, the baseline checkout's in its `--baseline-tree` worker.
+"""
+
+from __future__ import annotations
+
+import time
+
+from retrologic.limits import Budget, LimitHit
+
+
+class CpuBudget(Budget):
+    """`Budget` with its time limit read from the CPU clock."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.cpu_deadline = time.process_time() + (self.timeout or 0.0)
+
+    def expired(self) -> str | None:
+        if time.process_time() >= self.cpu_deadline:
+            return self.time_reason()
+        return None
+
+    def check(self, nodes: int = 0, *, every: int = 64) -> None:
+        self.spent += nodes
+        self._calls += 1
+        if self._calls >= every:
+            self._calls = 0
+            if time.process_time() >= self.cpu_deadline:
+                raise LimitHit(self.time_reason())
