@@ -294,6 +294,27 @@ def test_forged_cage_leaves_are_rejected():
     _rejected(bad, "not frozen in")
 
 
+def test_forged_unreachable_leaves_are_rejected():
+    """The `unreachable` rule (the proof-game bound) is re-derived at each leaf that claims it:
+    a possible candidate (Ng1-f3, shown by a game) marked impossible by it is rejected, and so
+    is an uncapture's leaf moved to another position."""
+    fen = "r1bqkbnr/pppppppp/8/8/8/1P3N2/1PPPPPPP/RNBQKB1R b KQkq - 0 1"
+    cert = _lastmove_cert(fen)
+    assert check(cert).ok
+    by_name = {c["notation"]: c for c in cert["candidates"]}
+    assert by_name["Ng1xNf3"]["proof"]["rule"] == "unreachable"
+    leaf = next(c for c in lastmove.candidates(Position.from_fen(fen), 1)
+                if c.notation == "Ng1-f3").positions[-1]
+    bad = copy.deepcopy(cert)
+    entry = next(c for c in bad["candidates"] if c["notation"] == "Ng1-f3")
+    entry.update(status="impossible", proof={"fen": leaf.fen(), "rule": "unreachable"})
+    _rejected(bad, "does not hold")
+    bad = copy.deepcopy(cert)
+    node = next(c for c in bad["candidates"] if c["notation"] == "Ng1xNf3")["proof"]
+    node["fen"] = leaf.fen()
+    _rejected(bad)
+
+
 def test_a_game_array_is_never_impossible():
     """After 1.Nf3 the last move leads back to the initial array, which needs no last move."""
     fen = "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 0 1"

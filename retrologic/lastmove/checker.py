@@ -7,7 +7,9 @@ retrologic.cages.search (from scratch, with no library); never lastmove.search n
 lastmove.cages, the engine whose answer it checks. It re-runs the candidate generation with the
 engine's retraction generator (retrologic.retract, tested against python-chess and brute force:
 completeness rests on it), and re-derives every candidate step and proof-tree edge with
-python-chess, every static rule with legality.rules.
+python-chess, every static rule with legality.rules (whose `unreachable` rule asks the
+proof-game bound, retrologic.spg.bound: a leaf so closed trusts that bound, tested by the
+admission oracle over real games, as the proof-game verdicts do).
 
 The statuses of a candidate (Status) are defined here, with the certificate they appear in;
 the engine imports them from here.
@@ -289,7 +291,11 @@ def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
         if rule == "cage":
             _check_cage_leaf(pos, node, cages)
             return
-        found = {r.rule for r in legality.state_and_count_reasons(pos) + legality.cage_rule_reasons(pos)}
+        if rule == legality.UNREACHABLE:
+            found = {r.rule for r in legality.reachability_reasons(pos)}
+        else:
+            found = {r.rule for r in legality.state_and_count_reasons(pos) +
+                     legality.cage_rule_reasons(pos)}
         if rule not in found:
             raise Rejected(f"rule {rule[:40]} does not hold in {pos.fen()}")
         return

@@ -108,8 +108,11 @@ def _memo_key(pos: Position, search: "Search") -> tuple:
 
 def static_rule(pos: Position) -> legality.Reason | None:
     """The first static rule that proves `pos` illegal (retro-stalemate is found by search);
-    Retractor's cages, the dearer rules, only when the cheap ones find nothing."""
-    found = legality.state_and_count_reasons(pos) or legality.cage_rule_reasons(pos)
+    Retractor's cages, then the proof-game bound (`legality.reachability`: the record
+    problems' capture and promotion counts), the dearer rules, only when the cheap ones find
+    nothing."""
+    found = legality.state_and_count_reasons(pos) or legality.cage_rule_reasons(pos) or \
+        legality.reachability_reasons(pos)
     return found[0] if found else None
 
 

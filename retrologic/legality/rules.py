@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import chess
 
-from retrologic.legality import static_cages
+from retrologic.legality import reachability, static_cages
 from retrologic.legality.reason import Reason
 from retrologic.position import Position
 from retrologic.retract import LIGHT, attackers, retractions, retractors
@@ -138,9 +138,19 @@ def cage_rule_reasons(pos: Position) -> list[Reason]:
     return static_cages.reasons(pos)
 
 
+UNREACHABLE = reachability.RULE
+
+
+def reachability_reasons(pos: Position) -> list[Reason]:
+    """No game from the initial array reaches the placement: the proof-game bound of a side is
+    infinite (retrologic.legality.reachability; full positions the counting rules pass)."""
+    return reachability.reasons(pos)
+
+
 def reasons(pos: Position) -> list[Reason]:
-    """Every static reason why `pos` is illegal (empty: no static proof of illegality)."""
+    """Every static reason why `pos` is illegal (empty: no static proof of illegality); the
+    proof-game bound only where the counting, check and state rules find nothing."""
     out = state_and_count_reasons(pos)
     if not out:
-        out += retro_stalemate_reasons(pos)
+        out += retro_stalemate_reasons(pos) + reachability_reasons(pos)
     return out + cage_rule_reasons(pos)

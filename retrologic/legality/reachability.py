@@ -1,0 +1,73 @@
+"""Unreachable placements: no game from the initial array ends on a full position when the
+proof-game bound of one side is infinite (the assignment of §10 of
+shared/seeds/malikovic-spg-trajectories-coq.txt, `spg.bound`).
+
+The bound asks, for each side, for one assignment of its units in the initial array to its
+units in the position: pawns only forwards and changing file by captures, at most as many
+captures all together as the opponent has units missing, a promoted piece from a pawn that can
+reach the promotion square, units that never moved (pawns on their second rank, walled-in
+pieces, a castling right's king and rook, units the problem states never moved) as
+obstacles. When no assignment exists, no game has any length: the counting argument of the
+record last-move problems (promotions and captures over many moves) in one query. The bound is
+the proof-game solver's, whose soundness the admission oracle tests over the positions of
+real games (tests/test_legality_reachability.py runs it on random games' positions too).
+
+Dearer than the counting rules (a few milliseconds: the distance tables), so the last-move
+search asks it only when they find nothing; the side to move and the e.p. square play no part.
+"""
+
+from __future__ import annotations
+
+import chess
+
+from retrologic.legality.reason import Reason
+from retrologic.position import Position
+from retrologic.vocabulary import color_name
+
+RULE = "unreachable"
+
+
+def reasons(pos: Position) -> list[Reason]:
+    """[the unreachable rule] when no game from the initial array reaches `pos`'s placement (a
+    full position only: a partial one leaves units out), else []."""
+    if pos.partial:
+        return []
+    target = pos.to_board()
+    if not _countable(target):
+        return []
+    from retrologic.spg.analysis import Analysis
+    from retrologic.spg.distances import INF
+    start = chess.Board()
+    analysis = Analysis(start, target, extra_frozen=pos.immobile)
+    if analysis.impossible:
+        return [Reason(RULE, "a unit that never moved (a pawn on its second rank, a walled-in "
+                             "piece on its back rank, a castling right's king or rook) does not "
+                             "stand on its square of the initial array: no game reaches this "
+                             "position")]
+    out = []
+    for color in chess.COLORS:
+        if analysis.bound.side_bound(start, color) >= INF:
+            missing = 16 - chess.popcount(target.occupied_co[not color])
+            out.append(Reason(RULE, f"no game reaches this position: {color_name(color)}'s "
+                                    f"units of the initial array cannot become its units here "
+                                    f"(pawn routes, promotions, units that never moved) with "
+                                    f"the {missing} captures {color_name(not color)}'s missing "
+                                    f"units allow (the proof-game bound is infinite)"))
+    return out
+
+
+def _countable(board: chess.Board) -> bool:
+    """Whether the counting rules pass the placement (one king a side, at most 16 units and 8
+    pawns, no pawn on a back rank): the bound is asked about such placements only (the
+    counting rules speak for the others)."""
+    if board.pawns & (chess.BB_RANK_1 | chess.BB_RANK_8):
+        return False
+    for color in chess.COLORS:
+        mask = board.occupied_co[color]
+        if chess.popcount(board.kings & mask) != 1 or chess.popcount(mask) > 16 or \
+                chess.popcount(board.pawns & mask) > 8:
+            return False
+    return True
+
+
+__all__ = ["RULE", "reasons"]
