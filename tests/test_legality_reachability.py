@@ -49,24 +49,32 @@ def test_positions_of_real_games_are_never_unreachable() -> None:
         assert reachability.reasons(Position.from_board(board)) == [], board.fen()
 
 
-@pytest.mark.parametrize("fen, side", [
+@pytest.mark.parametrize("fen, says", [
     # the b3 pawn came from a2 or c2 by a capture, but every black unit is on the board
-    ("rnbqkbnr/pppppppp/8/8/8/1P6/1PPPPPPP/RNBQKBNR b KQkq - 0 1", "white"),
+    ("rnbqkbnr/pppppppp/8/8/8/1P6/1PPPPPPP/RNBQKBNR b KQkq - 0 1", "white's units"),
     # a third white knight is a promoted pawn (the a-pawn), but with every black pawn home no
     # white pawn can pass without a capture, and no black unit is missing
-    ("rnbqkbnr/pppppppp/8/8/8/2N5/1PPPPPPP/RNBQKBNR b KQkq - 0 1", "white"),
+    ("rnbqkbnr/pppppppp/8/8/8/2N5/1PPPPPPP/RNBQKBNR b KQkq - 0 1", "white's units"),
     # Black's doubled e-pawns: d7xe6 took the white knight that is missing (reachable)
     ("rnbqkbnr/ppp1pppp/4p3/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1", None),
     # the same with every white unit on the board: no capture was possible
-    ("rnbqkbnr/ppp1pppp/4p3/8/8/2N5/PPPPPPPP/R1BQKBNR w KQkq - 0 1", "black"),
+    ("rnbqkbnr/ppp1pppp/4p3/8/8/2N5/PPPPPPPP/R1BQKBNR w KQkq - 0 1", "black's units"),
+    # a3/a4 and c3/c4: one of each pair came from the b- or d-file, so White's pawns captured
+    # twice all together, though each alone needs no capture (the a- and c-pawns could be
+    # either) and the bound, counting each pawn alone, is 4 moves: one black unit is missing
+    ("r1bqkbnr/pppppppp/8/8/P1P5/P1P5/4PPPP/RNBQKBNR w KQkq - 0 1",
+     "white's pawns need at least 2 captures all together (file changes, promotions) but "
+     "only 1 black unit is missing"),
+    # with two missing it is reachable
+    ("r1bqkb1r/pppppppp/8/8/P1P5/P1P5/4PPPP/RNBQKBNR w KQkq - 0 1", None),
 ])
-def test_counting_arguments(fen: str, side: str | None) -> None:
+def test_counting_arguments(fen: str, says: str | None) -> None:
     found = reachability.reasons(Position.from_fen(fen))
-    if side is None:
+    if says is None:
         assert found == []
     else:
         assert [r.rule for r in found] == ["unreachable"]
-        assert found[0].message.startswith(f"no game reaches this position: {side}'s units")
+        assert found[0].message.startswith(f"no game reaches this position: {says}")
 
 
 def test_one_missing_unit_makes_the_capture_possible() -> None:

@@ -7,8 +7,11 @@ units in the position: pawns only forwards and changing file by captures, at mos
 captures all together as the opponent has units missing, a promoted piece from a pawn that can
 reach the promotion square, units that never moved (pawns on their second rank, walled-in
 pieces, a castling right's king and rook, units the problem states never moved) as
-obstacles. When no assignment exists, no game has any length: the counting argument of the
-record last-move problems (promotions and captures over many moves) in one query. The bound is
+obstacles. When no assignment exists, no game has any length. The bound counts each pawn's
+captures alone, so the joint count is asked too: the fewest pawn captures of any one
+assignment (`pawn_captures_needed`) must fit within the captures the side makes, one per
+missing unit of the other side. Together: the counting argument of the record last-move
+problems (promotions and captures over many moves) in one query. The bound is
 the proof-game solver's, whose soundness the admission oracle tests over the positions of
 real games (tests/test_legality_reachability.py runs it on random games' positions too).
 
@@ -18,11 +21,16 @@ search asks it only when they find nothing; the side to move and the e.p. square
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import chess
 
 from retrologic.legality.reason import Reason
 from retrologic.position import Position
 from retrologic.vocabulary import color_name
+
+if TYPE_CHECKING:
+    from retrologic.spg.analysis import Analysis
 
 RULE = "unreachable"
 
@@ -46,14 +54,41 @@ def reasons(pos: Position) -> list[Reason]:
                              "position")]
     out = []
     for color in chess.COLORS:
+        missing = 16 - chess.popcount(target.occupied_co[not color])
         if analysis.bound.side_bound(start, color) >= INF:
-            missing = 16 - chess.popcount(target.occupied_co[not color])
             out.append(Reason(RULE, f"no game reaches this position: {color_name(color)}'s "
                                     f"units of the initial array cannot become its units here "
                                     f"(pawn routes, promotions, units that never moved) with "
                                     f"the {missing} captures {color_name(not color)}'s missing "
                                     f"units allow (the proof-game bound is infinite)"))
+            continue
+        needed = pawn_captures_needed(analysis, start, color, missing)
+        if needed > missing:
+            out.append(Reason(RULE, f"no game reaches this position: {color_name(color)}'s "
+                                    f"pawns need at least {needed} captures all together "
+                                    f"(file changes, promotions) but only {missing} "
+                                    f"{color_name(not color)} "
+                                    f"{'unit is' if missing == 1 else 'units are'} missing"))
     return out
+
+
+def pawn_captures_needed(analysis: "Analysis", start: chess.Board, color: chess.Color,
+                         captures: int) -> int:
+    """The fewest pawn captures of any assignment of `color`'s units of `start` to its units
+    of the target (each unit's fewest pawn captures on its routes of at most `captures`; INF:
+    none). The bound counts each pawn's captures alone; all together they must fit within the
+    captures the side makes, one per missing unit of the other side."""
+    from retrologic.spg.analysis import column_assignment, finite_mask
+    from retrologic.spg.distances import INF
+    units = [(sq, start.piece_type_at(sq) or 0)
+             for sq in chess.scan_forward(start.occupied_co[color] & ~analysis.frozen)]
+    rows = analysis.target_units[color]
+    columns = [tuple(min((c for _, c, _ in analysis.unit_routes(color, utype, usq, ttype, tsq,
+                                                                captures)), default=INF)
+                     for tsq, ttype in rows) for usq, utype in units]
+    if len(columns) < len(rows):
+        return INF
+    return column_assignment(columns, [finite_mask(col) for col in columns], len(rows))
 
 
 def _countable(board: chess.Board) -> bool:
@@ -70,4 +105,4 @@ def _countable(board: chess.Board) -> bool:
     return True
 
 
-__all__ = ["RULE", "reasons"]
+__all__ = ["RULE", "pawn_captures_needed", "reasons"]
