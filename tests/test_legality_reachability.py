@@ -67,6 +67,8 @@ def test_positions_of_real_games_are_never_unreachable() -> None:
      "only 1 black unit is missing"),
     # with two missing it is reachable
     ("r1bqkb1r/pppppppp/8/8/P1P5/P1P5/4PPPP/RNBQKBNR w KQkq - 0 1", None),
+    # the g1 bishop is walled in by f2 and h2, so it never moved, but g1 held a knight
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKNBR w - - 0 1", "a unit that never moved"),
 ])
 def test_counting_arguments(fen: str, says: str | None) -> None:
     found = reachability.reasons(Position.from_fen(fen))

@@ -48,10 +48,9 @@ def reasons(pos: Position) -> list[Reason]:
     start = chess.Board()
     analysis = Analysis(start, target, extra_frozen=pos.immobile)
     if analysis.impossible:
-        return [Reason(RULE, "a unit that never moved (a pawn on its second rank, a walled-in "
-                             "piece on its back rank, a castling right's king or rook) does not "
-                             "stand on its square of the initial array: no game reaches this "
-                             "position")]
+        return [Reason(RULE, "no game reaches this position: a unit that never moved (a pawn "
+                             "on its second rank, a piece on its back rank walled in by such "
+                             "units) is not the unit of the initial array on that square")]
     out = []
     for color in chess.COLORS:
         missing = 16 - chess.popcount(target.occupied_co[not color])
