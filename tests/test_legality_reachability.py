@@ -1,5 +1,6 @@
 """The `unreachable` rule (retrologic.legality.reachability): a full position whose proof-game
-bound is infinite for one side is reached by no game. Oracles: python-chess's random games (a
+bound is infinite for one side, or whose pawns of one side need more captures together than
+the other side has units missing, is reached by no game. Oracles: python-chess's random games (a
 position one reaches is never called unreachable), counting arguments checked by hand, and the
 last-move certificates that close leaves with it (accepted by `check`; a forged leaf rejected in
 tests/test_forgery.py)."""
@@ -19,32 +20,36 @@ from retrologic.position import Position
 from retrologic.questions import legal
 
 
-def _random_positions(seeds: range, every: int) -> list[chess.Board]:
-    """Positions of random games (captures, castlings, e.p. and promotions played with
-    probability 0.6 when legal, so that captures and promotions are common)."""
-    out = []
+def _random_positions(seeds: range, every: int) -> tuple[list[chess.Board], int]:
+    """Positions of random games of 60-240 plies (captures, castlings, e.p. and promotions
+    played with probability 0.6 when legal, so that captures and promotions are common), and
+    how many of them come after a promotion."""
+    out, promoted = [], 0
     for seed in seeds:
         rng = random.Random(seed)
         board = chess.Board()
-        for ply in range(rng.randint(20, 160)):
+        promotions = 0
+        for ply in range(rng.randint(60, 240)):
             moves = list(board.legal_moves)
             if not moves:
                 break
             special = [m for m in moves if board.is_capture(m) or board.is_castling(m)
                        or m.promotion]
-            board.push(rng.choice(special) if special and rng.random() < 0.6
-                       else rng.choice(moves))
+            move = rng.choice(special) if special and rng.random() < 0.6 else rng.choice(moves)
+            promotions += move.promotion is not None
+            board.push(move)
             if ply % every == 0:
                 out.append(board.copy(stack=False))
-    return out
+                promoted += promotions > 0
+    return out, promoted
 
 
 def test_positions_of_real_games_are_never_unreachable() -> None:
-    """~400 positions of 12 random games, promotions and underpromotions among them (the run
-    of 1,500 games in bench/README-legal.md found none either)."""
-    boards = _random_positions(range(12), 3)
-    assert len(boards) > 250
-    assert sum(chess.popcount(b.occupied) < 20 for b in boards) > 50   # many captures made
+    """~460 positions of 12 random games, 40 of them after a promotion (the runs of 2,500
+    games in bench/README-legal.md, 102,042 positions, found none either)."""
+    boards, promoted = _random_positions(range(12), 4)
+    assert len(boards) > 400 and promoted >= 30
+    assert sum(chess.popcount(b.occupied) < 20 for b in boards) > 100   # many captures made
     for board in boards:
         assert reachability.reasons(Position.from_board(board)) == [], board.fen()
 

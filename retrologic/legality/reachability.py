@@ -1,6 +1,7 @@
 """Unreachable placements: no game from the initial array ends on a full position when the
 proof-game bound of one side is infinite (the assignment of §10 of
-shared/seeds/malikovic-spg-trajectories-coq.txt, `spg.bound`).
+shared/seeds/malikovic-spg-trajectories-coq.txt, `spg.bound`), or when its pawns need more
+captures all together than the other side has units missing.
 
 The bound asks, for each side, for one assignment of its units in the initial array to its
 units in the position: pawns only forwards and changing file by captures, at most as many
