@@ -43,9 +43,10 @@ import chess
 
 from retrologic.legalgame.kernel import Planner, SidePlan, plan_distance, victims_fit
 from retrologic.legalgame.reach import Reach
+from retrologic.legality.reachability import capture_column, pawn_captures_needed
 from retrologic.limits import Budget, LimitHit
 from retrologic.position import castling_frozen
-from retrologic.spg.analysis import Analysis, column_assignment, finite_mask
+from retrologic.spg.analysis import Analysis, finite_mask
 from retrologic.spg.distances import INF
 
 class Try(NamedTuple):
@@ -217,15 +218,8 @@ class Finder(Reach):
                board.rooks & mask, board.queens & mask, board.kings & mask)
         hit = self.fits.get(key)
         if hit is None:
-            columns, masks = [], []
-            for usq in chess.scan_forward(mask & ~self.frozen):
-                column, finite = self.fit_column(color, board.piece_type_at(usq) or 0, usq,
-                                                 max(need, 0))
-                columns.append(column)
-                masks.append(finite)
-            rows = len(self.analysis.target_units[color])
-            hit = need >= 0 and rows <= len(columns) and \
-                column_assignment(columns, masks, rows, self.fit_blocks) <= need
+            hit = need >= 0 and pawn_captures_needed(self.analysis, board, color, need,
+                                                     self.fit_column, self.fit_blocks) <= need
             self.fits[key] = hit
         return hit
 
@@ -236,10 +230,7 @@ class Finder(Reach):
         key = (color, utype, usq, need)
         hit = self.fit_columns.get(key)
         if hit is None:
-            routes = self.analysis.unit_routes
-            column = tuple(min((c for _, c, _ in routes(color, utype, usq, ttype, tsq, need)),
-                               default=INF)
-                           for tsq, ttype in self.analysis.target_units[color])
+            column = capture_column(self.analysis, color, utype, usq, need)
             hit = self.fit_columns[key] = (column, finite_mask(column))
         return hit
 

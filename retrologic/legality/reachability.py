@@ -22,7 +22,7 @@ search asks it only when they find nothing; the side to move and the e.p. square
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import chess
 
@@ -72,23 +72,43 @@ def reasons(pos: Position) -> list[Reason]:
     return out
 
 
-def pawn_captures_needed(analysis: "Analysis", start: chess.Board, color: chess.Color,
-                         captures: int) -> int:
-    """The fewest pawn captures of any assignment of `color`'s units of `start` to its units
-    of the target (each unit's fewest pawn captures on its routes of at most `captures`; INF:
-    none). The bound counts each pawn's captures alone; all together they must fit within the
-    captures the side makes, one per missing unit of the other side."""
+def capture_column(analysis: "Analysis", color: chess.Color, utype: int, usq: int,
+                   captures: int) -> tuple[int, ...]:
+    """A unit's fewest pawn captures to become each of `color`'s target units, on its routes of
+    at most `captures` (INF: it cannot)."""
+    from retrologic.spg.distances import INF
+    return tuple(min((c for _, c, _ in analysis.unit_routes(color, utype, usq, ttype, tsq,
+                                                            captures)), default=INF)
+                 for tsq, ttype in analysis.target_units[color])
+
+
+ColumnOf = Callable[[chess.Color, int, int, int], tuple[tuple[int, ...], int]]
+
+
+def pawn_captures_needed(analysis: "Analysis", board: chess.BaseBoard, color: chess.Color,
+                         captures: int, column_of: ColumnOf | None = None,
+                         blocks: dict | None = None) -> int:
+    """The fewest pawn captures of any assignment of `color`'s units on `board` to its target
+    units (each unit's `capture_column`; INF: none). The bound counts each pawn's captures
+    alone; all together they must fit within the captures the side makes, one per missing unit
+    of the other side. `column_of(color, type, square, captures)` -> (column, finite mask) and
+    `blocks` (the assignment's block memo) let a caller memoise (the legal-game finder asks
+    this of every position it scores)."""
     from retrologic.spg.analysis import column_assignment, finite_mask
     from retrologic.spg.distances import INF
-    units = [(sq, start.piece_type_at(sq) or 0)
-             for sq in chess.scan_forward(start.occupied_co[color] & ~analysis.frozen)]
-    rows = analysis.target_units[color]
-    columns = [tuple(min((c for _, c, _ in analysis.unit_routes(color, utype, usq, ttype, tsq,
-                                                                captures)), default=INF)
-                     for tsq, ttype in rows) for usq, utype in units]
-    if len(columns) < len(rows):
+    if column_of is None:
+        def column_of(c: chess.Color, utype: int, usq: int, k: int) -> tuple[tuple[int, ...], int]:
+            column = capture_column(analysis, c, utype, usq, k)
+            return column, finite_mask(column)
+    columns, masks = [], []
+    for usq in chess.scan_forward(board.occupied_co[color] & ~analysis.frozen):
+        column, mask = column_of(color, board.piece_type_at(usq) or 0, usq, captures)
+        columns.append(column)
+        masks.append(mask)
+    rows = len(analysis.target_units[color])
+    if len(columns) < rows:
         return INF
-    return column_assignment(columns, [finite_mask(col) for col in columns], len(rows))
+    return column_assignment(columns, masks, rows, blocks)
 
 
 def _countable(board: chess.Board) -> bool:
@@ -105,4 +125,4 @@ def _countable(board: chess.Board) -> bool:
     return True
 
 
-__all__ = ["RULE", "pawn_captures_needed", "reasons"]
+__all__ = ["RULE", "capture_column", "pawn_captures_needed", "reasons"]
