@@ -137,7 +137,7 @@ def cubes(path: Path, depth: int, timeout: float) -> str:
     with certify.LratSolver([clauses[i] for i in order]) as ls:
         res, conf, cpu = solve(ls, [])
         out.append(f"whole: {'open' if res is None else 'SAT' if res else 'UNSAT'} {conf} "
-                   f"conflicts {cpu:.1f} s {len(ls.log()) / 2**20:.0f} MiB")
+                   f"conflicts {cpu:.1f} s {ls.log_bytes() / 2**20:.0f} MiB")
     with certify.LratSolver([clauses[i] for i in order]) as ls:
         cubes_ = [[]]
         for ply in range(1, depth + 1):
@@ -154,7 +154,7 @@ def cubes(path: Path, depth: int, timeout: float) -> str:
             worst = max(worst, cpu)
         out.append(f"depth {depth}: {n} cubes ({hard} with conflicts, {opened} open) "
                    f"{conf_all} conflicts {cpu_all:.1f} s (hardest {worst:.1f} s) "
-                   f"{len(ls.log()) / 2**20:.0f} MiB")
+                   f"{ls.log_bytes() / 2**20:.0f} MiB")
     return " | ".join(out)
 
 

@@ -81,6 +81,27 @@ def test_time_limit_honoured_between_slices() -> None:
     assert time.monotonic() - started < 4
 
 
+def test_slices_sized_by_conflicts_make_the_log_reproducible(monkeypatch) -> None:
+    """Two refutations of the same formula in many small slices (conflicts only, never time)
+    give the same lemmas and core, however the machine is loaded in between."""
+    from retrologic.spg import certify as writer
+    monkeypatch.setattr(writer, "SLICE", 5)
+    monkeypatch.setattr(writer, "SLICE_MAX", 40)
+    calls: list[int] = []
+    real = writer.LratSolver.solve
+
+    def counted(self, budget):            # noqa: ANN001, ANN202 - a pass-through
+        try:
+            return real(self, budget)
+        finally:
+            calls.append(self.slices)
+    monkeypatch.setattr(writer.LratSolver, "solve", counted)
+    first = hinted_refutation(pigeonhole(7), [], Budget(timeout=120))
+    second = hinted_refutation(pigeonhole(7), [], Budget(timeout=120))
+    assert calls[0] > 5 and calls == [calls[0]] * 2
+    assert first == second and first[1]
+
+
 @pytest.fixture(scope="module")
 def cooked() -> dict:
     cert, _ = certificate(chess.BaseBoard(COOKED), 4, Budget(timeout=60))

@@ -175,3 +175,33 @@ def test_drop_top_level_agrees_with_the_naive_rule_on_random_input() -> None:
         kept = {k for k, (lits, _) in enumerate(steps) if any(lits == g for g, _ in got)}
         dropped += sum(len(h) for _, h in steps) > sum(len(h) for _, h in got) and bool(kept)
     assert dropped > 50                     # hints were dropped in many cases
+
+
+def test_log_index_reads_the_log_as_the_dict_did() -> None:
+    """`certify.LogIndex` (the log mapped, not copied) against a plain reading of the same
+    lines: derived ids and bodies, deletions skipped, the first empty clause, and every input's
+    position (the k-th id not derived is the k-th input); ids not ascending are an error."""
+    import mmap
+    import tempfile
+
+    import pytest
+
+    from retrologic.spg.certify import LogIndex
+    log = (b"4 1 2 0 1 3 0\n4 d 1 0\n7 -1 0 4 5 0\n8 d 4 0\n10 0 7 6 9 0\n11 0 10 0\n")
+    plain = {}
+    for line in log.split(b"\n"):
+        head, _, rest = line.partition(b" ")
+        if head and not rest.startswith(b"d "):
+            plain[int(head)] = rest
+    with tempfile.TemporaryFile() as f:
+        f.write(log)
+        f.flush()
+        for data in (log, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)):
+            index = LogIndex(data)
+            assert list(index.ids) == list(plain) == [4, 7, 10, 11]
+            assert all(index.body(cid) == rest for cid, rest in plain.items())
+            assert index.final == 10 and index.lemmas() == 4
+            inputs = [i for i in range(1, 13) if i not in plain]     # 1 2 3 5 6 8 9 12
+            assert [index.input_position(i) for i in inputs] == list(range(8))
+    with pytest.raises(AssertionError, match="ascending"):
+        LogIndex(b"5 1 0 1 0\n5 2 0 1 0\n")

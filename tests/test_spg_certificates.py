@@ -350,8 +350,9 @@ def test_no_certificate_that_check_would_not_unpack(tmp_path, monkeypatch) -> No
 
 
 def test_the_proof_log_has_a_size_limit(tmp_path, monkeypatch) -> None:
-    """CaDiCaL's LRAT log is read whole: past `MAX_LOG_BYTES` the writer stops with the reason
-    (a 20-ply listing given 400 s grew a process to 23 GiB before this limit existed)."""
+    """Past `MAX_LOG_BYTES` of CaDiCaL's LRAT log the writer stops with the reason (a 20-ply
+    listing given 400 s grew a process to 23 GiB before this limit existed; past it, the
+    certificate is too large anyway)."""
     from retrologic.certformat import Destination
     from retrologic.spg import certify as writer
     moves, board = _replayed("e2e4 e7e5 g1f3 b8c6 f1c4 g8f6".split())

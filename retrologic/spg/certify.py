@@ -42,9 +42,10 @@ MAX_BYTES = 39 * 1024 * 1024      # a certificate must stay below `check`'s 40 M
 DEFAULT_SECONDS = 120.0           # the CNF route's time when the question has no time limit
 PRESET = 6                        # xz preset of the packed proof and core
 SLICE = 200                       # conflicts of CaDiCaL between two looks at the budget (first)
-MAX_LOG_BYTES = 1024 * 1024 * 1024  # CaDiCaL's LRAT log is read whole and reduced in memory
-#   (about 3-4 times its size at the peak): past 1 GiB the writer stops (christiaans-1991 with
-#   400 s: the bench process grew to 23 GiB and was killed before this limit)
+SLICE_MAX = 2_000                 # ... doubling per slice up to this (about a second unloaded)
+MAX_LOG_BYTES = 1024 * 1024 * 1024  # past 1 GiB of CaDiCaL's LRAT log the writer stops: the
+#   certificate would pass MAX_BYTES (irsigler-2004, given 3 GiB: a 1.2 GiB log, 79.8 MiB
+#   written in 620 s at a 7.7 GB peak). The log is mapped, not read (LogIndex)
 
 
 @dataclass
@@ -251,7 +252,10 @@ class LratSolver:
     Cruz-Filipe et al. 2017). Incremental: clauses added between calls are inputs too (the log
     numbers inputs and derived clauses in one sequence, in the order they arrive). python-sat
     cannot interrupt CaDiCaL, so it runs in slices of conflicts and the budget (time, nodes,
-    Ctrl-C) is looked at between them. Untrusted, like any solver here."""
+    Ctrl-C) is looked at between them. The slices are sized by conflicts alone (SLICE doubling
+    up to SLICE_MAX), never by time: the solver's path, and so its log, is the same on a loaded
+    machine (time-sized slices made wilts-1994-b certify in one run and not in the next); a
+    time limit is overshot by at most one slice. Untrusted, like any solver here."""
 
     def __init__(self, clauses: list[list[int]]) -> None:
         import tempfile
@@ -265,6 +269,7 @@ class LratSolver:
         engine.prfile, engine.prfp = self.file, handle   # as with_proof does: pysat closes them
         self.solver.append_formula(clauses)
         self.slice = SLICE
+        self.slices = 0                   # solver calls so far
 
     def __enter__(self) -> "LratSolver":
         return self
@@ -288,18 +293,14 @@ class LratSolver:
                 raise LimitHit(budget.node_reason())
             before = s.accum_stats().get("conflicts", 0)
             s.solver.conf_budget(self.slice)
-            started = time.monotonic()
             res = s.solve_limited()
-            took = time.monotonic() - started
+            self.slices += 1
             budget.spent += s.accum_stats().get("conflicts", 0) - before
             if self.log_bytes() > MAX_LOG_BYTES:
                 raise LimitHit(f"the solver's proof log passed {MAX_LOG_BYTES >> 20} MiB")
             if res is not None:
                 return res
-            # about a quarter to one second per slice (2000 conflicts took 8-16 s on a 20-ply
-            # CNF under load: the time limit would be overshot by as much)
-            self.slice = self.slice * 2 if took < 0.25 else max(self.slice // 2, 20) \
-                if took > 1.0 else self.slice
+            self.slice = min(self.slice * 2, SLICE_MAX)
 
     def log_bytes(self) -> int:
         """The LRAT log's size so far, in bytes."""
@@ -308,18 +309,19 @@ class LratSolver:
         pysolvers.flushpr(self.solver.solver.prfp)
         return os.fstat(self.file.fileno()).st_size
 
-    def log(self) -> bytes:
-        """The LRAT log so far."""
-        import pysolvers
-        pysolvers.flushpr(self.solver.solver.prfp)
-        self.file.seek(0)
-        return self.file.read()
+    def log(self) -> Any:
+        """The LRAT log so far, mapped from its file (an mmap: read as bytes, never copied
+        whole into memory; it stays valid after the solver is closed)."""
+        import mmap
+        if self.log_bytes() == 0:
+            return b""
+        return mmap.mmap(self.file.fileno(), 0, access=mmap.ACCESS_READ)
 
 
-def reduce_log(log: bytes, clauses: list[list[int]], blocks: list[list[int]],
+def reduce_log(log: Any, clauses: list[list[int]], blocks: list[list[int]],
                order: list[int] | None = None) -> tuple[list[int], list[str], int]:
-    """(core, lines, lemmas logged) of CaDiCaL's LRAT log of the refutation of CNF + blocks. The
-    ids not logged as derived are the inputs, in the order they were given to the solver:
+    """(core, lines, lemmas logged) of CaDiCaL's LRAT log (bytes or an mmap: `LogIndex`) of the
+    refutation of CNF + blocks. The ids not logged as derived are the inputs, in the order they were given to the solver:
     `order[p]` is the index in CNF + blocks of the p-th (default: the same order). Marking backwards from the
     empty clause through the hints keeps the lemmas and CNF clauses it needs (`core`: CNF
     indices, ascending); the lines renumber them as `spg/proof_checker.py` reads them: the
@@ -329,44 +331,32 @@ def reduce_log(log: bytes, clauses: list[list[int]], blocks: list[list[int]],
     order = list(range(len(inputs))) if order is None else order
     if sorted(order) != list(range(len(inputs))):
         raise AssertionError("internal error: the solver's input order is not a permutation")
-    derived: dict[int, bytes] = {}
-    for line in log.split(b"\n"):
-        head, _, rest = line.partition(b" ")
-        if head and not rest.startswith(b"d "):
-            derived[int(head)] = rest
-    input_of: dict[int, int] = {}
-    nxt, k = 1, 0
-    for cid in list(derived) + [None]:
-        stop = cid if cid is not None else nxt + len(inputs) - k
-        while nxt < stop and k < len(inputs):
-            input_of[nxt] = order[k]
-            nxt, k = nxt + 1, k + 1
-        if cid is not None:
-            if cid < nxt:
-                raise AssertionError("internal error: the solver's ids are not ascending")
-            nxt = cid + 1
-    if k != len(inputs):
-        raise AssertionError("internal error: the solver's log does not number every input")
-    final = next((cid for cid, rest in derived.items() if rest.startswith(b"0 ")), None)
-    if final is None:
+    index = LogIndex(log)
+    if index.final is None:
         raise AssertionError("internal error: the solver's log derives no empty clause")
+    logged = index.lemmas()
+    derived_ids = set(index.ids)
     parsed: dict[int, tuple[list[int], list[int]]] = {}
+    input_of: dict[int, int] = {}           # the inputs the marked lemmas name
     used: set[int] = set()
-    stack, seen = [final], {final}
+    stack, seen = [index.final], {index.final}
     while stack:
         cid = stack.pop()
-        nums = list(map(int, derived[cid].split()))
+        nums = list(map(int, index.body(cid).split()))
         z = nums.index(0)
         parsed[cid] = (nums[:z], nums[z + 1:-1])
         for h in parsed[cid][1]:
-            if h in input_of:
-                used.add(input_of[h])
-            elif h in derived:
-                if h not in seen:
-                    seen.add(h)
-                    stack.append(h)
-            else:
+            if h in seen or h in input_of:
+                continue
+            if h in derived_ids:
+                seen.add(h)
+                stack.append(h)
+                continue
+            k = index.input_position(h)
+            if k is None or k >= len(inputs):
                 raise AssertionError(f"internal error: hint {h} of the solver's log is unknown")
+            input_of[h] = order[k]
+            used.add(order[k])
     core = sorted(i for i in used if i < len(clauses))
     checked = [clauses[i] for i in core] + blocks
     # the checker sets the top-level units of its input first (R): the lemmas R implies (most
@@ -374,7 +364,7 @@ def reduce_log(log: bytes, clauses: list[list[int]], blocks: list[list[int]],
     # R satisfies are left out
     top = unit_closure(checked)
     if top is None:
-        return core, [], len(derived)
+        return core, [], logged
     lemma_ids = [cid for cid in sorted(parsed) if not any(lit in top for lit in parsed[cid][0])]
     # the core is then what the remaining hints name, and what sets the R literals they use
     named = {h for cid in lemma_ids for h in parsed[cid][1]}   # each hinted clause once
@@ -388,15 +378,70 @@ def reduce_log(log: bytes, clauses: list[list[int]], blocks: list[list[int]],
                    {core[k] for k in support if k < len(core)})
     if len(small) < len(core):
         try:
-            return _hinted_lines(small, top, inputs, clauses, blocks, input_of, parsed, derived)
+            return _hinted_lines(small, top, inputs, clauses, blocks, input_of, parsed, logged)
         except AssertionError:
             pass
-    return _hinted_lines(core, top, inputs, clauses, blocks, input_of, parsed, derived)
+    return _hinted_lines(core, top, inputs, clauses, blocks, input_of, parsed, logged)
+
+
+class LogIndex:
+    """CaDiCaL's LRAT log as an index over its bytes (bytes, or an mmap of the log file, so that
+    a log of gigabytes is never copied into memory): the ids of the derived clauses, ascending,
+    and where each one's line goes on; a line is parsed only when the backward marking reaches
+    it (a fifth to a quarter of them). Deletion lines are skipped. The ids not derived are the
+    solver's inputs, in the order given: the k-th input has the k-th id not derived."""
+
+    def __init__(self, data: Any) -> None:
+        from array import array
+        self.data = data
+        self.ids, self.starts = array("q"), array("q")
+        self.final: int | None = None          # the first derived empty clause
+        pos, size, last = 0, len(data), 0
+        while pos < size:
+            end = data.find(b"\n", pos)
+            end = size if end < 0 else end
+            space = data.find(b" ", pos, end)
+            head_end, body = (end, end) if space < 0 else (space, space + 1)
+            if head_end > pos and data[body:body + 2] != b"d ":
+                cid = int(data[pos:head_end])
+                if cid <= last:
+                    raise AssertionError("internal error: the solver's ids are not ascending")
+                last = cid
+                self.ids.append(cid)
+                self.starts.append(body)
+                if self.final is None and data[body:body + 2] == b"0 ":
+                    self.final = cid
+            pos = end + 1
+
+    def lemmas(self) -> int:
+        """The number of derived clauses logged."""
+        return len(self.ids)
+
+    def _at(self, cid: int) -> int | None:
+        from bisect import bisect_left
+        i = bisect_left(self.ids, cid)
+        return i if i < len(self.ids) and self.ids[i] == cid else None
+
+    def body(self, cid: int) -> bytes:
+        """The derived clause's line after its id: literals, 0, hints, 0."""
+        i = self._at(cid)
+        if i is None:
+            raise AssertionError(f"internal error: clause {cid} is not in the solver's log")
+        start = self.starts[i]
+        end = self.data.find(b"\n", start)
+        return bytes(self.data[start:end if end >= 0 else len(self.data)])
+
+    def input_position(self, cid: int) -> int | None:
+        """The position among the inputs of an id not derived (None: not an id)."""
+        from bisect import bisect_left
+        if cid < 1:
+            return None
+        return cid - 1 - bisect_left(self.ids, cid)
 
 
 def _hinted_lines(core: list[int], top: set[int], inputs: list[list[int]],
                   clauses: list[list[int]], blocks: list[list[int]], input_of: dict[int, int],
-                  parsed: dict[int, tuple[list[int], list[int]]], derived: dict[int, bytes]
+                  parsed: dict[int, tuple[list[int], list[int]]], logged: int
                   ) -> tuple[list[int], list[str], int]:
     """reduce_log's result for this core: the lemmas not implied by the whole core's top-level
     units (`top`), renumbered (the core's clauses, the blocks, the lemmas), then without what
@@ -415,7 +460,7 @@ def _hinted_lines(core: list[int], top: set[int], inputs: list[list[int]],
     if not res.ok:
         raise AssertionError(f"internal error: the solver's hints do not check ({res.reason})")
     lines = [" ".join(map(str, lits + [0] + hints + [0])) for lits, hints in steps]
-    return core, lines, len(derived)
+    return core, lines, logged
 
 
 def lean_proof(lines: list[str]) -> list[str]:
