@@ -30,3 +30,19 @@ class CpuBudget(Budget):
             self._calls = 0
             if time.process_time() >= self.cpu_deadline:
                 raise LimitHit(self.time_reason())
+
+    def share(self, fraction: float = 1.0, *, seconds: float | None = None,
+              nodes: int | None = None) -> Budget:
+        """A child ending at `fraction` of the CPU time left (or after `seconds` of CPU)."""
+        child = super().share(fraction, seconds=seconds, nodes=nodes)
+        now = time.process_time()
+        cpu = CpuBudget(None, child.nodes)
+        cpu.timeout, cpu.nodes_figure = self.timeout, child.nodes_figure
+        cpu.cpu_deadline = now + max(self.cpu_deadline - now, 0.0) * fraction
+        if seconds is not None:
+            cpu.cpu_deadline = min(cpu.cpu_deadline, now + seconds)
+        cpu.deadline = child.deadline
+        return cpu
+
+    def left(self) -> float | None:
+        return max(self.cpu_deadline - time.process_time(), 0.0)

@@ -102,7 +102,10 @@ for line in sys.stdin:
         verdict = "illegal"
     else:
         try:
-            moves = find_game(board, CpuBudget(timeout))
+            try:
+                moves = find_game(board, CpuBudget(timeout), route=True)
+            except TypeError:     # a tree before the proof-game route
+                moves = find_game(board, CpuBudget(timeout))
         except LimitHit:
             moves = None
     print(json.dumps([verdict, time.process_time() - t0,
@@ -123,7 +126,9 @@ class TreeFinder:
 
     def __call__(self, board: chess.Board, timeout: float) -> tuple[str, float, list | None]:
         assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(json.dumps([board.fen(), timeout]) + "\n")
+        # the e.p. square as the board has it (a double step just played, capture or not):
+        # the worker must be asked for the same position as our finder
+        self.proc.stdin.write(json.dumps([board.fen(en_passant="fen"), timeout]) + "\n")
         self.proc.stdin.flush()
         verdict, seconds, moves = json.loads(self.proc.stdout.readline())
         return verdict, seconds, moves and [chess.Move.from_uci(m) for m in moves]
@@ -138,8 +143,13 @@ def certify_tree(board: chess.Board, timeout: float,
     return "legal", seconds, replayed(moves, board, "the baseline")
 
 
+def legal_finder(board: chess.Board, budget: Budget) -> list | None:
+    """What `legal` runs: the finders with the proof-game route (`legalgame.proof_route`)."""
+    return find_game(board, budget, route=True)
+
+
 def certify(board: chess.Board, timeout: float,
-            finder: Finder = find_game) -> tuple[str, float, int | None]:
+            finder: Finder = legal_finder) -> tuple[str, float, int | None]:
     """('legal'|'illegal'|'unknown', CPU seconds, game plies) for one position."""
     t0 = time.process_time()
     if legality.reasons(Position.from_board(board)):
@@ -164,7 +174,7 @@ def replayed(moves: list[chess.Move], board: chess.Board, who: str) -> int:
         replay.push(move)
     fault = reached_fault(replay, board)
     if fault:
-        raise SystemExit(f"{who}'s game is wrong for {board.fen()}: {fault}")
+        raise SystemExit(f"{who}'s game is wrong for {board.fen(en_passant='fen')}: {fault}")
     return len(moves)
 
 

@@ -481,7 +481,7 @@ class Finder(Reach):
 
 def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *,
               plain: bool = True, plan: bool = True, first_pass: int = 0,
-              victims: bool = True) -> list[chess.Move] | None:
+              victims: bool = True, route: bool = False) -> list[chess.Move] | None:
     """A legal game from the initial array to `target` (see `Finder`); an e.p. square in the
     target is the double step just played: the game reaches the position before it, then plays
     it. None: no game found within the tries or `node_cap` positions (LimitHit: the budget ran
@@ -489,10 +489,12 @@ def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *
     on what it left of the cap); `first_pass` > 0 runs the plain finder's tries once first,
     without jitter, with that many positions each (see `_find_any`); `victims` False leaves
     the plain finder's capture cut (`kernel.victims_fit`) off. The cap is a cap: all
-    together charge at most `node_cap` positions to `budget` (issue #19)."""
+    together charge at most `node_cap` positions to `budget` (issue #19). `route`: a position
+    whose proof-game bound is small is also searched by `legalgame.proof_route` (its search
+    nodes are charged besides the cap)."""
     ep = target.ep_square
     if ep is None:
-        return _find_any(target, budget, node_cap, plain, plan, first_pass, victims)
+        return _find_any(target, budget, node_cap, plain, plan, first_pass, victims, route)
     mover = not target.turn
     step = 8 if mover == chess.WHITE else -8
     pawn_to, pawn_from = ep + step, ep - step
@@ -504,7 +506,7 @@ def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *
     before.remove_piece_at(pawn_to)
     before.set_piece_at(pawn_from, chess.Piece(chess.PAWN, mover))
     before.turn = mover
-    head = _find_any(before, budget, node_cap, plain, plan, first_pass, victims)
+    head = _find_any(before, budget, node_cap, plain, plan, first_pass, victims, route)
     if head is None:
         return None
     board = chess.Board()
@@ -515,8 +517,19 @@ def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *
 
 
 def _find_any(target: chess.Board, budget: Budget, node_cap: int, plain: bool = True,
-              plan: bool = True, first_pass: int = 0,
-              victims: bool = True) -> list[chess.Move] | None:
+              plan: bool = True, first_pass: int = 0, victims: bool = True,
+              route: bool = False) -> list[chess.Move] | None:
+    """The finders (`_finders`), in turns with the proof-game route when `route` asks for it."""
+    if not route:
+        return _finders(target, budget, node_cap, plain, plan, first_pass, victims)
+    from retrologic.legalgame.proof_route import with_route
+    return with_route(target, budget, lambda inner: _finders(target, inner, node_cap, plain, plan,
+                                                             first_pass, victims))
+
+
+def _finders(target: chess.Board, budget: Budget, node_cap: int, plain: bool = True,
+             plan: bool = True, first_pass: int = 0,
+             victims: bool = True) -> list[chess.Move] | None:
     """The plain finder (two thirds of the cap when the plan finder follows), then the
     plan-guided one on the rest (`legalgame.plan_tail`: cages, issue #19); the cap counts what
     `budget` is charged (a finder over its own cap charges one position more: hence the -1).

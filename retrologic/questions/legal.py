@@ -23,7 +23,7 @@ from retrologic.result import Result
 KIND = "legal"
 POSITION = "either"
 QUESTION: dict = {}
-EXPECT = {"rule", "rules", "legal"}
+EXPECT = {"rule", "rules", "legal", "plies"}
 
 
 def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None,
@@ -129,7 +129,7 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
     from retrologic.limits import LimitHit
     target = pos.to_board()
     try:
-        moves = find_game(target, budget)
+        moves = find_game(target, budget, route=True)
     except LimitHit as e:
         return _unknown("no static illegality found, no game found", e.reason)
     if moves is None:
@@ -154,7 +154,8 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
     return Result(KIND, "proved", "legal",
                   facts={"legal": True, "rule": None, "rules": [], "plies": game.plies},
                   details=details,
-                  lines=[f"legal: a game of {game.plies} plies reaches it", game.san()])
+                  lines=[f"legal: a game of {game.plies} {'ply' if game.plies == 1 else 'plies'} "
+                         "reaches it", game.san()])
 
 
 def solve(problem: Problem, options: SolveOptions) -> Result:

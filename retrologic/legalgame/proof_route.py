@@ -1,0 +1,195 @@
+"""A legal game by the proof-game search, shortest first: for a position a few dozen plies from
+the initial array, the exhaustive search of `spg.search` over lengths from the bound upwards
+finds a game where the finder's heuristic search may wander (issue #19; castled-rook-f1, 12
+plies, is one the finder misses in 10 s).
+
+The lengths have the target's parity (White to move: even) and start at the proof-game bound
+(`spg.analysis`, Malikovic §10 of shared/seeds/malikovic-spg-trajectories-coq.txt); each length is
+searched depth first until the first game that ends on the target with its side to move, its
+castling rights and no e.p. capture it does not state (what `legalgame.checker` asks of a game).
+The route stops at `max_plies` or after `node_cap` search nodes, saying nothing by failing; a
+game found after every shorter length was searched to the end is a shortest one (the search is
+complete for placement, the stricter target only drops games).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import chess
+
+from retrologic.limits import Budget, LimitHit
+from retrologic.spg.analysis import Analysis
+from retrologic.spg.search import Limits, Search
+
+ROUTE_PLIES = 40      # the route is tried only when the bound is at most this many plies
+HOME_MISSING = 6      # ... and at most this many units are captured
+HOME_UNITS = 9        # ... and at least this many stand on their squares of the initial array
+ROUTE_FIRST = 20_000  # search nodes of the route's first turn (0.1-0.4 ms each)
+FIRST_SHARE = 0.25    # of the time left, at most the route's first turn (with a deadline)
+FINDER_SECONDS = 10.0  # the finders' turn without a deadline (with one: all the time left)
+ROUTE_NODES = 200_000  # search nodes of the route's second turn, after the finders
+
+
+class _Found(Exception):
+    """Raised out of the search at the first game that ends on the full target."""
+
+    def __init__(self, moves: list[chess.Move]) -> None:
+        super().__init__()
+        self.moves = moves
+
+
+class _CapSpent(Exception):
+    """The route's own node cap is spent (not a limit of the user's)."""
+
+
+class FirstGameSearch(Search):
+    """`spg.search.Search` that stops at the first game ending on the full position `full`
+    (placement, side to move by the length's parity, castling rights, no unstated e.p.)."""
+
+    def __init__(self, start: chess.Board, full: chess.Board, plies: int, analysis: Analysis,
+                 limits: Limits, cap: int) -> None:
+        super().__init__(start, full, plies, analysis.prune, None, limits,
+                         analysis.candidate_moves)
+        self.full = full
+        self.rights = full.clean_castling_rights()
+        self.cap = cap
+
+    def _is_target(self, board: chess.Board) -> bool:
+        if not super()._is_target(board):
+            return False
+        if board.clean_castling_rights() != self.rights:
+            return False
+        if board.ep_square is not None and board.has_legal_en_passant():
+            return False
+        raise _Found(list(board.move_stack))
+
+    def _check_after(self, nodes: int) -> int:
+        return min(super()._check_after(nodes), self.cap + 1)
+
+    def _check_limits(self) -> None:
+        super()._check_limits()
+        if self.nodes > self.cap:
+            raise _CapSpent()
+
+
+def parity_of(target: chess.Board) -> int:
+    """The parity of every game's length to `target` (0: White to move)."""
+    return 0 if target.turn == chess.WHITE else 1
+
+
+def first_length(analysis: Analysis, target: chess.Board, max_plies: int) -> int | None:
+    """The least length of the target's parity the bound does not rule out (None: none up to
+    `max_plies`)."""
+    start = chess.Board()
+    for plies in range(parity_of(target), max_plies + 1, 2):
+        if not analysis.prune(start, plies):
+            return plies
+    return None
+
+
+class ProofRoute:
+    """The route over one target, resumable: each `run` goes on from where the last one
+    stopped (the search of the current length keeps its memo of finished positions)."""
+
+    def __init__(self, target: chess.Board, max_plies: int = ROUTE_PLIES,
+                 analysis: Analysis | None = None) -> None:
+        self.target = target
+        self.max_plies = max_plies
+        self.analysis = analysis or Analysis(chess.Board(), target)
+        self.plies = None if target.ep_square is not None or self.analysis.impossible else \
+            first_length(self.analysis, target, max_plies)
+        self.search: FirstGameSearch | None = None
+        self.nodes = 0                     # search nodes spent over every run
+
+    def run(self, budget: Budget, nodes: int) -> list[chess.Move] | None:
+        """Go on for at most `nodes` more search nodes: the first game found, or None (the
+        nodes spent, or no length left up to `max_plies`). LimitHit only for the user's limits
+        (time, nodes, Ctrl-C), whose budget is charged the route's nodes."""
+        cap = self.nodes + nodes
+        while self.plies is not None and self.plies <= self.max_plies:
+            if self.search is None:
+                self.search = FirstGameSearch(chess.Board(), self.target, self.plies,
+                                              self.analysis, Limits(budget=budget), cap)
+            search = self.search
+            search.limits, search.cap = Limits(budget=budget), cap - (self.nodes - search.nodes)
+            before = search.nodes
+            try:
+                result = search.run()
+            except _Found as found:
+                return found.moves
+            except _CapSpent:
+                return None
+            finally:
+                self.nodes += search.nodes - before
+            if not result.complete:             # the user's time, nodes or Ctrl-C
+                raise LimitHit(result.reason or "limit")
+            self.search, self.plies = None, self.plies + 2
+        return None
+
+
+def find_by_proof_route(target: chess.Board, budget: Budget, node_cap: int = ROUTE_NODES,
+                        max_plies: int = ROUTE_PLIES) -> list[chess.Move] | None:
+    """A game from the initial array to `target` (a full position without an e.p. square) of
+    the fewest plies the route reaches; None when the bound exceeds `max_plies` or `node_cap`
+    search nodes are spent first (see `ProofRoute.run`)."""
+    return ProofRoute(target, max_plies).run(budget, node_cap)
+
+
+def near_initial_array(target: chess.Board) -> bool:
+    """A proof-game-like position: at most HOME_MISSING units captured and at least
+    HOME_UNITS units on their squares of the initial array. The positions of random games the
+    finders certify are loose (measured on seeds 3100-3199: the route found 6 of 100, each
+    one the finders find in under a second), published proof games are tight."""
+    initial = chess.Board()
+    missing = 32 - chess.popcount(target.occupied)
+    home = sum(1 for square, piece in target.piece_map().items()
+               if initial.piece_at(square) == piece)
+    return missing <= HOME_MISSING and home >= HOME_UNITS
+
+
+def with_route(target: chess.Board, budget: Budget,
+               finders: Callable[[Budget], list[chess.Move] | None]) -> list[chess.Move] | None:
+    """For a position near the initial array (`near_initial_array`) whose bound is at most
+    ROUTE_PLIES, turns: the route (ROUTE_FIRST nodes, and with a deadline at most FIRST_SHARE
+    of the time left); `finders` (the legal-game finders: all the time left, or FINDER_SECONDS
+    without a deadline); when they stop with time left (their own node cap, or no deadline),
+    the route again from where it stopped (ROUTE_NODES more), then the finders afresh. Else
+    the finders alone. Measured (bench/README-legal.md): the route finds most of what it finds
+    on problems/spg within its first turn, and the positions of short random games the
+    finders find need their time: a second route turn within a deadline lost two of them."""
+    if target.ep_square is not None or not near_initial_array(target):
+        return finders(budget)
+    route = ProofRoute(target)
+    if route.plies is None:
+        return finders(budget)
+    game = in_turn(budget, FIRST_SHARE, lambda inner: route.run(inner, ROUTE_FIRST))
+    if game is None:
+        game = in_turn(budget, 1.0, finders, seconds=FINDER_SECONDS)
+    if game is None:
+        game = route.run(budget, ROUTE_NODES)
+    return game if game is not None else finders(budget)
+
+
+def in_turn(budget: Budget, share: float,
+            turn: Callable[[Budget], list[chess.Move] | None],
+            seconds: float | None = None) -> list[chess.Move] | None:
+    """`turn` under `share` of the time left (without a deadline: `seconds`, or the whole
+    budget): None when its share runs out; LimitHit only when the caller's own limits are
+    hit. Its nodes are charged to `budget`."""
+    if budget.left() is None and seconds is None:
+        return turn(budget)
+    inner = budget.share(share) if budget.left() is not None else budget.share(seconds=seconds)
+    try:
+        return turn(inner)
+    except LimitHit:
+        if budget.expired() is not None:      # the user's limit, not the turn's share
+            raise
+        return None
+    finally:
+        budget.spent += inner.spent
+        budget.check(0, every=1)              # the user's node limit
+
+
+__all__ = ["FirstGameSearch", "LimitHit", "ProofRoute", "ROUTE_NODES", "ROUTE_PLIES",
+           "find_by_proof_route", "first_length", "in_turn", "near_initial_array", "with_route"]

@@ -1,0 +1,157 @@
+"""The proof-game route of the legal-game finder (`legalgame.proof_route`, issue #19): lengths
+from the bound upwards, the first game on the full position. Oracles: the published unique
+proof games of problems/spg (the route's game must be that one, of that length), a castling
+count argued by hand, python-chess's replay (`legalgame.checker.reached_fault`), and the
+limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess
+import pytest
+
+from retrologic import problem
+from retrologic.legalgame import proof_route
+from retrologic.legalgame.checker import reached_fault
+from retrologic.legalgame.finder import find_game
+from retrologic.limits import Budget, LimitHit
+from retrologic.spg.checker import parse_moves
+from retrologic.spg.solver import parse_target
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def replayed(moves: list[chess.Move]) -> chess.Board:
+    board = chess.Board()
+    for move in moves:
+        assert board.is_legal(move), (move, board.fen())
+        board.push(move)
+    return board
+
+
+def san_line(moves: list[chess.Move]) -> str:
+    return chess.Board().variation_san(moves).replace(". ", ".")
+
+
+@pytest.mark.parametrize("stem", ["malikovic-fig2", "wilts-1994", "irsigler-2004"])
+def test_route_finds_the_published_unique_game(stem: str) -> None:
+    """A diagram proved unique in N plies (its [expect]) with no castling right left to keep:
+    the route's first game is that game, no shorter (the lengths below N have none)."""
+    prob = problem.load(ROOT / "problems" / "spg" / f"{stem}.toml")
+    plies = parse_moves(prob.question["moves"])
+    target = parse_target(prob.position.fen(), plies)
+    game = proof_route.find_by_proof_route(target, Budget())
+    assert game is not None
+    assert reached_fault(replayed(game), target) is None
+    assert len(game) == plies
+    assert san_line(game) == prob.expect["answer"][0]
+
+
+def test_castling_rights_lost_count_in_the_length() -> None:
+    """The initial array with only the queenside rights: each side must move its king's rook
+    away and back, which needs the g-knight out and back, four moves each: 8 plies, no fewer."""
+    target = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w Qq - 0 5")
+    game = proof_route.find_by_proof_route(target, Budget())
+    assert game is not None and len(game) == 8
+    assert reached_fault(replayed(game), target) is None
+
+
+def test_castled_rook_keeps_black_rights() -> None:
+    """castled-rook-f1 with Black's rights kept: the published 12-ply game (castling rights
+    stated in the FEN are part of the target: stating none would need Black's rook moves)."""
+    target = chess.Board("r2qkbnr/p1pppppp/2n5/1p5B/4P3/5N2/PPPP1PPP/RNBQ1b1K w kq - 0 7")
+    game = proof_route.find_by_proof_route(target, Budget())
+    assert game is not None and len(game) == 12
+    assert san_line(game) == "1.e4 b5 2.Be2 Bb7 3.Bh5 Bd5 4.Nf3 Nc6 5.O-O Bc4 6.Kh1 Bxf1"
+
+
+def test_en_passant_target_through_find_game() -> None:
+    """An e.p. square stated: find_game retracts the double step, the route finds the empty
+    game before it."""
+    target = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1")
+    game = find_game(target, Budget(), route=True)
+    assert game == [chess.Move.from_uci("e2e4")]
+
+
+def test_route_cap_is_not_a_user_limit_and_user_limits_hold() -> None:
+    target = chess.Board("r2qkbnr/p1pppppp/2n5/1p5B/4P3/5N2/PPPP1PPP/RNBQ1b1K w kq - 0 7")
+    assert proof_route.find_by_proof_route(target, Budget(), node_cap=50) is None
+    with pytest.raises(LimitHit):
+        proof_route.find_by_proof_route(target, Budget(nodes=50))
+
+
+def test_loose_positions_go_to_the_finders_alone() -> None:
+    """A position far from the initial array (its bound is 30 plies, but 20 units are gone):
+    the finders get the caller's own budget, untouched."""
+    target = chess.Board("4Q3/1r5k/4p3/2Q3P1/p1P1p3/1PB5/8/b4K2 w - - 0 52")
+    assert not proof_route.near_initial_array(target)
+    budget = Budget(timeout=30)
+    seen: list[Budget] = []
+
+    def finders(inner: Budget) -> None:
+        seen.append(inner)
+        return None
+
+    assert proof_route.with_route(target, budget, finders) is None
+    assert seen == [budget] and budget.spent == 0
+
+
+def queen_return() -> chess.Board:
+    """queen-return-d1's diagram, Black to move with no castling right: the route needs
+    about 8,500 nodes (its game is 9 plies: the 7-ply proof game keeps Black's rights)."""
+    return chess.Board("rn1qkbnr/ppp1pppp/3p4/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 5")
+
+
+def test_short_positions_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A position near the initial array the route's first turn cannot settle: the finders
+    get the time left (a child budget), their nodes are charged to the caller's budget, and
+    when they stop early the route's second turn finds the game."""
+    monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
+    target = queen_return()
+    budget = Budget(timeout=600)
+    seen: list[Budget] = []
+
+    def finders(inner: Budget) -> list[chess.Move] | None:
+        seen.append(inner)
+        inner.spent += 7
+        return None
+
+    game = proof_route.with_route(target, budget, finders)
+    assert len(seen) == 1 and seen[0] is not budget
+    assert seen[0].deadline is not None and budget.deadline is not None
+    assert seen[0].deadline <= budget.deadline
+    assert game is not None and reached_fault(replayed(game), target) is None
+    assert budget.spent > 1_000 + 7
+
+
+def test_without_a_deadline_the_finders_get_a_turn_of_seconds(monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """No time limit: the finders' first turn ends after FINDER_SECONDS (a child deadline), so
+    the route's second turn is not left waiting for the finders' whole node cap."""
+    monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
+    budget = Budget()
+    seen: list[Budget] = []
+
+    def finders(inner: Budget) -> None:
+        seen.append(inner)
+        return None
+
+    game = proof_route.with_route(queen_return(), budget, finders)
+    assert game is not None and len(game) == 9
+    assert len(seen) == 1 and seen[0].deadline is not None and budget.deadline is None
+
+
+def test_resumed_route_finds_what_one_run_finds() -> None:
+    """Runs in small turns go on where they stopped: the same game, the same node count."""
+    target = queen_return()
+    whole = proof_route.ProofRoute(target)
+    game = whole.run(Budget(), 10**6)
+    turns = proof_route.ProofRoute(target)
+    for _ in range(10**4):
+        found = turns.run(Budget(), 500)
+        if found is not None:
+            break
+    assert game is not None and len(game) == 9 and found == game
+    assert reached_fault(replayed(game), target) is None
+    assert whole.nodes > 2_000 and turns.nodes >= whole.nodes
