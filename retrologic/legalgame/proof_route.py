@@ -51,7 +51,6 @@ class FirstGameSearch(Search):
                  limits: Limits, cap: int) -> None:
         super().__init__(start, full, plies, analysis.prune, None, limits,
                          analysis.candidate_moves)
-        self.full = full
         self.rights = full.clean_castling_rights()
         self.cap = cap
 
@@ -180,15 +179,17 @@ def in_turn(budget: Budget, share: float,
     if budget.left() is None and seconds is None:
         return turn(budget)
     inner = budget.share(share) if budget.left() is not None else budget.share(seconds=seconds)
+    game = None
     try:
-        return turn(inner)
+        game = turn(inner)
     except LimitHit:
         if budget.expired() is not None:      # the user's limit, not the turn's share
             raise
-        return None
     finally:
         budget.spent += inner.spent
-        budget.check(0, every=1)              # the user's node limit
+    if game is None:
+        budget.check(0, every=1)              # the user's node limit (a game found is kept)
+    return game
 
 
 __all__ = ["FirstGameSearch", "LimitHit", "ProofRoute", "ROUTE_NODES", "ROUTE_PLIES",

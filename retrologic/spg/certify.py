@@ -42,7 +42,7 @@ MAX_BYTES = 39 * 1024 * 1024      # a certificate must stay below `check`'s 40 M
 DEFAULT_SECONDS = 120.0           # the CNF route's time when the question has no time limit
 PRESET = 6                        # xz preset of the packed proof and core
 SLICE = 200                       # conflicts of CaDiCaL between two looks at the budget (first)
-SLICE_MAX = 2_000                 # ... doubling per slice up to this (about a second unloaded)
+SLICE_MAX = 10_000                # ... doubling per slice up to this (4-5 s on a 20-ply CNF)
 MAX_LOG_BYTES = 1024 * 1024 * 1024  # past 1 GiB of CaDiCaL's LRAT log the writer stops: the
 #   certificate would pass MAX_BYTES (irsigler-2004, given 3 GiB: a 1.2 GiB log, 79.8 MiB
 #   written in 620 s at a 7.7 GB peak). The log is mapped, not read (LogIndex)
@@ -321,12 +321,13 @@ class LratSolver:
 def reduce_log(log: Any, clauses: list[list[int]], blocks: list[list[int]],
                order: list[int] | None = None) -> tuple[list[int], list[str], int]:
     """(core, lines, lemmas logged) of CaDiCaL's LRAT log (bytes or an mmap: `LogIndex`) of the
-    refutation of CNF + blocks. The ids not logged as derived are the inputs, in the order they were given to the solver:
-    `order[p]` is the index in CNF + blocks of the p-th (default: the same order). Marking backwards from the
-    empty clause through the hints keeps the lemmas and CNF clauses it needs (`core`: CNF
-    indices, ascending); the lines renumber them as `spg/proof_checker.py` reads them: the
-    core's clauses 1..k, all blocks k+1..k+b, then the kept lemmas. The result is checked here
-    (history.drup.check_lrat, linear): AssertionError if the log is not as expected."""
+    refutation of CNF + blocks. The ids not logged as derived are the inputs, in the order they
+    were given to the solver: `order[p]` is the index in CNF + blocks of the p-th (default: the
+    same order). Marking backwards from the empty clause through the hints keeps the lemmas and
+    CNF clauses it needs (`core`: CNF indices, ascending); the lines renumber them as
+    `spg/proof_checker.py` reads them: the core's clauses 1..k, all blocks k+1..k+b, then the
+    kept lemmas. The result is checked here (history.drup.check_lrat, linear): AssertionError
+    if the log is not as expected."""
     inputs = clauses + blocks
     order = list(range(len(inputs))) if order is None else order
     if sorted(order) != list(range(len(inputs))):
@@ -403,7 +404,11 @@ class LogIndex:
             space = data.find(b" ", pos, end)
             head_end, body = (end, end) if space < 0 else (space, space + 1)
             if head_end > pos and data[body:body + 2] != b"d ":
-                cid = int(data[pos:head_end])
+                try:
+                    cid = int(data[pos:head_end])
+                except ValueError:
+                    raise AssertionError("internal error: the solver's log has a line without "
+                                         "an id") from None
                 if cid <= last:
                     raise AssertionError("internal error: the solver's ids are not ascending")
                 last = cid
