@@ -105,14 +105,14 @@ class ProofRoute:
         """Go on for at most `nodes` more search nodes: the first game found, or None (the
         nodes spent, or no length left up to `max_plies`). LimitHit only for the user's limits
         (time, nodes, Ctrl-C), whose budget is charged the route's nodes."""
-        cap = self.nodes + nodes
+        cap = self.nodes + nodes                # the route's total after this run
         while self.plies is not None and self.plies <= self.max_plies:
             if self.search is None:
                 self.search = FirstGameSearch(chess.Board(), self.target, self.plies,
-                                              self.analysis, Limits(budget=budget), cap)
+                                              self.analysis, Limits(budget=budget), 0)
             search = self.search
-            search.limits, search.cap = Limits(budget=budget), cap - (self.nodes - search.nodes)
             before = search.nodes
+            search.limits, search.cap = Limits(budget=budget), before + (cap - self.nodes)
             try:
                 result = search.run()
             except _Found as found:
