@@ -14,8 +14,9 @@
 2. `--spg`: every problems/spg diagram with its published shortest length: certified legal, the
    game found never shorter than the proved shortest length (exits 1 otherwise), and the
    finder's CPU time beside the proof-game solver's on the same position (the baseline).
-3. `--baseline FILE`: another finder module (e.g. the committed one, `git show
-   HEAD:retrologic/legalgame/finder.py > /tmp/old_finder.py`) run on the same positions in the
+3. `--baseline FILE`: another module with a `find_game` (e.g. the committed entry, `git show
+   HEAD:retrologic/legalgame/find.py > /tmp/old_find.py`; `finder.py` before 2026-11-26
+   13:00 UTC, when the entry moved out of it) run on the same positions in the
    same process, one after the other per position, so both see the same machine load; its
    figures are printed beside ours. The module imports its siblings (`legalgame.kernel`,
    `reach`) from this tree, so it is only a self-consistent baseline when they did not change.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gc
 import importlib.util
 import random
 import json
@@ -47,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from retrologic.legalgame.checker import reached_fault  # noqa: E402
-from retrologic.legalgame.finder import find_game  # noqa: E402
+from retrologic.legalgame.find import find_game  # noqa: E402
 from retrologic.legality import rules as legality  # noqa: E402
 from retrologic.limits import Budget, LimitHit  # noqa: E402
 from retrologic.position import Position  # noqa: E402
@@ -86,9 +88,12 @@ def load_finder(path: str) -> Finder:
 # The worker of `--baseline-tree`: reads a FEN and a timeout per line, answers one JSON line
 # (verdict, CPU seconds, the game in UCI), with every module from the baseline tree.
 WORKER = r"""
-import json, os, sys, time
+import gc, json, os, sys, time
 import chess
-from retrologic.legalgame.finder import find_game
+try:
+    from retrologic.legalgame.find import find_game
+except ImportError:     # a tree before the entry moved out of finder.py
+    from retrologic.legalgame.finder import find_game
 from retrologic.legality import rules as legality
 from retrologic.limits import LimitHit
 from retrologic.position import Position
@@ -98,6 +103,7 @@ from cpu_budget import CpuBudget
 for line in sys.stdin:
     fen, timeout = json.loads(line)
     board = chess.Board(fen)
+    gc.collect()        # the positions before: not on this one's clock (as `certify` does)
     t0 = time.process_time()
     moves, verdict = None, "unknown"
     if legality.reasons(Position.from_board(board)):
@@ -152,7 +158,10 @@ def legal_finder(board: chess.Board, budget: Budget) -> list | None:
 
 def certify(board: chess.Board, timeout: float,
             finder: Finder = legal_finder) -> tuple[str, float, int | None]:
-    """('legal'|'illegal'|'unknown', CPU seconds, game plies) for one position."""
+    """('legal'|'illegal'|'unknown', CPU seconds, game plies) for one position. The garbage of
+    the positions before (the proof-game analysis is cyclic: a full collection frees it) is
+    collected before the clock starts, so no position pays for another's."""
+    gc.collect()
     t0 = time.process_time()
     if legality.reasons(Position.from_board(board)):
         return "illegal", time.process_time() - t0, None

@@ -11,7 +11,7 @@ import chess
 import pytest
 
 from retrologic.lastmove import search as lastmove
-from retrologic.legalgame import finder
+from retrologic.legalgame import find as finder
 from retrologic.limits import Budget
 from retrologic.position import Position
 from retrologic.retract import apply

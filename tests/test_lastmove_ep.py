@@ -16,7 +16,7 @@ import pytest
 from retrologic.certificate import check
 from retrologic.lastmove import search as lastmove
 from retrologic.lastmove.checker import Status, diagram_fault
-from retrologic.legalgame import finder
+from retrologic.legalgame import find as finder
 from retrologic.limits import Budget
 from retrologic.position import Position
 

@@ -23,6 +23,7 @@ TARGETS = [
 ]
 
 
+
 def boards_on_the_way(seed: int, count: int) -> list[chess.Board]:
     """Positions of random games from the initial array (python-chess moves), 0-60 plies."""
     rng = random.Random(seed)
@@ -130,7 +131,46 @@ def test_the_capture_cut_can_be_left_off(monkeypatch):
 
     monkeypatch.setattr(finder_module, "victims_fit", counted)
     target = chess.Board(TARGETS[1])
-    assert finder_module.find_game(target, Budget(None), node_cap=3_000, victims=False)
+    from retrologic.legalgame.find import find_game
+    assert find_game(target, Budget(None), node_cap=3_000, victims=False)
     assert not calls
-    assert finder_module.find_game(target, Budget(None), node_cap=3_000)
+    assert find_game(target, Budget(None), node_cap=3_000)
     assert calls
+
+
+def test_a_finder_paused_after_a_round_goes_on_where_it_stopped(monkeypatch):
+    """`Finder.find(rounds=...)` and `Finders.first_round` pause at a round's end (the
+    proof-game route's turns): called again they go on with the next round, expanding the
+    same positions as one uninterrupted call and finding the same game; a round stopped by the
+    budget (LimitHit) is resumed at its try, and the game replays to the target."""
+    from retrologic.legalgame.checker import reached_fault
+    from retrologic.legalgame.find import Finders
+    from retrologic.limits import LimitHit
+    import retrologic.legalgame.finder as finder_module
+
+    monkeypatch.setattr(finder_module, "FIRST_SHARE", 10)   # short rounds: a few to the game
+    target = chess.Board(TARGETS[2])
+    whole = Finder(target, Budget(None))
+    game = whole.find()
+    assert game is not None and whole.round >= 2     # found in the third round (279 nodes)
+    paused = Finder(target, Budget(None))
+    for rounds in range(1, whole.round + 1):
+        assert paused.find(rounds) is None and paused.round == rounds
+    assert paused.find() == game and paused.nodes == whole.nodes
+    finders = Finders(target, 60_000, plan=False)
+    assert finders.first_round(Budget(None)) is None and finders.finder.round == 1
+    charged, found = finders.spent, None
+    for _turn in range(200):
+        budget = Budget(nodes=50)
+        try:
+            found = finders.run(budget)
+        except LimitHit:
+            pass
+        charged += budget.spent
+        if found is not None:
+            break
+    assert found is not None and finders.spent == charged
+    board = chess.Board()
+    for move in found:
+        board.push(move)
+    assert reached_fault(board, target) is None

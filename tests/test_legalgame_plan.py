@@ -9,7 +9,8 @@ import pytest
 
 from retrologic import limits
 from retrologic.legalgame.checker import check_certificate
-from retrologic.legalgame.finder import Finder, find_game
+from retrologic.legalgame.find import find_game
+from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.game import LegalGame
 from retrologic.legalgame.plan import plan_finder
 from retrologic.legalgame.plan_order import OPEN, pawn_attacks, settle_layers

@@ -14,7 +14,7 @@ import pytest
 from retrologic import problem
 from retrologic.legalgame import proof_route
 from retrologic.legalgame.checker import reached_fault
-from retrologic.legalgame.finder import find_game
+from retrologic.legalgame.find import find_game
 from retrologic.limits import Budget, LimitHit
 from retrologic.spg.checker import parse_moves
 from retrologic.spg.solver import parse_target
@@ -105,8 +105,8 @@ def queen_return() -> chess.Board:
 
 def test_short_positions_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
     """A position near the initial array the route's first turn cannot settle: the finders
-    get the time left (a child budget), their nodes are charged to the caller's budget, and
-    when they stop early the route's second turn finds the game."""
+    get a short first turn and then the time left (child budgets), their nodes are charged to
+    the caller's budget, and when they stop early the route's second turn finds the game."""
     monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
     target = queen_return()
     budget = Budget(timeout=600)
@@ -117,18 +117,21 @@ def test_short_positions_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
         inner.spent += 7
         return None
 
-    game = proof_route.with_route(target, budget, finders)
-    assert len(seen) == 1 and seen[0] is not budget
-    assert seen[0].deadline is not None and budget.deadline is not None
-    assert seen[0].deadline <= budget.deadline
+    game = proof_route.with_route(target, budget, finders, first=finders)
+    assert len(seen) == 2 and budget not in seen
+    assert budget.deadline is not None
+    assert all(inner.deadline is not None and inner.deadline <= budget.deadline
+               for inner in seen)
+    # the first turn ends at a tenth of the time left (60 s of 600), the second does not
+    assert seen[0].deadline < seen[0].started + 61 < seen[1].deadline
     assert game is not None and reached_fault(replayed(game), target) is None
-    assert budget.spent > 1_000 + 7
+    assert budget.spent > 1_000 + 2 * 7
 
 
 def test_without_a_deadline_the_finders_get_a_turn_of_seconds(monkeypatch: pytest.MonkeyPatch
                                                                 ) -> None:
-    """No time limit: the finders' first turn ends after FINDER_SECONDS (a child deadline), so
-    the route's second turn is not left waiting for the finders' whole node cap."""
+    """No time limit: the finders' turns end after FINDER_FIRST and FINDER_SECONDS (child
+    deadlines), so the route's turns are not left waiting for the finders' whole node cap."""
     monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
     budget = Budget()
     seen: list[Budget] = []
@@ -137,9 +140,32 @@ def test_without_a_deadline_the_finders_get_a_turn_of_seconds(monkeypatch: pytes
         seen.append(inner)
         return None
 
-    game = proof_route.with_route(queen_return(), budget, finders)
+    game = proof_route.with_route(queen_return(), budget, finders, first=finders)
     assert game is not None and len(game) == 9
-    assert len(seen) == 1 and seen[0].deadline is not None and budget.deadline is None
+    assert len(seen) == 2 and budget.deadline is None
+    assert [round(inner.deadline - inner.started, 3) for inner in seen] == \
+        [proof_route.FINDER_FIRST, proof_route.FINDER_SECONDS]
+
+
+def test_a_game_of_the_finders_first_turn_skips_the_route(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """The finders' first round comes before the route: a game it finds is returned at once,
+    without a search node of the route or the finders' long turn (the latency of easy
+    positions, bench/README-legal.md)."""
+    target = queen_return()
+    budget = Budget(timeout=600)
+    game = [chess.Move.from_uci("e2e4")]     # the finders' answer is passed on as it is
+
+    def finders(inner: Budget) -> list[chess.Move]:
+        inner.spent += 3
+        return game
+
+    def no_route(*_args: object) -> None:
+        raise AssertionError("the route ran")
+
+    monkeypatch.setattr(proof_route.ProofRoute, "run", no_route)
+    assert proof_route.with_route(target, budget, no_route, first=finders) == game
+    assert budget.spent == 3
 
 
 def test_resumed_route_finds_what_one_run_finds() -> None:

@@ -4,7 +4,7 @@ For each candidate sequence of N retractions, the position it leads to is
   * impossible — an AND-proof: every retraction from it leads to an impossible position, down to
     leaves closed by a static rule (retrologic.legality.rules), a verified cage, or no retraction at all;
   * possible — proved by a legal game from the initial array whose last moves are the
-    candidate (a game to the position before it, by `legalgame.finder`, then the candidate);
+    candidate (a game to the position before it, by `legalgame.find`, then the candidate);
   * unresolved — neither within the limits (a further line of retractions no rule refutes may
     be shown: "not refuted", not a proof).
 The candidates are decided in rounds over the whole list, cheapest first (`decide`): proof
@@ -387,7 +387,7 @@ def _game_through(start: Position, moves: list[chess.Move], c: Candidate, search
                   cap: int, mode: str) -> list[chess.Move] | None:
     """A game to `start` (the finder `mode` says, at most `cap` positions) followed by
     `moves`, when it replays legally to the candidate's diagram exactly (None otherwise)."""
-    from retrologic.legalgame.finder import find_game
+    from retrologic.legalgame.find import find_game
     if cap < 2:
         return None
     spent = search.budget.spent

@@ -156,6 +156,10 @@ class Finder(Reach):
         self.plan_salt = 0     # 0: the cheapest plan; else a salted one (`kernel.side_plan`)
         self.use_plan = True   # the capture searches are guided by the plan (`Try.plan`)
         self.check_victims = CHECK_VICTIMS
+        self.round = 0         # `find`'s place in its schedule (resumed there after a LimitHit)
+        self.next_try = 0
+        self.round_start = 0   # `nodes` when the round began
+        self.exhausted = False  # the node cap is spent or every start is dead
 
     # the bound ----------------------------------------------------------------------------------
 
@@ -391,38 +395,49 @@ class Finder(Reach):
 
         return Phase(lambda board, _parent: self.is_target(board), score, nodes)
 
-    def find(self) -> list[chess.Move] | None:
-        """A game to the target (None: not found within the tries; LimitHit past the budget)."""
-        if self.analysis.impossible:
+    def find(self, rounds: int | None = None) -> list[chess.Move] | None:
+        """A game to the target (None: not found within the tries; LimitHit past the budget).
+        Resumable (the proof-game route's turns, issue #19): `rounds` stops the search after
+        that many rounds of its schedule in all (None: none left to run, or `exhausted`), and
+        a later call goes on with the next round; after a LimitHit, a later call (with `budget`
+        set to a fresh share) runs the stopped try again. The memo tables are kept."""
+        if self.analysis.impossible or self.exhausted or self.nodes > self.node_cap:
             return None
+        if self.round == 0 and self.next_try == 0:
+            self.round_start = self.nodes      # after `first_pass`, if it ran
         try:
             # the tries in order, then again with random tie-breaks (seeded: the same target
             # gives the same game) until the node cap: other captures, other orders. Each round
             # doubles the tries' share of the node cap, from FIRST_SHARE up to 1/TRY_SHARE of the
             # cap: most games are found fast or after a restart, rarely by a long try (measured:
             # bench/README-legal.md)
-            rounds = 0
             while True:
-                before = self.nodes
-                share = max(min(FIRST_SHARE << rounds, self.node_cap // TRY_SHARE), 1)
+                share = max(min(FIRST_SHARE << self.round, self.node_cap // TRY_SHARE), 1)
                 self.place_cap = max(share // 2, 1)
-                rounds += 1
-                for number, attempt in enumerate(TRIES):
+                while self.next_try < len(TRIES):
+                    number = self.next_try
+                    attempt = TRIES[number]
                     self.use_plan = attempt.plan
                     # the later tries share their first capture searches with the first two
                     # (measured: the same games, the same dead ends), so they start jittered
                     if number >= len(GUIDES):
                         self.jitter = JITTER
                     # a jittered try follows another plan of the same capture count
-                    self.plan_salt = 0 if not self.jitter else rounds * len(TRIES) + number
-                    game = self._run_try(attempt, share)
+                    self.plan_salt = 0 if not self.jitter else \
+                        (self.round + 1) * len(TRIES) + number
+                    game = self._run_try(attempt, share)    # LimitHit: this try again next call
+                    self.next_try += 1
                     if game is not None:
                         return game
-                if self.nodes == before:     # nothing to search: every start is dead
+                if self.nodes == self.round_start:     # nothing to search: every start is dead
+                    self.exhausted = True
                     return None
+                self.round, self.next_try, self.round_start = self.round + 1, 0, self.nodes
                 self.jitter = JITTER
+                if rounds is not None and self.round >= rounds:
+                    return None
         except GiveUp:
-            pass
+            self.exhausted = True
         return None
 
     def first_pass(self, nodes: int) -> list[chess.Move] | None:
@@ -479,82 +494,4 @@ class Finder(Reach):
         return None
 
 
-def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *,
-              plain: bool = True, plan: bool = True, first_pass: int = 0,
-              victims: bool = True, route: bool = False) -> list[chess.Move] | None:
-    """A legal game from the initial array to `target` (see `Finder`); an e.p. square in the
-    target is the double step just played: the game reaches the position before it, then plays
-    it. None: no game found within the tries or `node_cap` positions (LimitHit: the budget ran
-    out). `plain` and `plan` choose the finders (both: the plain finder, then the plan finder
-    on what it left of the cap); `first_pass` > 0 runs the plain finder's tries once first,
-    without jitter, with that many positions each (see `_find_any`); `victims` False leaves
-    the plain finder's capture cut (`kernel.victims_fit`) off. The cap is a cap: all
-    together charge at most `node_cap` positions to `budget` (issue #19). `route`: a position
-    whose proof-game bound is small is also searched by `legalgame.proof_route` (its search
-    nodes are charged besides the cap)."""
-    ep = target.ep_square
-    if ep is None:
-        return _find_any(target, budget, node_cap, plain, plan, first_pass, victims, route)
-    mover = not target.turn
-    step = 8 if mover == chess.WHITE else -8
-    pawn_to, pawn_from = ep + step, ep - step
-    if target.piece_at(pawn_to) != chess.Piece(chess.PAWN, mover) or \
-            target.piece_at(ep) is not None or target.piece_at(pawn_from) is not None:
-        return None                     # no double step can have made this e.p. square
-    before = target.copy(stack=False)
-    before.ep_square = None
-    before.remove_piece_at(pawn_to)
-    before.set_piece_at(pawn_from, chess.Piece(chess.PAWN, mover))
-    before.turn = mover
-    head = _find_any(before, budget, node_cap, plain, plan, first_pass, victims, route)
-    if head is None:
-        return None
-    board = chess.Board()
-    for move in head:
-        board.push(move)
-    double_step = chess.Move(pawn_from, pawn_to)
-    return head + [double_step] if board.is_legal(double_step) else None
-
-
-def _find_any(target: chess.Board, budget: Budget, node_cap: int, plain: bool = True,
-              plan: bool = True, first_pass: int = 0, victims: bool = True,
-              route: bool = False) -> list[chess.Move] | None:
-    """The finders (`_finders`), in turns with the proof-game route when `route` asks for it."""
-    if not route:
-        return _finders(target, budget, node_cap, plain, plan, first_pass, victims)
-    from retrologic.legalgame.proof_route import with_route
-    return with_route(target, budget, lambda inner: _finders(target, inner, node_cap, plain, plan,
-                                                             first_pass, victims))
-
-
-def _finders(target: chess.Board, budget: Budget, node_cap: int, plain: bool = True,
-             plan: bool = True, first_pass: int = 0,
-             victims: bool = True) -> list[chess.Move] | None:
-    """The plain finder (two thirds of the cap when the plan finder follows), then the
-    plan-guided one on the rest (`legalgame.plan_tail`: cages, issue #19); the cap counts what
-    `budget` is charged (a finder over its own cap charges one position more: hence the -1).
-
-    `first_pass`: before its restart schedule, the plain finder's `Finder.first_pass` with that
-    many positions per try (its later tries are always jittered and its first round gives each
-    try 300: august-1924's game is found only so, not with the plan's guide either)."""
-    start = budget.spent
-
-    def left() -> int:
-        return node_cap - (budget.spent - start)
-
-    game = None
-    if plain and left() >= 2:
-        cap = (node_cap * 2 // 3 if plan else node_cap) - 1
-        finder = Finder(target, budget, max(cap, 1))
-        finder.check_victims = finder.check_victims and victims
-        if first_pass > 0:
-            game = finder.first_pass(first_pass)
-        if game is None and finder.nodes <= finder.node_cap:
-            game = finder.find()
-    if game is None and plan and left() >= 2:
-        from retrologic.legalgame.plan_tail import find_with_tail
-        game = find_with_tail(Finder, target, budget, left())
-    return game
-
-
-__all__ = ["Finder", "LimitHit", "Try", "find_game", "plies_needed"]
+__all__ = ["Finder", "GiveUp", "LimitHit", "Try", "plies_needed"]

@@ -263,7 +263,7 @@ class _Staged:
 
 def find_planned(base: type, target: chess.Board, budget: Budget,
                  node_cap: int) -> list[chess.Move] | None:
-    """A legal game from the initial array to `target` (no e.p. square: `finder.find_game`
+    """A legal game from the initial array to `target` (no e.p. square: `find.find_game`
     handles a double step) by the plan finder on the plain finder class `base`; None when
     none is found within `node_cap` positions (LimitHit: the budget ran out)."""
     finder = plan_finder(base)(target, budget, node_cap)

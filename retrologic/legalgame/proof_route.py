@@ -25,6 +25,8 @@ from retrologic.spg.search import Limits, Search
 ROUTE_PLIES = 40      # the route is tried only when the bound is at most this many plies
 HOME_MISSING = 6      # ... and at most this many units are captured
 HOME_UNITS = 9        # ... and at least this many stand on their squares of the initial array
+FINDER_FIRST = 1.0     # seconds of the finders' first round at most, before the route
+FINDER_FIRST_SHARE = 0.1  # ... with a deadline: at most this share of the time left
 ROUTE_FIRST = 20_000  # search nodes of the route's first turn (0.1-0.4 ms each)
 FIRST_SHARE = 0.25    # of the time left, at most the route's first turn (with a deadline)
 FINDER_SECONDS = 10.0  # the finders' turn without a deadline (with one: all the time left)
@@ -148,21 +150,30 @@ def near_initial_array(target: chess.Board) -> bool:
 
 
 def with_route(target: chess.Board, budget: Budget,
-               finders: Callable[[Budget], list[chess.Move] | None]) -> list[chess.Move] | None:
+               finders: Callable[[Budget], list[chess.Move] | None],
+               first: Callable[[Budget], list[chess.Move] | None] | None = None
+               ) -> list[chess.Move] | None:
     """For a position near the initial array (`near_initial_array`) whose bound is at most
-    ROUTE_PLIES, turns: the route (ROUTE_FIRST nodes, and with a deadline at most FIRST_SHARE
-    of the time left); `finders` (the legal-game finders: all the time left, or FINDER_SECONDS
-    without a deadline); when they stop with time left (their own node cap, or no deadline),
-    the route again from where it stopped (ROUTE_NODES more), then the finders afresh. Else
-    the finders alone. Measured (bench/README-legal.md): the route finds most of what it finds
-    on problems/spg within its first turn, and the positions of short random games the
-    finders find need their time: a second route turn within a deadline lost two of them."""
+    ROUTE_PLIES, turns: `first`, a short turn of the legal-game finders (their first round;
+    at most FINDER_FIRST seconds, or FINDER_FIRST_SHARE of the time left); the route
+    (ROUTE_FIRST nodes, and with a deadline at most FIRST_SHARE of the time left); `finders`,
+    going on from `first` (all the time left, or FINDER_SECONDS without a deadline); when they
+    stop with time left (their own node cap, or no deadline), the route again from where it
+    stopped (ROUTE_NODES more), then `finders` once more. Else `finders` alone. Measured
+    (bench/README-legal.md): the finders find most positions of short random games within
+    their first round, the route most of what it finds on problems/spg within its first turn,
+    and the rest of the random ones need the finders' time: a second route turn within a
+    deadline lost two of them."""
     if target.ep_square is not None or not near_initial_array(target):
         return finders(budget)
     route = ProofRoute(target)
     if route.plies is None:
         return finders(budget)
-    game = in_turn(budget, FIRST_SHARE, lambda inner: route.run(inner, ROUTE_FIRST))
+    game = None
+    if first is not None:
+        game = in_turn(budget, FINDER_FIRST_SHARE, first, seconds=FINDER_FIRST)
+    if game is None:
+        game = in_turn(budget, FIRST_SHARE, lambda inner: route.run(inner, ROUTE_FIRST))
     if game is None:
         game = in_turn(budget, 1.0, finders, seconds=FINDER_SECONDS)
     if game is None:

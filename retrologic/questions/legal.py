@@ -2,7 +2,7 @@
 pawns, impossible checks, castling and e.p. state, retro-stalemate, Retractor's static cages),
 each with its rule, and with `lemmas` by deduce -> cage chains (a cage verified under deduced
 restrictions); *legal* (a full position) by construction: a game from the initial array that
-reaches it (`legalgame.finder`, certificate `legal-game`)."""
+reaches it (`legalgame.find`, certificate `legal-game`)."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
     """Legal, proved by a game found by the finder and replayed by the certificate's checker;
     unknown when the finder stops (its tries or the budget spent)."""
     from retrologic.legalgame.checker import reached_fault
-    from retrologic.legalgame.finder import find_game
+    from retrologic.legalgame.find import find_game
     from retrologic.legalgame.game import LegalGame
     from retrologic.limits import LimitHit
     target = pos.to_board()

@@ -1,0 +1,135 @@
+"""The legal-game finders' entry (issue #19): `find_game` runs the plain finder
+(`legalgame.finder.Finder`), then the plan finder (`legalgame.plan_tail`), and for a position
+near the initial array takes turns with the proof-game route (`legalgame.proof_route`);
+`Finders` is that schedule, resumable between turns. What it returns is a game to replay, never
+a proof: `legalgame.checker` replays it with python-chess.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import chess
+
+from retrologic.collector import sparing_collector
+from retrologic.legalgame.finder import FIND_NODES, Finder
+from retrologic.limits import Budget, LimitHit
+
+
+def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *,
+              plain: bool = True, plan: bool = True, first_pass: int = 0,
+              victims: bool = True, route: bool = False) -> list[chess.Move] | None:
+    """A legal game from the initial array to `target` (see `Finder`); an e.p. square in the
+    target is the double step just played: the game reaches the position before it, then plays
+    it. None: no game found within the tries or `node_cap` positions (LimitHit: the budget ran
+    out). `plain` and `plan` choose the finders (both: the plain finder, then the plan finder
+    on what it left of the cap); `first_pass` > 0 runs the plain finder's tries once first,
+    without jitter, with that many positions each (see `_find_any`); `victims` False leaves
+    the plain finder's capture cut (`kernel.victims_fit`) off. The cap is a cap: all
+    together charge at most `node_cap` positions to `budget` (issue #19). `route`: a position
+    whose proof-game bound is small is also searched by `legalgame.proof_route` (its search
+    nodes are charged besides the cap). The search runs with full garbage collections ten
+    times rarer (`collector.sparing_collector`: the memo tables made them a quarter to a third
+    of the CPU)."""
+    with sparing_collector():
+        return _find_game(target, budget, node_cap, plain, plan, first_pass, victims, route)
+
+
+def _find_game(target: chess.Board, budget: Budget, node_cap: int, plain: bool, plan: bool,
+               first_pass: int, victims: bool, route: bool) -> list[chess.Move] | None:
+    """`find_game` inside the collector's policy."""
+    ep = target.ep_square
+    if ep is None:
+        return _find_any(target, budget, node_cap, plain, plan, first_pass, victims, route)
+    mover = not target.turn
+    step = 8 if mover == chess.WHITE else -8
+    pawn_to, pawn_from = ep + step, ep - step
+    if target.piece_at(pawn_to) != chess.Piece(chess.PAWN, mover) or \
+            target.piece_at(ep) is not None or target.piece_at(pawn_from) is not None:
+        return None                     # no double step can have made this e.p. square
+    before = target.copy(stack=False)
+    before.ep_square = None
+    before.remove_piece_at(pawn_to)
+    before.set_piece_at(pawn_from, chess.Piece(chess.PAWN, mover))
+    before.turn = mover
+    head = _find_any(before, budget, node_cap, plain, plan, first_pass, victims, route)
+    if head is None:
+        return None
+    board = chess.Board()
+    for move in head:
+        board.push(move)
+    double_step = chess.Move(pawn_from, pawn_to)
+    return head + [double_step] if board.is_legal(double_step) else None
+
+
+def _find_any(target: chess.Board, budget: Budget, node_cap: int, plain: bool = True,
+              plan: bool = True, first_pass: int = 0, victims: bool = True,
+              route: bool = False) -> list[chess.Move] | None:
+    """The finders (`Finders`), in turns with the proof-game route when `route` asks for it."""
+    finders = Finders(target, node_cap, plain, plan, first_pass, victims)
+    if not route:
+        return finders.run(budget)
+    from retrologic.legalgame.proof_route import with_route
+    return with_route(target, budget, finders.run, finders.first_round)
+
+
+class Finders:
+    """The plain finder (two thirds of the cap when the plan finder follows), then the
+    plan-guided one on the rest (`legalgame.plan_tail`: cages, issue #19); the cap counts what
+    the budgets are charged (a finder over its own cap charges one position more: hence the
+    -1). Resumable: `run` may be called again with another budget after a LimitHit (the
+    proof-game route's turns), and the plain finder goes on where it stopped (`Finder.find`);
+    the plan finder starts afresh each turn (it runs only after the plain finder's cap).
+
+    `first_pass`: before its restart schedule, the plain finder's `Finder.first_pass` with that
+    many positions per try (its later tries are always jittered and its first round gives each
+    try 300: august-1924's game is found only so, not with the plan's guide either)."""
+
+    def __init__(self, target: chess.Board, node_cap: int, plain: bool = True,
+                 plan: bool = True, first_pass: int = 0, victims: bool = True) -> None:
+        self.target, self.node_cap = target, node_cap
+        self.plain, self.plan, self.first_pass, self.victims = plain, plan, first_pass, victims
+        self.finder: Finder | None = None
+        self.passed = False        # `first_pass` has run to its end
+        self.spent = 0             # positions charged over every turn
+
+    def run(self, budget: Budget) -> list[chess.Move] | None:
+        """A turn under `budget` to the end of the cap: the game found, or None when the cap is
+        spent (LimitHit: the budget ran out; call again to go on)."""
+        return self._turn(budget, None)
+
+    def first_round(self, budget: Budget) -> list[chess.Move] | None:
+        """A short turn: the plain finder's first round of tries (`Finder.find`, 300 positions
+        each), no plan finder; None: not found there (`run` goes on from it)."""
+        return self._turn(budget, 1) if self.plain else None
+
+    def _turn(self, budget: Budget, rounds: int | None) -> list[chess.Move] | None:
+        start = budget.spent
+        try:
+            return self._run(budget, rounds,
+                             lambda: self.node_cap - self.spent - (budget.spent - start))
+        finally:
+            self.spent += budget.spent - start
+
+    def _run(self, budget: Budget, rounds: int | None,
+             left: Callable[[], int]) -> list[chess.Move] | None:
+        game = None
+        if self.plain and (self.finder is not None or left() >= 2):
+            if self.finder is None:
+                cap = (self.node_cap * 2 // 3 if self.plan else self.node_cap) - 1
+                self.finder = Finder(self.target, budget, max(cap, 1))
+                self.finder.check_victims = self.finder.check_victims and self.victims
+            finder = self.finder
+            finder.budget = budget
+            if self.first_pass > 0 and not self.passed:
+                game = finder.first_pass(self.first_pass)
+                self.passed = True
+            if game is None and finder.nodes <= finder.node_cap:
+                game = finder.find(rounds)
+        if game is None and rounds is None and self.plan and left() >= 2:
+            from retrologic.legalgame.plan_tail import find_with_tail
+            game = find_with_tail(Finder, self.target, budget, left())
+        return game
+
+
+__all__ = ["Finders", "LimitHit", "find_game"]
