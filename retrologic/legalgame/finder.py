@@ -397,10 +397,11 @@ class Finder(Reach):
 
     def find(self, rounds: int | None = None) -> list[chess.Move] | None:
         """A game to the target (None: not found within the tries; LimitHit past the budget).
-        Resumable (the proof-game route's turns, issue #19): `rounds` stops the search after
-        that many rounds of its schedule in all (None: none left to run, or `exhausted`), and
-        a later call goes on with the next round; after a LimitHit, a later call (with `budget`
-        set to a fresh share) runs the stopped try again. The memo tables are kept."""
+        Resumable (the proof-game route's turns, issue #19): with `rounds`, the search pauses
+        once that many rounds of its schedule are done in all (None: it runs until a game, the
+        node cap or no start left, `exhausted`), and a later call goes on with the next round;
+        after a LimitHit, a later call (with `budget` set to a fresh share) runs the stopped
+        try again. The memo tables are kept."""
         if self.analysis.impossible or self.exhausted or self.nodes > self.node_cap:
             return None
         if self.round == 0 and self.next_try == 0:
