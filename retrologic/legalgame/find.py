@@ -24,7 +24,7 @@ def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *
     it. None: no game found within the tries or `node_cap` positions (LimitHit: the budget ran
     out). `plain` and `plan` choose the finders (both: the plain finder, then the plan finder
     on what it left of the cap); `first_pass` > 0 runs the plain finder's tries once first,
-    without jitter, with that many positions each (see `_find_any`); `victims` False leaves
+    without jitter, with that many positions each (see `Finders`); `victims` False leaves
     the plain finder's capture cut (`kernel.victims_fit`) off. The cap is a cap: all
     together charge at most `node_cap` positions to `budget` (issue #19). `route`: a position
     whose proof-game bound is small is also searched by `legalgame.proof_route` (its search
@@ -124,8 +124,8 @@ class Finders:
             if self.first_pass > 0 and not self.passed:
                 game = finder.first_pass(self.first_pass)
                 self.passed = True
-            if game is None and finder.nodes <= finder.node_cap:
-                game = finder.find(rounds)
+            if game is None:
+                game = finder.find(rounds)      # None at once when `first_pass` spent the cap
         if game is None and rounds is None and self.plan and left() >= 2:
             from retrologic.legalgame.plan_tail import find_with_tail
             game = find_with_tail(Finder, self.target, budget, left())
