@@ -48,3 +48,26 @@ def test_the_finders_run_under_the_policy(default_thresholds,
     assert find.find_game(chess.Board(), Budget(None)) is None
     assert seen == [(700, 10, collector.FULL_EVERY)]
     assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_a_dropped_analysis_is_freed_without_a_collection() -> None:
+    """The proof-game analysis holds no reference cycle (its obstruction split builds views
+    from the analysis' parameters, not through a bound method), so it is freed when dropped,
+    not left for a full collection; its obstruction views the same."""
+    import weakref
+
+    from retrologic.spg.analysis import Analysis
+
+    target = chess.Board("r1bqkbnr/4pp2/p6p/1pPpQ3/1Pn3Rp/N4NP1/PBP1PP2/2KR1B2 w q - 0 18")
+    gc.collect()
+    gc.disable()
+    try:
+        analysis = Analysis(chess.Board(), target)
+        assert analysis.bound.side_bound(chess.Board(), chess.WHITE) > 0
+        view = analysis.obstruction_split.view(chess.BB_SQUARES[chess.C1])
+        assert view.extra_frozen & chess.BB_SQUARES[chess.C1]
+        gone, view_gone = weakref.ref(analysis), weakref.ref(view)
+        del analysis, view
+        assert gone() is None and view_gone() is None
+    finally:
+        gc.enable()

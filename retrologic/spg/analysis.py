@@ -21,6 +21,7 @@ pruned by the rules (and filtered by `candidate_moves`) stays complete.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, cast
 
 import chess
@@ -94,8 +95,11 @@ class Analysis:
         self.bound = Bound(self.targets, self.distances, self.options)
         self.coupler = Coupling(self.targets, self.distances, self.routes, self.bound,
                                 self.options)
+        # the views' maker holds what it needs, not the analysis: no reference cycle, so an
+        # analysis is freed as soon as it is dropped, not by a full collection (issue #19)
         self.obstruction_split = Obstruction(self.targets, self.bound, self.options,
-                                             self._view_of)
+                                             partial(_view, self.start, self.target,
+                                                     self.options, self.extra_frozen))
         self.visits = VictimVisits(self.targets, self.bound, self.coupler)
         self.mover = MoveFilter(self.targets, self.bound, self.coupler, self.obstruction_split,
                                 self.options, self.visits.dead)
@@ -107,11 +111,6 @@ class Analysis:
            extra_frozen: int = 0) -> "Analysis":
         """The analysis of games from `start` to `target` with these options."""
         return cls(start, target, **options.as_keywords(), extra_frozen=extra_frozen)
-
-    def _view_of(self, held: int) -> "Analysis":
-        """A new obstruction view: the units on `held` frozen too, the split itself off."""
-        return Analysis.of(self.start, self.target, self.options.without_split(),
-                           held | self.extra_frozen)
 
     def memo_sizes(self) -> dict[str, int]:
         """Entries per memo table (for profiling)."""
@@ -240,3 +239,10 @@ class Analysis:
     def candidate_moves(self, board: chess.Board, plies: int) -> list[chess.Move]:
         """The legal moves `move_filter` lets through, generated once per position."""
         return self.mover.candidate_moves(board, plies)
+
+
+def _view(start: chess.Board, target: chess.BaseBoard, options: BoundOptions, extra_frozen: int,
+          held: int) -> Analysis:
+    """An obstruction view of the analysis (start, target, options, extra_frozen): the units on
+    `held` frozen too, the split itself off."""
+    return Analysis.of(start, target, options.without_split(), held | extra_frozen)
