@@ -60,6 +60,7 @@ def test_a_dropped_analysis_is_freed_without_a_collection() -> None:
 
     target = chess.Board("r1bqkbnr/4pp2/p6p/1pPpQ3/1Pn3Rp/N4NP1/PBP1PP2/2KR1B2 w q - 0 18")
     gc.collect()
+    enabled = gc.isenabled()
     gc.disable()
     try:
         analysis = Analysis(chess.Board(), target)
@@ -70,4 +71,5 @@ def test_a_dropped_analysis_is_freed_without_a_collection() -> None:
         del analysis, view
         assert gone() is None and view_gone() is None
     finally:
-        gc.enable()
+        if enabled:
+            gc.enable()
