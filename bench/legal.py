@@ -159,8 +159,9 @@ def legal_finder(board: chess.Board, budget: Budget) -> list | None:
 def certify(board: chess.Board, timeout: float,
             finder: Finder = legal_finder) -> tuple[str, float, int | None]:
     """('legal'|'illegal'|'unknown', CPU seconds, game plies) for one position. The garbage of
-    the positions before (the proof-game analysis is cyclic: a full collection frees it) is
-    collected before the clock starts, so no position pays for another's."""
+    the positions before is collected before the clock starts, so no position pays for
+    another's (the proof-game analysis of trees before 2026-11-26 15:20 UTC is cyclic: only a
+    full collection frees it; a baseline tree's worker does the same)."""
     gc.collect()
     t0 = time.process_time()
     if legality.reasons(Position.from_board(board)):
