@@ -18,7 +18,6 @@ from retrologic.certificate import check
 from retrologic.cli import main
 from retrologic.errors import InputError
 from retrologic.spg.analysis import Analysis, frozen_units, min_assignment, INF
-from retrologic.spg.assignment import hungarian, native_hungarian
 from retrologic.spg.search import Limits
 from retrologic.spg.status import Feasibility, SpgStatus
 from test_spg_bruteforce import all_games
@@ -106,26 +105,6 @@ def test_assignment_matches_brute_force() -> None:
         best = min((sum(cost[i][p[i]] for i in range(n)) for p in permutations(range(m), n)),
                    default=0)
         assert min_assignment(cost) == min(best, INF)
-
-
-def test_scipy_solver_gives_the_python_methods_value() -> None:
-    """`native_hungarian` (SciPy's solver, which `block_value` uses for the larger blocks) gives
-    the value of the Python method, brute force as the referee on the small matrices, with INF
-    entries that the minimum may or may not need."""
-    from itertools import permutations
-    rng = random.Random(11)
-    for _ in range(300):
-        n = rng.randint(1, 9)
-        m = n + rng.randint(0, 3)
-        cost = [[rng.choice([INF, rng.randint(0, 12), rng.randint(0, 12)]) for _ in range(m)]
-                for _ in range(n)]
-        value = hungarian(cost)
-        assert native_hungarian(cost) == value
-        if n <= 5 and m <= 6:
-            best = min(sum(cost[i][p[i]] for i in range(n)) for p in permutations(range(m), n))
-            assert value == min(best, INF)
-    assert native_hungarian([[1, 2, 3], [4, 5, 6]]) == 6        # 1 + 5 or 2 + 4
-    assert native_hungarian([[1], [2]]) == INF        # more rows than columns
 
 
 # ---------------------------------------------------------------------------------------------

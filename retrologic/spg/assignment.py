@@ -1,12 +1,9 @@
 """The assignment behind the proof-game bound: each target unit (and victim slot) gets a distinct
 unit of its side at the least total cost (Natch / Euclide's counting; §10 of
 shared/seeds/malikovic-spg-trajectories-coq.txt sums one trajectory per piece). The Hungarian
-method, run per connected block of the bipartite graph (SciPy's compiled solver for the larger
-blocks once it is imported: `block_value`)."""
+method, run per connected block of the bipartite graph."""
 
 from __future__ import annotations
-
-import sys
 
 from retrologic.spg.distances import INF
 from retrologic.spg.memo import Memo
@@ -71,41 +68,6 @@ def hungarian(cost: list[list[int]]) -> int:
     return min(total, INF)
 
 
-# SciPy's solver (`scipy.optimize.linear_sum_assignment`, compiled) takes the blocks of
-# `NATIVE_ROWS` rows or more once its import is paid: at once when the process has imported it
-# already (the legal-game finder's capture plan does), else after `NATIVE_AFTER` such blocks (its
-# import costs a third of a second: a short proof game never pays it). Both give the minimum, so
-# the bound is the same. Measured on the 35,068 blocks (6-13 rows) of three bench/legal.py seeds'
-# searches of 2,000 positions (24 s): 0.49 s against 1.48 s, 4 % of the finder's CPU.
-NATIVE_ROWS = 4
-NATIVE_AFTER = 10_000
-_python_blocks = 0
-
-
-def block_value(cost: list[list[int]]) -> int:
-    """`hungarian`'s value, computed by SciPy's solver where that is faster (see above)."""
-    global _python_blocks
-    if len(cost) >= NATIVE_ROWS:
-        if "scipy.optimize" in sys.modules or _python_blocks >= NATIVE_AFTER:
-            return native_hungarian(cost)
-        _python_blocks += 1
-    return hungarian(cost)
-
-
-def native_hungarian(cost: list[list[int]]) -> int:
-    """`hungarian` by SciPy's `linear_sum_assignment` (INF entries are plain large costs: a
-    minimum that needs one is INF or more, hence INF, as there)."""
-    import numpy
-    from scipy.optimize import linear_sum_assignment
-    if not cost:
-        return 0
-    if len(cost[0]) < len(cost):
-        return INF
-    matrix = numpy.array(cost, dtype=numpy.int64)
-    rows, columns = linear_sum_assignment(matrix)
-    return min(int(matrix[rows, columns].sum()), INF)
-
-
 def min_assignment(cost: list[list[int]]) -> int:
     """Minimum cost matching rows to distinct columns (INF: impossible)."""
     if not cost:
@@ -158,12 +120,12 @@ def column_assignment(columns: list[tuple], masks: list[int], nrows: int,
             i = rows[0]
             total += min(columns[j][i] for j in cols)
         elif memo is None:
-            total += block_value([[columns[j][i] for j in cols] for i in rows])
+            total += hungarian([[columns[j][i] for j in cols] for i in rows])
         else:
             key = (rows_mask,) + tuple(columns[j] for j in cols)  # rows, then the columns
             value = memo.get(key)
             if value is None:
-                value = memo[key] = block_value([[columns[j][i] for j in cols] for i in rows])
+                value = memo[key] = hungarian([[columns[j][i] for j in cols] for i in rows])
             total += value
         if total >= INF:
             return INF
