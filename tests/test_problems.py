@@ -21,9 +21,11 @@ def _has_expect(path: Path) -> bool:
 CASES = [p for p in FILES if _has_expect(p)]
 
 # Files of a minute of CPU or more each on the 2-core CI machine (measured with --durations,
-# 2026-11-26: 42-134 s), run by `python -m pytest -m slow` rather than in CI's 20 minutes. The
-# Brandis variants' verdicts are also checked in CI by tests/test_lastmove.py (cage discovery)
-# and problems/lastmove/brandis.toml.
+# 2026-11-26: 42-134 s), run by `python -m pytest -m slow` rather than in CI's 20 minutes. In
+# CI, brandis-discovered's question is asked by tests/test_lastmove.py (the same discovery, its
+# certificate checked); Brandis with the library by lastmove/brandis.toml; lemma files by
+# legal/cage-lemma-without-deduction.toml and cages/fig3-bishop-one-step-out-with-lemma.toml
+# (not in a last-move question: only brandis-lemma does that).
 SLOW = {"spg/irsigler-2004-c.toml", "spg/dupuis-2001-b.toml", "spg/bell-2000.toml",
         "spg/yanami-1997.toml", "spg/buchanan-motley-c.toml", "spg/ott-1981.toml",
         "spg/kirtley-1998.toml", "lastmove/brandis-discovered.toml",
