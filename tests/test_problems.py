@@ -32,9 +32,14 @@ SLOW = {"spg/irsigler-2004-c.toml", "spg/dupuis-2001-b.toml", "spg/bell-2000.tom
         "lastmove/brandis-lemma.toml"}
 
 
+def _name(path: Path) -> str:
+    """A problem file's name under problems/ (the test id, and what `SLOW` lists)."""
+    return path.relative_to(ROOT / "problems").as_posix()
+
+
 def _case(path: Path):
     """A problem file as a test case, marked slow when it is in `SLOW`."""
-    name = path.relative_to(ROOT / "problems").as_posix()
+    name = _name(path)
     return pytest.param(path, id=name, marks=[pytest.mark.slow] if name in SLOW else [])
 
 
@@ -57,7 +62,7 @@ def test_problem_file(path: Path) -> None:
 
 def test_slow_files_exist() -> None:
     """Every name in `SLOW` is a problem file with an [expect] (a renamed file is not lost)."""
-    names = {p.relative_to(ROOT / "problems").as_posix() for p in CASES}
+    names = {_name(p) for p in CASES}
     assert SLOW <= names, SLOW - names
 
 
