@@ -13,6 +13,7 @@ import pytest
 from conftest import random_walk
 
 from retrologic.legalgame.finder import Finder
+from retrologic.legalgame.kernel import plan_distance
 from retrologic.limits import Budget
 from retrologic.spg.analysis import INF, min_assignment
 
@@ -69,6 +70,36 @@ def plain_capture_distance(finder: Finder, board: chess.Board) -> int:
     return best
 
 
+def plain_plan_distance(finder: Finder, board: chess.Board) -> int:
+    """The nearest planned capture (`kernel.plan_distance`'s definition), unit by unit, victim
+    by victim and square by square, every distance from the moving unit's own map (no rings,
+    no reversed maps)."""
+    best = INF
+    for color in chess.COLORS:
+        need = finder.captures_left(board, color)
+        if need <= 0:
+            continue
+        mine, theirs = finder.side_plan(board, color), finder.side_plan(board, not color)
+        if mine is None or theirs is None:
+            return INF
+        victims = [(sq, board.piece_type_at(sq))
+                   for sq in chess.scan_forward(theirs.expendable & ~finder.frozen)]
+        if not victims:
+            continue
+        if need > mine.pawn_captures:
+            units = [(sq, board.piece_type_at(sq))
+                     for sq in chess.scan_forward(board.occupied_co[color] & ~finder.frozen)]
+            best = min([best] + [plain_distance(finder, color, t, sq, v, 1)
+                                 for sq, t in units for v, _ in victims])
+        for planned in mine.pawns:
+            for s in chess.scan_forward(planned.squares):
+                reach = plain_distance(finder, color, chess.PAWN, planned.square, s,
+                                       planned.count)
+                come = min(plain_distance(finder, not color, t, v, s, 0) for v, t in victims)
+                best = min(best, reach + come)
+    return best
+
+
 def plain_captures_fit(finder: Finder, board: chess.Board, color: chess.Color) -> bool:
     """The full cost matrix (fewest pawn captures per unit and target unit), one assignment."""
     need = finder.captures_left(board, color)
@@ -105,9 +136,30 @@ def test_fast_lookups_equal_the_plain_formulas(index):
     for board in boards + boards:      # twice: the second time from the memo tables
         assert finder.capture_distance(board) == plain_capture_distance(finder, board), \
             board.fen()
+        assert plan_distance(finder, board) == plain_plan_distance(finder, board), board.fen()
         for color in chess.COLORS:
             assert finder.captures_fit(board, color) == plain_captures_fit(finder, board, color)
         assert finder.side_bounds(board) == plain_side_bounds(finder, board), board.fen()
+
+
+@pytest.mark.parametrize("seed", [5, 17, 29])
+def test_plan_distance_equals_its_definition_along_a_real_game(seed):
+    """On the positions of a random game of 60-100 plies, towards its own final position (so
+    the plans exist and captures are still to make), the memoised and ring-based
+    `plan_distance` is its definition, including the free captures' unit-to-victim term and
+    the victims' arrival by rings from the capture square (reversed piece maps)."""
+    rng = random.Random(seed)
+    game = random_walk(rng, rng.randint(60, 100))
+    finder = Finder(game, Budget(None))
+    board, finite, free = chess.Board(), 0, 0
+    for move in game.move_stack:
+        board.push(move)
+        value = plan_distance(finder, board)
+        assert value == plain_plan_distance(finder, board), board.fen()
+        finite += 0 < value < INF
+        plan = finder.side_plan(board, chess.WHITE)
+        free += plan is not None and finder.captures_left(board, chess.WHITE) > plan.pawn_captures
+    assert finite >= 10 and free >= 10, (finite, free)
 
 
 def test_the_node_cap_bounds_the_work_over_all_restarts():
