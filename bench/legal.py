@@ -6,8 +6,8 @@
 1. Random legal positions: N games of 20-150 plies made with python-chess from fixed seeds
    (uniform random moves, with a bias towards castling, e.p. and promotions, underpromotions
    included, so every kind occurs); each final position is given to what `legal` runs (the
-   static rules, then `find_game(route=True)`: the finders, with the proof-game route for a
-   position near the initial array) with the time limit.
+   static rules, then `find_game(route=True)`: the finders, with the proof-game route and the
+   schedule route for a position near the initial array) with the time limit.
    Reports the share certified legal, never illegal (a static proof on a position of a real
    game would be a soundness bug: the run exits 1), the distribution of CPU time and of game
    length, and every failure with its FEN.

@@ -108,6 +108,7 @@ def test_short_positions_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
     get a short first turn and then the time left (child budgets), their nodes are charged to
     the caller's budget, and when they stop early the route's second turn finds the game."""
     monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
+    monkeypatch.setattr(proof_route, "_schedule_turn", lambda _target: lambda _inner: None)
     target = queen_return()
     budget = Budget(timeout=600)
     seen: list[Budget] = []
@@ -122,8 +123,11 @@ def test_short_positions_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
     assert budget.deadline is not None
     assert all(inner.deadline is not None and inner.deadline <= budget.deadline
                for inner in seen)
-    # the first turn ends at a tenth of the time left (60 s of 600), the second does not
-    assert seen[0].deadline < seen[0].started + 61 < seen[1].deadline
+    # the first turn ends at a tenth of the time left (60 s of 600), the second after
+    # FINDER_SECONDS (the schedule route, stubbed out here, would get the rest)
+    assert seen[0].deadline < seen[0].started + 61
+    assert seen[1].deadline == pytest.approx(seen[1].started + proof_route.FINDER_SECONDS,
+                                             abs=0.5)
     assert game is not None and reached_fault(replayed(game), target) is None
     assert budget.spent > 1_000 + 2 * 7
 
@@ -133,6 +137,7 @@ def test_without_a_deadline_the_finders_get_a_turn_of_seconds(monkeypatch: pytes
     """No time limit: the finders' turns end after FINDER_FIRST and FINDER_SECONDS (child
     deadlines), so the route's turns are not left waiting for the finders' whole node cap."""
     monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
+    monkeypatch.setattr(proof_route, "_schedule_turn", lambda _target: lambda _inner: None)
     budget = Budget()
     seen: list[Budget] = []
 
@@ -145,6 +150,69 @@ def test_without_a_deadline_the_finders_get_a_turn_of_seconds(monkeypatch: pytes
     assert len(seen) == 2 and budget.deadline is None
     assert [round(inner.deadline - inner.started, 3) for inner in seen] == \
         [proof_route.FINDER_FIRST, proof_route.FINDER_SECONDS]
+
+
+def schedule_recorder(seen: list[tuple[str, Budget]]):
+    """A stand-in for `proof_route._schedule_turn` that records its turns and finds nothing."""
+    def make(_target: chess.Board):
+        def turn(inner: Budget) -> None:
+            seen.append(("schedule", inner))
+            return None
+        return turn
+    return make
+
+
+def test_the_schedule_route_takes_the_time_the_finders_leave(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a deadline, the finders' turn after the route's first one ends after
+    FINDER_SECONDS, and the schedule route's turn gets all the time left; with less than
+    SCHEDULE_LEAST left it does not run."""
+    monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
+    monkeypatch.setattr(proof_route, "ROUTE_NODES", 1_000)
+    seen: list[tuple[str, Budget]] = []
+    monkeypatch.setattr(proof_route, "_schedule_turn", schedule_recorder(seen))
+
+    def finders(inner: Budget) -> None:
+        seen.append(("finders", inner))
+        return None
+
+    budget = Budget(timeout=600)
+    proof_route.with_route(queen_return(), budget, finders, first=finders)
+    assert [name for name, _ in seen][:3] == ["finders", "finders", "schedule"]
+    finders_turn, schedule = seen[1][1], seen[2][1]
+    assert finders_turn.deadline == pytest.approx(
+        finders_turn.started + proof_route.FINDER_SECONDS, abs=0.5)
+    assert schedule.deadline == budget.deadline
+    seen.clear()
+    monkeypatch.setattr(proof_route, "SCHEDULE_LEAST", 10_000.0)
+    proof_route.with_route(queen_return(), Budget(timeout=600), finders, first=finders)
+    assert seen and all(name == "finders" for name, _ in seen)
+
+
+def test_without_a_deadline_the_schedule_route_follows_the_finders(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """No time limit: the finders' turn first, then the schedule route for SCHEDULE_SECONDS;
+    under a node limit alone it does not run (it counts no nodes: the limit must hold)."""
+    monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
+    monkeypatch.setattr(proof_route, "ROUTE_NODES", 1_000)
+    seen: list[tuple[str, Budget]] = []
+    monkeypatch.setattr(proof_route, "_schedule_turn", schedule_recorder(seen))
+
+    def finders(inner: Budget) -> None:
+        seen.append(("finders", inner))
+        return None
+
+    proof_route.with_route(queen_return(), Budget(), finders, first=finders)
+    assert [name for name, _ in seen][:3] == ["finders", "finders", "schedule"]
+    schedule = seen[2][1]
+    assert schedule.deadline is not None
+    assert round(schedule.deadline - schedule.started, 3) == proof_route.SCHEDULE_SECONDS
+    seen.clear()
+    try:
+        proof_route.with_route(queen_return(), Budget(nodes=50_000), finders, first=finders)
+    except LimitHit:
+        pass
+    assert seen and all(name == "finders" for name, _ in seen)
 
 
 def test_a_game_of_the_finders_first_turn_skips_the_route(monkeypatch: pytest.MonkeyPatch

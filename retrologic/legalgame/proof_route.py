@@ -29,8 +29,10 @@ FINDER_FIRST = 1.0     # seconds of the finders' first round at most, before the
 FINDER_FIRST_SHARE = 0.1  # ... with a deadline: at most this share of the time left
 ROUTE_FIRST = 20_000  # search nodes of the route's first turn (0.1-0.4 ms each)
 FIRST_SHARE = 0.25    # of the time left, at most the route's first turn (with a deadline)
-FINDER_SECONDS = 10.0  # the finders' turn without a deadline (with one: all the time left)
+FINDER_SECONDS = 10.0  # the finders' turn at most (the schedule route gets the rest)
 ROUTE_NODES = 200_000  # search nodes of the route's second turn, after the finders
+SCHEDULE_SECONDS = 60.0  # the schedule route's turn without a deadline (after the finders')
+SCHEDULE_LEAST = 2.0   # seconds left at least for the schedule route's turn (with a deadline)
 
 
 class _Found(Exception):
@@ -157,9 +159,11 @@ def with_route(target: chess.Board, budget: Budget,
     ROUTE_PLIES, turns: `first`, a short turn of the legal-game finders (their first round;
     at most FINDER_FIRST seconds, or FINDER_FIRST_SHARE of the time left); the route
     (ROUTE_FIRST nodes, and with a deadline at most FIRST_SHARE of the time left); `finders`,
-    going on from `first` (all the time left, or FINDER_SECONDS without a deadline); when they
-    stop with time left (their own node cap, or no deadline), the route again from where it
-    stopped (ROUTE_NODES more), then `finders` once more. Else `finders` alone. Measured
+    going on from `first` (at most FINDER_SECONDS); the schedule route
+    (`legalgame.schedule_route`: all the time left, at least SCHEDULE_LEAST, or SCHEDULE_SECONDS
+    without a deadline; not under a node limit alone, since it counts no nodes); when they stop
+    with time left (their own node cap, or no deadline), the route again from where it stopped
+    (ROUTE_NODES more), then `finders` once more. Else `finders` alone. Measured
     (bench/README-legal.md): the finders find most positions of short random games within
     their first round, the route most of what it finds on problems/spg within its first turn,
     and the rest of the random ones need the finders' time: a second route turn within a
@@ -174,11 +178,25 @@ def with_route(target: chess.Board, budget: Budget,
         game = in_turn(budget, FINDER_FIRST_SHARE, first, seconds=FINDER_FIRST)
     if game is None:
         game = in_turn(budget, FIRST_SHARE, lambda inner: route.run(inner, ROUTE_FIRST))
-    if game is None:
-        game = in_turn(budget, 1.0, finders, seconds=FINDER_SECONDS)
+    left = budget.left()
+    if game is None:        # at most FINDER_SECONDS, with a deadline or without
+        share = 1.0 if left is None or left <= FINDER_SECONDS else FINDER_SECONDS / left
+        game = in_turn(budget, share, finders, seconds=FINDER_SECONDS)
+    left = budget.left()
+    if game is None and (budget.nodes is None if left is None else left >= SCHEDULE_LEAST):
+        game = in_turn(budget, 1.0, _schedule_turn(target), seconds=SCHEDULE_SECONDS)
     if game is None:
         game = route.run(budget, ROUTE_NODES)
     return game if game is not None else finders(budget)
+
+
+def _schedule_turn(target: chess.Board) -> Callable[[Budget], list[chess.Move] | None]:
+    """The schedule route's turn (`legalgame.schedule_route`, the CP-SAT schedule model one
+    length at a time), its model built only when the turn comes."""
+    def turn(inner: Budget) -> list[chess.Move] | None:
+        from retrologic.legalgame.schedule_route import ScheduleRoute
+        return ScheduleRoute(target).run(inner)
+    return turn
 
 
 def in_turn(budget: Budget, share: float,

@@ -1,0 +1,76 @@
+"""Castling rights given up by a shuffle (`legalgame.rights`, issue #19): a game that keeps
+rights its target lacks is made to lose them, four plies a shuffle, and the result is what
+`legalgame.checker` accepts; a right the target states but the game lost is never made up, and
+where no shuffle fits the answer is None (checked against the proof-game route's shortest game
+on castled-rook-f1)."""
+
+from __future__ import annotations
+
+import chess
+
+from retrologic.legalgame.checker import reached_fault
+from retrologic.legalgame.rights import lose_rights
+
+
+def game_of(san: str) -> tuple[list[chess.Move], chess.Board]:
+    board = chess.Board()
+    for token in san.split():
+        board.push_san(token)
+    return list(board.move_stack), board
+
+
+def target_with(board: chess.Board, rights: str) -> chess.Board:
+    fields = board.fen().split()
+    return chess.Board(" ".join([fields[0], fields[1], rights, "-", "0", "1"]))
+
+
+def end_of(moves: list[chess.Move]) -> chess.Board:
+    board = chess.Board()
+    for move in moves:
+        assert board.is_legal(move)
+        board.push(move)
+    return board
+
+
+def test_both_sides_lose_every_right_by_king_shuffles():
+    moves, board = game_of("e4 e5 Nf3 Nc6")
+    target = target_with(board, "-")
+    shuffled = lose_rights(moves, target)
+    assert shuffled is not None and len(shuffled) == len(moves) + 8
+    assert reached_fault(end_of(shuffled), target) is None
+    # each side's king went out and back: the rights are gone, nothing else changed
+    assert end_of(shuffled).board_fen() == board.board_fen()
+
+
+def test_one_right_lost_by_its_rook_the_other_kept():
+    moves, board = game_of("Nc3 Nc6 e4 e5")
+    target = target_with(board, "Kkq")
+    shuffled = lose_rights(moves, target)
+    assert shuffled is not None and len(shuffled) == len(moves) + 4
+    end = end_of(shuffled)
+    assert reached_fault(end, target) is None and end.castling_xfen() == "Kkq"
+    assert chess.Move(chess.A1, chess.B1) in shuffled
+
+
+def test_a_right_the_game_lost_is_not_made_up():
+    moves, board = game_of("e4 e5 Ke2 Ke7 Ke1 Ke8")
+    assert board.castling_xfen() == "-"
+    assert lose_rights(moves, target_with(board, "KQkq")) is None
+    assert lose_rights(moves, target_with(board, "-")) == moves
+
+
+def test_a_game_to_another_placement_is_refused():
+    moves, board = game_of("e4 e5")
+    other = target_with(game_of("d4 d5")[1], "-")
+    assert lose_rights(moves, other) is None
+
+
+def test_no_shuffle_fits_where_the_shortest_game_needs_more():
+    """castled-rook-f1 (problems/spg): the 12-ply solution keeps Black's kq, and neither
+    Black's king (boxed in by its queen, bishop and pawns) nor its h8 rook (the g8 knight) can
+    step out and back; the route's shortest game without rights has 18 plies (measured,
+    bench/README-legal.md), so no 16-ply shuffle may be found."""
+    moves, board = game_of("e4 b5 Be2 Bb7 Bh5 Bd5 Nf3 Nc6 O-O Bc4 Kh1 Bxf1")
+    target = target_with(board, "-")
+    assert reached_fault(end_of(moves), target_with(board, "kq")) is None
+    assert lose_rights(moves, target) is None
