@@ -115,6 +115,15 @@ def random_walk(rng: random.Random, plies: int) -> chess.Board:
     return board
 
 
+def replayed(moves: list[chess.Move]) -> chess.Board:
+    """The board after `moves` from the initial array, each asserted legal by python-chess."""
+    board = chess.Board()
+    for move in moves:
+        assert board.is_legal(move), (move.uci(), board.fen())
+        board.push(move)
+    return board
+
+
 def pigeonhole(n: int) -> list[list[int]]:
     """n + 1 pigeons in n holes, as CNF: unsatisfiable; var(p, h) = p * n + h + 1 (the
     proof-checker tests' refutation with a known answer)."""

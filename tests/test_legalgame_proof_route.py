@@ -152,14 +152,25 @@ def test_without_a_deadline_the_finders_get_a_turn_of_seconds(monkeypatch: pytes
         [proof_route.FINDER_FIRST, proof_route.FINDER_SECONDS]
 
 
-def schedule_recorder(seen: list[tuple[str, Budget]]):
-    """A stand-in for `proof_route._schedule_turn` that records its turns and finds nothing."""
+def recorded_turns(monkeypatch: pytest.MonkeyPatch):
+    """Short route turns, the schedule route stubbed out, and finders that find nothing: the
+    turns in order as (name, budget), and the finders."""
+    monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
+    monkeypatch.setattr(proof_route, "ROUTE_NODES", 1_000)
+    seen: list[tuple[str, Budget]] = []
+
     def make(_target: chess.Board):
         def turn(inner: Budget) -> None:
             seen.append(("schedule", inner))
             return None
         return turn
-    return make
+
+    def finders(inner: Budget) -> None:
+        seen.append(("finders", inner))
+        return None
+
+    monkeypatch.setattr(proof_route, "_schedule_turn", make)
+    return seen, finders
 
 
 def test_the_schedule_route_takes_the_time_the_finders_leave(
@@ -167,15 +178,7 @@ def test_the_schedule_route_takes_the_time_the_finders_leave(
     """With a deadline, the finders' turn after the route's first one ends after
     FINDER_SECONDS, and the schedule route's turn gets all the time left; with less than
     SCHEDULE_LEAST left it does not run."""
-    monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
-    monkeypatch.setattr(proof_route, "ROUTE_NODES", 1_000)
-    seen: list[tuple[str, Budget]] = []
-    monkeypatch.setattr(proof_route, "_schedule_turn", schedule_recorder(seen))
-
-    def finders(inner: Budget) -> None:
-        seen.append(("finders", inner))
-        return None
-
+    seen, finders = recorded_turns(monkeypatch)
     budget = Budget(timeout=600)
     proof_route.with_route(queen_return(), budget, finders, first=finders)
     assert [name for name, _ in seen][:3] == ["finders", "finders", "schedule"]
@@ -193,15 +196,7 @@ def test_without_a_deadline_the_schedule_route_follows_the_finders(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """No time limit: the finders' turn first, then the schedule route for SCHEDULE_SECONDS;
     under a node limit alone it does not run (it counts no nodes: the limit must hold)."""
-    monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
-    monkeypatch.setattr(proof_route, "ROUTE_NODES", 1_000)
-    seen: list[tuple[str, Budget]] = []
-    monkeypatch.setattr(proof_route, "_schedule_turn", schedule_recorder(seen))
-
-    def finders(inner: Budget) -> None:
-        seen.append(("finders", inner))
-        return None
-
+    seen, finders = recorded_turns(monkeypatch)
     proof_route.with_route(queen_return(), Budget(), finders, first=finders)
     assert [name for name, _ in seen][:3] == ["finders", "finders", "schedule"]
     schedule = seen[2][1]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import chess
 
+from conftest import replayed
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.rights import lose_rights
 
@@ -24,22 +25,14 @@ def target_with(board: chess.Board, rights: str) -> chess.Board:
     return chess.Board(" ".join([fields[0], fields[1], rights, "-", "0", "1"]))
 
 
-def end_of(moves: list[chess.Move]) -> chess.Board:
-    board = chess.Board()
-    for move in moves:
-        assert board.is_legal(move)
-        board.push(move)
-    return board
-
-
 def test_both_sides_lose_every_right_by_king_shuffles():
     moves, board = game_of("e4 e5 Nf3 Nc6")
     target = target_with(board, "-")
     shuffled = lose_rights(moves, target)
     assert shuffled is not None and len(shuffled) == len(moves) + 8
-    assert reached_fault(end_of(shuffled), target) is None
+    assert reached_fault(replayed(shuffled), target) is None
     # each side's king went out and back: the rights are gone, nothing else changed
-    assert end_of(shuffled).board_fen() == board.board_fen()
+    assert replayed(shuffled).board_fen() == board.board_fen()
 
 
 def test_one_right_lost_by_its_rook_the_other_kept():
@@ -47,7 +40,7 @@ def test_one_right_lost_by_its_rook_the_other_kept():
     target = target_with(board, "Kkq")
     shuffled = lose_rights(moves, target)
     assert shuffled is not None and len(shuffled) == len(moves) + 4
-    end = end_of(shuffled)
+    end = replayed(shuffled)
     assert reached_fault(end, target) is None and end.castling_xfen() == "Kkq"
     assert chess.Move(chess.A1, chess.B1) in shuffled
 
@@ -72,5 +65,5 @@ def test_no_shuffle_fits_where_the_shortest_game_needs_more():
     bench/README-legal.md), so no 16-ply shuffle may be found."""
     moves, board = game_of("e4 b5 Be2 Bb7 Bh5 Bd5 Nf3 Nc6 O-O Bc4 Kh1 Bxf1")
     target = target_with(board, "-")
-    assert reached_fault(end_of(moves), target_with(board, "kq")) is None
+    assert reached_fault(replayed(moves), target_with(board, "kq")) is None
     assert lose_rights(moves, target) is None

@@ -10,6 +10,7 @@ from pathlib import Path
 import chess
 import pytest
 
+from conftest import replayed
 from retrologic import problem
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.schedule_route import ScheduleRoute
@@ -26,14 +27,6 @@ def diagram(stem: str) -> tuple[chess.Board, int, str]:
     prob = problem.load(ROOT / "problems" / "spg" / f"{stem}.toml")
     plies = parse_moves(prob.question["moves"])
     return parse_target(prob.position.fen(), plies), plies, prob.expect["answer"][0]
-
-
-def replayed(moves: list[chess.Move]) -> chess.Board:
-    board = chess.Board()
-    for move in moves:
-        assert board.is_legal(move), (move, board.fen())
-        board.push(move)
-    return board
 
 
 def test_packa_1991_gets_a_game_that_gives_up_blacks_rights() -> None:
