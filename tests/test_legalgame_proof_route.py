@@ -48,13 +48,30 @@ def test_route_finds_the_published_unique_game(stem: str) -> None:
     assert san_line(game) == prob.expect["answer"][0]
 
 
-def test_castling_rights_lost_count_in_the_length() -> None:
+def test_castling_rights_lost_count_in_the_length(monkeypatch: pytest.MonkeyPatch) -> None:
     """The initial array with only the queenside rights: each side must move its king's rook
-    away and back, which needs the g-knight out and back, four moves each: 8 plies, no fewer."""
+    away and back, which needs the g-knight out and back, four moves each: 8 plies, no fewer
+    (the search alone, no game handed to a tour). With tours, a game that keeps rights is made
+    to give them up: longer, never shorter, and it reaches the target."""
     target = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w Qq - 0 5")
+    toured = proof_route.find_by_proof_route(target, Budget())
+    assert toured is not None and len(toured) >= 8
+    assert reached_fault(replayed(toured), target) is None
+    monkeypatch.setattr(proof_route, "TOURS_ASKED", 0)
     game = proof_route.find_by_proof_route(target, Budget())
     assert game is not None and len(game) == 8
     assert reached_fault(replayed(game), target) is None
+
+
+def test_castled_rook_losing_black_rights_by_a_tour() -> None:
+    """castled-rook-f1 as a full position without rights: the 12-ply game keeps Black's kq
+    (boxed king, knight before the h8 rook); a tour (the queen aside, the king out and back)
+    gives them up in a 20-ply game, found at the first length."""
+    target = chess.Board("r2qkbnr/p1pppppp/2n5/1p5B/4P3/5N2/PPPP1PPP/RNBQ1b1K w - - 0 11")
+    route = proof_route.ProofRoute(target)
+    game = route.run(Budget(), 20_000)
+    assert game is not None and reached_fault(replayed(game), target) is None
+    assert len(game) == 20 and route.plies == 12
 
 
 def test_castled_rook_keeps_black_rights() -> None:
@@ -97,12 +114,21 @@ def test_loose_positions_go_to_the_finders_alone() -> None:
     assert seen == [budget] and budget.spent == 0
 
 
+@pytest.fixture
+def no_tours(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The route without tours (`TOURS_ASKED` 0): on `queen_return` it then needs thousands of
+    nodes, which the tests of the turns' order rely on."""
+    monkeypatch.setattr(proof_route, "TOURS_ASKED", 0)
+
+
 def queen_return() -> chess.Board:
-    """queen-return-d1's diagram, Black to move with no castling right: the route needs
-    about 8,500 nodes (its game is 9 plies: the 7-ply proof game keeps Black's rights)."""
+    """queen-return-d1's diagram, Black to move with no castling right: without tours the
+    route needs about 8,500 nodes (its game is 9 plies: the 7-ply proof game keeps Black's
+    rights); with them it hands the first 7-ply game to a tour."""
     return chess.Board("rn1qkbnr/ppp1pppp/3p4/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 5")
 
 
+@pytest.mark.usefixtures("no_tours")
 def test_short_positions_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
     """A position near the initial array the route's first turn cannot settle: the finders
     get a short first turn and then the time left (child budgets), their nodes are charged to
@@ -132,6 +158,7 @@ def test_short_positions_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
     assert budget.spent > 1_000 + 2 * 7
 
 
+@pytest.mark.usefixtures("no_tours")
 def test_without_a_deadline_the_finders_get_a_turn_of_seconds(monkeypatch: pytest.MonkeyPatch
                                                                 ) -> None:
     """No time limit: the finders' turns end after FINDER_FIRST and FINDER_SECONDS (child
@@ -173,6 +200,7 @@ def recorded_turns(monkeypatch: pytest.MonkeyPatch):
     return seen, finders
 
 
+@pytest.mark.usefixtures("no_tours")
 def test_the_schedule_route_takes_the_time_the_finders_leave(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """With a deadline, the finders' turn after the route's first one ends after
@@ -192,6 +220,7 @@ def test_the_schedule_route_takes_the_time_the_finders_leave(
     assert seen and all(name == "finders" for name, _ in seen)
 
 
+@pytest.mark.usefixtures("no_tours")
 def test_without_a_deadline_the_schedule_route_follows_the_finders(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """No time limit: the finders' turn first, then the schedule route for SCHEDULE_SECONDS;
@@ -210,6 +239,7 @@ def test_without_a_deadline_the_schedule_route_follows_the_finders(
     assert seen and all(name == "finders" for name, _ in seen)
 
 
+@pytest.mark.usefixtures("no_tours")
 def test_a_game_of_the_finders_first_turn_skips_the_route(monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
     """The finders' first round comes before the route: a game it finds is returned at once,
@@ -231,6 +261,7 @@ def test_a_game_of_the_finders_first_turn_skips_the_route(monkeypatch: pytest.Mo
     assert budget.spent == 3
 
 
+@pytest.mark.usefixtures("no_tours")
 def test_resumed_route_finds_what_one_run_finds() -> None:
     """Runs in small turns go on where they stopped: the same game, the same node count."""
     target = queen_return()

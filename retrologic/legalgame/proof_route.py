@@ -6,10 +6,13 @@ plies, is one the finder misses in 10 s).
 The lengths have the target's parity (White to move: even) and start at the proof-game bound
 (`spg.analysis`, Malikovic §10 of shared/seeds/malikovic-spg-trajectories-coq.txt); each length is
 searched depth first until the first game that ends on the target with its side to move, its
-castling rights and no e.p. capture it does not state (what `legalgame.checker` asks of a game).
-The route stops at `max_plies` or after `node_cap` search nodes, saying nothing by failing; a
-game found after every shorter length was searched to the end is a shortest one (the search is
-complete for placement, the stricter target only drops games).
+castling rights and no e.p. capture it does not state (what `legalgame.checker` asks of a game);
+a game that keeps castling rights the target lacks is made to give them up by a tour
+(`legalgame.rights`, the first TOURS_ASKED such games of a length), and is then longer than the
+length searched. The route stops at `max_plies` or after `node_cap` search nodes, saying
+nothing by failing; a game found after every shorter length was searched to the end, without a
+tour, is a shortest one (the search is complete for placement, the stricter target only drops
+games).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Callable
 
 import chess
 
+from retrologic.legalgame.rights import lose_rights
 from retrologic.limits import Budget, LimitHit
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.search import Limits, Search
@@ -33,6 +37,7 @@ FINDER_SECONDS = 10.0  # the finders' turn at most (the schedule route gets the 
 ROUTE_NODES = 200_000  # search nodes of the route's second turn, after the finders
 SCHEDULE_SECONDS = 60.0  # the schedule route's turn without a deadline (after the finders')
 SCHEDULE_LEAST = 2.0   # seconds left at least for the schedule route's turn (with a deadline)
+TOURS_ASKED = 4        # games per length that keep extra rights handed to `lose_rights` at most
 
 
 class _Found(Exception):
@@ -49,23 +54,33 @@ class _CapSpent(Exception):
 
 class FirstGameSearch(Search):
     """`spg.search.Search` that stops at the first game ending on the full position `full`
-    (placement, side to move by the length's parity, castling rights, no unstated e.p.)."""
+    (placement, side to move by the length's parity, castling rights, no unstated e.p.); a game
+    that keeps rights `full` lacks ends there once a tour makes it give them up."""
 
     def __init__(self, start: chess.Board, full: chess.Board, plies: int, analysis: Analysis,
                  limits: Limits, cap: int) -> None:
         super().__init__(start, full, plies, analysis.prune, None, limits,
                          analysis.candidate_moves)
+        self.full = full
         self.rights = full.clean_castling_rights()
         self.cap = cap
+        self.toured = 0                    # games handed to `lose_rights`
 
     def _is_target(self, board: chess.Board) -> bool:
         if not super()._is_target(board):
             return False
-        if board.clean_castling_rights() != self.rights:
-            return False
         if board.ep_square is not None and board.has_legal_en_passant():
             return False
-        raise _Found(list(board.move_stack))
+        have = board.clean_castling_rights()
+        if have == self.rights:
+            raise _Found(list(board.move_stack))
+        if self.rights & ~have or self.toured >= TOURS_ASKED:
+            return False
+        self.toured += 1
+        toured = lose_rights(list(board.move_stack), self.full)
+        if toured is not None:
+            raise _Found(toured)
+        return False
 
     def _check_after(self, nodes: int) -> int:
         return min(super()._check_after(nodes), self.cap + 1)

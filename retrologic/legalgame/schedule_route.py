@@ -15,7 +15,7 @@ double from pass to pass. The model does not know castling rights, so a length w
 listed do not fit (`lose_rights`) is asked for twice as many the next time.
 
 The target's castling rights: its king and rooks with a right are frozen (they never move), and
-a right the game keeps that the target lacks is given up by a shuffle (`legalgame.rights`).
+a right the game keeps that the target lacks is given up by a tour (`legalgame.rights`).
 The e.p. state: `find_game` strips a stated e.p. square; a game whose last move leaves an e.p.
 capture legal ends on another position and is not used. Nothing is proved by failing; a game
 found is replayed by `legalgame.checker`.
