@@ -7,6 +7,7 @@ import itertools
 
 import os
 import random
+from types import SimpleNamespace
 
 import chess
 import pytest
@@ -61,6 +62,25 @@ def game_corpus() -> list[tuple[chess.Board, chess.Move]]:
     for seed in range(80):
         pairs.extend(random_game(seed))
     return pairs
+
+
+BRANDIS = "8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1"   # Hwa's Figure 1: White's last move?
+
+
+@pytest.fixture(scope="session")
+def brandis_discovered() -> SimpleNamespace:
+    """Brandis's last move as lastmove/brandis-discovered.toml asks it (no cage library, the
+    cage discovered): the result, the cages discovered and the `lastmove-proof` certificate.
+    About a minute of CPU (the 103-ply game to Ka2-a1), so asked once per worker for the
+    tests that read it (test_lastmove, test_forgery); none of them may change it."""
+    from retrologic.lastmove import search as lastmove
+    from retrologic.lastmove.cages import closers_for
+    from retrologic.position import Position
+    position = Position.from_fen(BRANDIS)
+    closer, discovered = closers_for([], discover=True, use_library=False)
+    result = lastmove.solve(position, 1, closers=[closer])
+    return SimpleNamespace(position=position, result=result, discovered=discovered,
+                           certificate=lastmove.certificate(position, 1, result))
 
 
 def puzzle_walk(seed: int, plies: int) -> int:

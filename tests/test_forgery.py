@@ -81,8 +81,9 @@ def _retraction_line() -> dict:
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory) -> dict[str, list[dict]]:
-    """Real certificates of every type, small enough to mutate by the thousand."""
+def real(tmp_path_factory, brandis_discovered) -> dict[str, list[dict]]:
+    """Real certificates of every type, small enough to mutate by the thousand (Brandis's, with
+    its discovered cage, as written to a file: stamped and through JSON)."""
     base = tmp_path_factory.mktemp("certs")
     certs: list[dict] = []
     certs += _solve(["cages/fig2-brandis-corner.toml", "cages/fig3-perpetual-bishop-paper-zone.toml",
@@ -92,8 +93,8 @@ def real(tmp_path_factory) -> dict[str, list[dict]]:
                      "cages/castling-escape-kingside.toml"], base / "cages")
     certs.append(_stamped(_castled_lemma()))
     certs += _solve(["lastmove/knight-uncapture.toml", "lastmove/a2-a3-check.toml",
-                     "lastmove/brandis-discovered.toml", "lastmove/side-to-move-open.toml"],
-                    base / "lastmove")
+                     "lastmove/side-to-move-open.toml"], base / "lastmove")
+    certs.append(json.loads(json.dumps(_stamped(brandis_discovered.certificate))))
     certs += _solve(["spg/f4-f5-nf3.toml"], base / "spg")
     game = [chess.Move.from_uci(u) for u in
             ("e2e4 g8f6 e4e5 d7d5 e5d6 e7e6 g1f3 f8e7 f1c4 e8g8 e1g1".split())]
@@ -235,13 +236,12 @@ def test_false_cage_proofs_are_rejected():
 # --- (a) last-move certificates -----------------------------------------------------------------
 
 KNIGHT = "k1K5/8/8/8/8/8/7P/6B1 w - - 0 1"
-BRANDIS = "8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1"
 
 
-def _lastmove_cert(fen: str, plies: int = 1, discover: bool = False) -> dict:
+def _lastmove_cert(fen: str, plies: int = 1) -> dict:
     from retrologic.lastmove.cages import closers_for
     pos = Position.from_fen(fen)
-    closer, _ = closers_for([], discover=discover, use_library=discover)
+    closer, _ = closers_for([], discover=False, use_library=False)
     return lastmove.certificate(pos, plies, lastmove.solve(pos, plies, closers=[closer]))
 
 
@@ -271,8 +271,8 @@ def test_wrong_last_moves_are_rejected():
     _rejected(dict(cert, candidates=cert["candidates"][1:]), "candidate list")
 
 
-def test_forged_cage_leaves_are_rejected():
-    cert = _lastmove_cert(BRANDIS, discover=True)
+def test_forged_cage_leaves_are_rejected(brandis_discovered):
+    cert = copy.deepcopy(brandis_discovered.certificate)
     assert check(cert).ok
     leaves = [c for c in cert["candidates"] if c["status"] == "impossible"
               and c["proof"].get("rule") == "cage"]

@@ -102,16 +102,13 @@ def test_limits_give_unknown_never_proved():
     assert res.verdict == "unknown" and "node limit" in res.reason
 
 
-def test_discovered_cage_leaves_are_reverified():
-    from retrologic.lastmove.cages import closers_for
-    pos = Position.from_fen(BRANDIS)
-    closer, discovered = closers_for([], discover=True, use_library=False)
-    res = lastmove.solve(pos, 1, closers=[closer])
+def test_discovered_cage_leaves_are_reverified(brandis_discovered):
+    res, discovered = brandis_discovered.result, brandis_discovered.discovered
     # every other candidate impossible, Ka2-a1 shown possible by a legal game (issue #19)
     assert res.verdict == "proved" and res.answer == ["Ka2-a1"]
     assert str(res.finding) == "unique"
     assert [d["cage"] for d in discovered] == ["8/8/8/8/8/8/PPkPP3/KR1b4"]
-    cert = lastmove.certificate(pos, 1, res)
+    cert = brandis_discovered.certificate
     assert check(cert).ok
     # A cage leaf whose cage is not a cage (a white pawn taken out: the king walks free).
     bad = copy.deepcopy(cert)
