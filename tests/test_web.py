@@ -199,7 +199,7 @@ def test_worker_counts_the_nodes_charged_to_budgets() -> None:
         assert census.nodes() == 7
         budget.check(5)
         assert census.nodes() == 12
-        line = census.line()
+        line = worker.line(census)
         phase = limits.Budget(None, None)
         phase.check(30)
         assert census.nodes() == 30

@@ -18,6 +18,7 @@ from retrologic.lastmove.checker import Status
 from retrologic.limits import Budget, budget_for
 from retrologic.options import SolveOptions, budget_of
 from retrologic.position import Position, parse
+from retrologic.progress import node_bar
 from retrologic.problemfile import Problem, resolve_path
 from retrologic.result import Result, Verdict
 from retrologic.schema import Field
@@ -199,10 +200,13 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
     from retrologic.certformat import destination
     q = problem.question
     lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
-    return answer(problem.position, plies=q["plies"], depth=q["depth"], support=q["support"],
-                  nodes=options.nodes or q["nodes"], budget=budget_of(options), lemmas=lemmas,
-                  discover=q["discover"], use_library=q["library"], duplex=q["duplex"],
-                  certificate_dir=destination(options.certificate_dir, problem))
+    nodes = options.nodes or q["nodes"]
+    with node_bar(KIND, options.progress, nodes):
+        return answer(problem.position, plies=q["plies"], depth=q["depth"],
+                      support=q["support"], nodes=nodes, budget=budget_of(options),
+                      lemmas=lemmas, discover=q["discover"], use_library=q["library"],
+                      duplex=q["duplex"],
+                      certificate_dir=destination(options.certificate_dir, problem))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -237,10 +241,12 @@ def run(args: argparse.Namespace) -> int:
     for lemma in args.lemma:
         if not Path(lemma).exists():
             raise InputError("no such file", field="--lemma", value=lemma)
-    result = answer(pos, plies=args.plies, depth=args.depth, nodes=args.nodes or 200_000,
-                    budget=budget_of(args), lemmas=[Path(x) for x in args.lemma],
-                    discover=not args.no_discover, use_library=not args.no_library,
-                    duplex=args.duplex, certificate_dir=args.certificate_dir)
+    nodes = args.nodes or 200_000
+    with node_bar(KIND, args.progress, nodes):
+        result = answer(pos, plies=args.plies, depth=args.depth, nodes=nodes,
+                        budget=budget_of(args), lemmas=[Path(x) for x in args.lemma],
+                        discover=not args.no_discover, use_library=not args.no_library,
+                        duplex=args.duplex, certificate_dir=args.certificate_dir)
     from retrologic.pictures import output as pictures
     pictures.save(result, pos, args)
     status = emit(result, args)

@@ -17,6 +17,7 @@ from retrologic.legality import rules as legality
 from retrologic.limits import Budget
 from retrologic.options import SolveOptions, budget_of
 from retrologic.position import Position, parse
+from retrologic.progress import node_bar
 from retrologic.problemfile import KindSpec, Problem, parse as parse_problem, resolve_path
 from retrologic.result import Result
 
@@ -161,8 +162,9 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
 def solve(problem: Problem, options: SolveOptions) -> Result:
     from retrologic.certformat import destination
     lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
-    return answer(problem.position, lemmas, problem.path, budget_of(options),
-                  destination(options.certificate_dir, problem))
+    with node_bar(KIND, options.progress, options.nodes):
+        return answer(problem.position, lemmas, problem.path, budget_of(options),
+                      destination(options.certificate_dir, problem))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -184,7 +186,8 @@ def position_argument(text: str) -> Position:
 
 def run(args: argparse.Namespace) -> int:
     pos = position_argument(args.position)
-    result = answer(pos, budget=budget_of(args), certificate_dir=args.certificate_dir)
+    with node_bar(KIND, args.progress, args.nodes):
+        result = answer(pos, budget=budget_of(args), certificate_dir=args.certificate_dir)
     from retrologic.pictures import output as pictures
     pictures.save(result, pos, args)
     return emit(result, args)

@@ -1,0 +1,85 @@
+"""Progress of the engines that print nothing while they search (the legal-game finder, the
+last-move search): every limits.Budget the process makes, weakly held, and the largest node
+count one of them has been charged -- the one count every engine shares, what `--nodes` limits.
+
+Read by the web page's worker (`web.worker`, a progress line every half second) and, with
+`--progress`, by `legal` and `last-move` on the command line (`node_bar`: a tqdm counter on
+stderr).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import time
+import weakref
+from typing import Any, Callable, Iterator
+
+from retrologic import limits
+
+INTERVAL = 0.5              # seconds between two readings of the count
+
+
+class Census:
+    """Every limits.Budget made in this process since `install`, weakly held."""
+
+    def __init__(self) -> None:
+        # weak references in a list: a Budget (a dataclass with __eq__) is not hashable
+        self.budgets: list[weakref.ref[limits.Budget]] = []
+        self.started = time.monotonic()
+        self.peak = 0
+
+    def install(self) -> Callable[[], None]:
+        """Register every Budget made from now on; returns the function that stops it."""
+        return limits.on_budget(lambda budget: self.budgets.append(weakref.ref(budget)))
+
+    def nodes(self) -> int:
+        """The largest node count charged to one budget so far (0 before the engine starts):
+        a peak, so the figure never goes back when a phase's budget ends and the next one
+        starts from 0 (summing budgets would count twice what a child merges back)."""
+        alive = [b for b in (ref() for ref in list(self.budgets)) if b is not None]
+        if len(alive) < len(self.budgets) // 2:         # forget the dead ones now and then
+            self.budgets = [weakref.ref(b) for b in alive]
+        self.peak = max([self.peak] + [b.spent for b in alive])
+        return self.peak
+
+    def figures(self) -> dict[str, float]:
+        """Wall seconds since the census began, the process's CPU seconds, the node count."""
+        return {"elapsed": round(time.monotonic() - self.started, 1),
+                "cpu": round(time.process_time(), 2), "nodes": self.nodes()}
+
+
+@contextlib.contextmanager
+def node_bar(label: str, show: bool, total: int | None = None,
+             interval: float = INTERVAL) -> Iterator[None]:
+    """While the block runs, a tqdm counter of the nodes charged on stderr, read every
+    `interval` seconds by a thread (`total`: the node limit, when there is one); nothing at all
+    when not `show`. The bar ends on the last count."""
+    if not show:
+        yield
+        return
+    from tqdm import tqdm
+    census = Census()
+    restore = census.install()
+    stop = threading.Event()
+    bar = tqdm(total=total, desc=label, unit="node", file=sys.stderr, dynamic_ncols=True,
+               leave=True)
+
+    def follow(bar: Any = bar) -> None:
+        while not stop.wait(interval):
+            bar.update(census.nodes() - bar.n)
+
+    thread = threading.Thread(target=follow, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        restore()
+        bar.update(census.nodes() - bar.n)
+        bar.close()
+
+
+__all__ = ["Census", "INTERVAL", "node_bar"]

@@ -1,0 +1,41 @@
+"""`--progress` for the engines that print nothing while they search (`retrologic.progress`):
+the counter reads the nodes charged to the question's budgets (what `--nodes` limits), ends on
+the last count, and prints nothing without the flag; the answer is the same either way."""
+
+from __future__ import annotations
+
+import threading
+
+from retrologic import cli, limits
+from retrologic.progress import node_bar
+
+# seed 4606 of bench/legal.py: the finder spends thousands of positions on it
+FEN = "1r6/3q2bp/QP1k3n/2ppp3/2bPBP2/P5PN/PB5P/RN3RK1 w - - 3 35"
+
+
+def test_the_bar_ends_on_the_count_charged(capsys) -> None:
+    with node_bar("legal", True, 1000, interval=0.01):
+        budget = limits.Budget(None, 1000)
+        budget.check(40)
+        child = budget.share(nodes=100)
+        child.check(25)                    # a child's count shows once it passes its parent's
+        budget.check(2)
+    err = capsys.readouterr().err
+    assert "legal" in err and "42/1000" in err
+
+
+def test_no_bar_and_no_thread_without_the_flag(capsys) -> None:
+    threads = threading.active_count()
+    with node_bar("legal", False, 1000, interval=0.01):
+        limits.Budget(None, 1000).check(40)
+        assert threading.active_count() == threads
+    assert capsys.readouterr().err == ""
+
+
+def test_legal_with_progress_prints_the_same_answer(capsys) -> None:
+    status = cli.main(["legal", FEN, "--nodes", "300", "--json"])
+    plain = capsys.readouterr()
+    assert cli.main(["legal", FEN, "--nodes", "300", "--json", "--progress"]) == status
+    shown = capsys.readouterr()
+    assert shown.out == plain.out and plain.err == ""
+    assert "legal" in shown.err and "/300" in shown.err and "node" in shown.err
