@@ -4,7 +4,7 @@ count one of them has been charged -- the one count every engine shares, what `-
 
 Read by the web page's worker (`web.worker`, a progress line every half second) and, with
 `--progress`, by `legal` and `last-move` on the command line (`node_bar`: a tqdm counter on
-stderr).
+stderr; the web worker turns the counters off with `without_bars`, as it prints its own lines).
 """
 
 from __future__ import annotations
@@ -19,28 +19,36 @@ from typing import Any, Callable, Iterator
 from retrologic import limits
 
 INTERVAL = 0.5              # seconds between two readings of the count
+_bars = {"shown": True}     # False in the web worker: its own progress lines say the same
 
 
 class Census:
     """Every limits.Budget made in this process since `install`, weakly held."""
 
     def __init__(self) -> None:
-        # weak references in a list: a Budget (a dataclass with __eq__) is not hashable
+        # weak references in a list: a Budget (a dataclass with __eq__) is not hashable; the
+        # engine's thread appends while a reader thread prunes, hence the lock
         self.budgets: list[weakref.ref[limits.Budget]] = []
+        self.lock = threading.Lock()
         self.started = time.monotonic()
         self.peak = 0
 
     def install(self) -> Callable[[], None]:
         """Register every Budget made from now on; returns the function that stops it."""
-        return limits.on_budget(lambda budget: self.budgets.append(weakref.ref(budget)))
+        return limits.on_budget(self._register)
+
+    def _register(self, budget: limits.Budget) -> None:
+        with self.lock:
+            self.budgets.append(weakref.ref(budget))
 
     def nodes(self) -> int:
         """The largest node count charged to one budget so far (0 before the engine starts):
         a peak, so the figure never goes back when a phase's budget ends and the next one
         starts from 0 (summing budgets would count twice what a child merges back)."""
-        alive = [b for b in (ref() for ref in list(self.budgets)) if b is not None]
-        if len(alive) < len(self.budgets) // 2:         # forget the dead ones now and then
-            self.budgets = [weakref.ref(b) for b in alive]
+        with self.lock:
+            alive = [b for b in (ref() for ref in self.budgets) if b is not None]
+            if len(alive) < len(self.budgets) // 2:     # forget the dead ones now and then
+                self.budgets = [weakref.ref(b) for b in alive]
         self.peak = max([self.peak] + [b.spent for b in alive])
         return self.peak
 
@@ -55,8 +63,8 @@ def node_bar(label: str, show: bool, total: int | None = None,
              interval: float = INTERVAL) -> Iterator[None]:
     """While the block runs, a tqdm counter of the nodes charged on stderr, read every
     `interval` seconds by a thread (`total`: the node limit, when there is one); nothing at all
-    when not `show`. The bar ends on the last count."""
-    if not show:
+    when not `show` or under `without_bars`. The bar ends on the last count."""
+    if not show or not _bars["shown"]:
         yield
         return
     from tqdm import tqdm
@@ -76,10 +84,16 @@ def node_bar(label: str, show: bool, total: int | None = None,
         yield
     finally:
         stop.set()
-        thread.join()
         restore()
+        thread.join()
         bar.update(census.nodes() - bar.n)
         bar.close()
 
 
-__all__ = ["Census", "INTERVAL", "node_bar"]
+def without_bars() -> None:
+    """No `node_bar` counters in this process from now on (the web worker: it writes the same
+    census as its own progress lines, which the page reads)."""
+    _bars["shown"] = False
+
+
+__all__ = ["Census", "INTERVAL", "node_bar", "without_bars"]

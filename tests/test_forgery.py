@@ -55,6 +55,15 @@ def _solve(files: list[str], directory: Path) -> list[dict]:
     return [_load(p) for p in sorted(directory.glob("*.json"))]
 
 
+def _write_as(cert: dict, name: str, directory: Path) -> None:
+    """Write `cert` into `directory` as solving the problem file `name` writes it there (the
+    same file name, stamped with the problem's question, position and file)."""
+    from retrologic import problem
+    from retrologic.certformat import destination
+    destination(str(directory), problem.load(PROBLEMS / name)).write(copy.deepcopy(cert),
+                                                                      "lastmove-proof")
+
+
 def _stamped(cert: dict) -> dict:
     return certificate.stamp(cert)
 
@@ -83,7 +92,7 @@ def _retraction_line() -> dict:
 @pytest.fixture(scope="module")
 def real(tmp_path_factory, brandis_discovered) -> dict[str, list[dict]]:
     """Real certificates of every type, small enough to mutate by the thousand (Brandis's, with
-    its discovered cage, as written to a file: stamped and through JSON)."""
+    its discovered cage, from the shared fixture, written as its problem file writes it)."""
     base = tmp_path_factory.mktemp("certs")
     certs: list[dict] = []
     certs += _solve(["cages/fig2-brandis-corner.toml", "cages/fig3-perpetual-bishop-paper-zone.toml",
@@ -92,9 +101,10 @@ def real(tmp_path_factory, brandis_discovered) -> dict[str, list[dict]]:
                      "cages/rook-behind-knight-not-frozen.toml",
                      "cages/castling-escape-kingside.toml"], base / "cages")
     certs.append(_stamped(_castled_lemma()))
+    _write_as(brandis_discovered.certificate, "lastmove/brandis-discovered.toml",
+              base / "lastmove")           # where solving the file writes it: the same order
     certs += _solve(["lastmove/knight-uncapture.toml", "lastmove/a2-a3-check.toml",
                      "lastmove/side-to-move-open.toml"], base / "lastmove")
-    certs.append(json.loads(json.dumps(_stamped(brandis_discovered.certificate))))
     certs += _solve(["spg/f4-f5-nf3.toml"], base / "spg")
     game = [chess.Move.from_uci(u) for u in
             ("e2e4 g8f6 e4e5 d7d5 e5d6 e7e6 g1f3 f8e7 f1c4 e8g8 e1g1".split())]

@@ -4,10 +4,11 @@ the last count, and prints nothing without the flag; the answer is the same eith
 
 from __future__ import annotations
 
+import sys
 import threading
 
-from retrologic import cli, limits
-from retrologic.progress import node_bar
+from retrologic import cli, limits, progress
+from retrologic.progress import Census, node_bar
 
 # seed 4606 of bench/legal.py: the finder spends thousands of positions on it
 FEN = "1r6/3q2bp/QP1k3n/2ppp3/2bPBP2/P5PN/PB5P/RN3RK1 w - - 3 35"
@@ -39,3 +40,42 @@ def test_legal_with_progress_prints_the_same_answer(capsys) -> None:
     shown = capsys.readouterr()
     assert shown.out == plain.out and plain.err == ""
     assert "legal" in shown.err and "/300" in shown.err and "node" in shown.err
+
+
+def test_the_web_worker_turns_the_counters_off(capsys, monkeypatch) -> None:
+    """The web worker prints the census as its own lines, which the page parses: a tqdm
+    counter in the job's stderr would be read as the engine's last line."""
+    monkeypatch.setitem(progress._bars, "shown", True)        # put back after the test
+    progress.without_bars()
+    with node_bar("legal", True, 100, interval=0.01):
+        limits.Budget(None, 100).check(5)
+    assert capsys.readouterr().err == ""
+
+
+def test_no_budget_is_lost_while_the_reader_prunes() -> None:
+    """The engine registers budgets while the bar's thread reads and prunes the list: with
+    thread switches as often as possible, every live budget is still counted."""
+    census = Census()
+    restore = census.install()
+    stop = threading.Event()
+
+    def read() -> None:
+        while not stop.is_set():
+            census.nodes()
+
+    reader = threading.Thread(target=read)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        reader.start()
+        kept = []
+        for i in range(3000):
+            limits.Budget(None, None)           # dies at once: the reader prunes such ones
+            kept.append(limits.Budget(None, None))
+        stop.set()
+        reader.join()
+    finally:
+        sys.setswitchinterval(old)
+        restore()
+    live = {id(b) for b in (ref() for ref in census.budgets) if b is not None}
+    assert {id(b) for b in kept} <= live

@@ -22,7 +22,7 @@ import sys
 import threading
 from typing import Sequence
 
-from retrologic.progress import Census
+from retrologic.progress import Census, without_bars
 from retrologic.web.progress import PREFIX
 
 INTERVAL = 0.5              # seconds between progress lines
@@ -49,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from retrologic.cli import main as cli_main
     census = Census()
     census.install()
+    without_bars()              # the page reads the lines below, not `--progress` counters
     stop = threading.Event()
     thread = threading.Thread(target=report, args=(census, stop), daemon=True)
     thread.start()
