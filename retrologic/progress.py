@@ -71,8 +71,8 @@ def node_bar(label: str, show: bool, total: int | None = None,
     census = Census()
     restore = census.install()
     stop = threading.Event()
-    bar = tqdm(total=total, desc=label, unit="node", file=sys.stderr, dynamic_ncols=True,
-               leave=True)
+    bar = tqdm(total=total, desc=label, unit="node", file=_Unfailing(sys.stderr),
+               dynamic_ncols=True, leave=True)
 
     def follow(bar: Any = bar) -> None:
         while not stop.wait(interval):
@@ -88,6 +88,35 @@ def node_bar(label: str, show: bool, total: int | None = None,
         thread.join()
         bar.update(census.nodes() - bar.n)
         bar.close()
+
+
+class _Unfailing:
+    """A stream whose writes never raise: once stderr is gone (a closed pipe), the counter's
+    output is dropped. tqdm holds its lock while it writes, and a write that raises leaves the
+    lock taken (the next update waits for ever): a progress display must never stop, let alone
+    hang, the question it shows."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                self.stream.write(text)
+            except (OSError, ValueError):
+                self.gone = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.stream.flush()
+            except (OSError, ValueError):
+                self.gone = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 def without_bars() -> None:

@@ -79,3 +79,34 @@ def test_no_budget_is_lost_while_the_reader_prunes() -> None:
         restore()
     live = {id(b) for b in (ref() for ref in census.budgets) if b is not None}
     assert {id(b) for b in kept} <= live
+
+
+class _ClosedPipe:
+    """stderr after the reader went away: every write raises, as a closed pipe does."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_stderr_neither_fails_nor_hangs_the_question(monkeypatch) -> None:
+    """`retrologic legal ... --progress 2>&1 | head -c 60`: tqdm keeps its lock when a write
+    raises, and the next update waited for ever (measured: the command hung). The counter now
+    drops its output and the question ends."""
+    monkeypatch.setattr(sys, "stderr", _ClosedPipe())
+    done = threading.Event()
+
+    def ask() -> None:
+        with node_bar("legal", True, 100, interval=0.005):
+            budget = limits.Budget(None, 100)
+            for _ in range(40):
+                budget.check(1, every=1)
+                threading.Event().wait(0.002)
+        done.set()
+
+    worker = threading.Thread(target=ask, daemon=True)
+    worker.start()
+    worker.join(20)
+    assert done.is_set()
