@@ -13,9 +13,10 @@ from retrologic.lastmove import search as lastmove
 from retrologic.certificate import check
 from retrologic.position import Position
 
+from conftest import BRANDIS
+
 THREE = "8/8/8/1r1b4/B7/2K5/8/3k4 b - - 0 1"
 KNIGHT = "k1K5/8/8/8/8/8/7P/6B1 w - - 0 1"
-BRANDIS = "8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1"
 
 
 # These tests check the proof trees of Brandis without cages (no closer given): six candidates

@@ -121,8 +121,8 @@ def _own_tours(board: chess.Board, square: chess.Square, still: chess.Bitboard,
                length: int) -> Iterator[list[chess.Move]]:
     """Sequences of `length` moves of the side to move (the opponent passing) that move the
     unit on `square` and bring every unit back: no pawn moves, captures or castling, nothing
-    from `still`. Pruned by the units off their squares (each needs a move back) and by the
-    unit on `square` still to go out and back."""
+    from `still`. Pruned by the squares the side occupies that it did not at the start (the
+    unit on each must move again) and by the unit on `square` still to go out and back."""
     color, placement = board.turn, board.board_fen()
     home = board.occupied_co[color]
 
