@@ -22,10 +22,8 @@ import sys
 import threading
 from typing import Sequence
 
-from retrologic.progress import Census, without_bars
+from retrologic.progress import INTERVAL, Census, without_bars
 from retrologic.web.progress import PREFIX
-
-INTERVAL = 0.5              # seconds between progress lines
 
 
 def line(census: Census) -> str:
