@@ -142,6 +142,17 @@ def test_legal_command_writes_a_certificate_that_check_accepts(tmp_path):
     assert check(json.loads(open(path).read())).ok
 
 
+def test_the_initial_array_is_legal_by_the_empty_game_printed_without_a_blank_line():
+    """The empty game reaches the initial array: the text says so and prints no empty move
+    line (it did); one move's game prints its SAN."""
+    start = legal.answer(Position.from_fen(chess.STARTING_FEN), budget=Budget(10))
+    assert start.answer == "legal" and start.facts["plies"] == 0
+    assert start.lines == ["legal: a game of 0 plies reaches it"]
+    after = legal.answer(Position.from_fen(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"), budget=Budget(10))
+    assert after.lines == ["legal: a game of 1 ply reaches it", "1.e4"]
+
+
 def test_last_move_possible_by_a_game_and_its_certificate():
     """Smullyan's Ka7xNa8: the one candidate not impossible is certified possible by a game
     ending in it; the certificate holds both sides and rejects a changed or missing game."""

@@ -156,7 +156,7 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
                   facts={"legal": True, "rule": None, "rules": [], "plies": game.plies},
                   details=details,
                   lines=[f"legal: a game of {game.plies} {'ply' if game.plies == 1 else 'plies'} "
-                         "reaches it", game.san()])
+                         "reaches it"] + ([game.san()] if game.plies else []))
 
 
 def solve(problem: Problem, options: SolveOptions) -> Result:
