@@ -1,7 +1,7 @@
 """Legality by construction (issue #19): how often, how fast and how long the games are.
 
     python bench/legal.py [--positions N] [--seed S] [--timeout 10] [--spg] [--csv FILE]
-                          [--baseline FILE]
+                          [--baseline FILE] [--baseline-tree DIR] [--no-calibration]
 
 1. Random legal positions: N games of 20-150 plies made with python-chess from fixed seeds
    (uniform random moves, with a bias towards castling, e.p. and promotions, underpromotions
@@ -24,6 +24,11 @@
    baseline, its `find_game` run in a worker process with `PYTHONPATH=DIR` (every module of
    that tree, none of ours), one position at a time alternating with ours; its CPU time is the
    worker's own and its games are replayed here by our checker.
+5. First, unless `--no-calibration`: the machine's speed for this tree's finder, the CPU
+   seconds of the plain finder's first 600 positions on seed 4704 (`machine_speed`; it
+   finds no game there within them). The limit is CPU seconds and the share found moves with
+   the positions a second, so runs of the same code on other days or machines compare only
+   through this figure (2026-11-27: 5.90 s on a machine where husserl-1966 took 10.2 s).
 """
 
 from __future__ import annotations
@@ -337,6 +342,23 @@ def run_spg(timeout: float, rows: list[dict]) -> int:
     return 1 if bad else 0
 
 
+CALIBRATION_SEED = 4704      # a position the plain finder does not solve within the nodes below
+CALIBRATION_NODES = 600
+
+
+def machine_speed() -> float:
+    """CPU seconds this tree's plain finder takes for CALIBRATION_NODES positions of seed
+    CALIBRATION_SEED: the machine's speed for this code (runs on different days or machines
+    compare only through it: the limit is CPU seconds, and the share found moves with the
+    positions a second, bench/README-legal.md)."""
+    from retrologic.legalgame.finder import Finder as PlainFinder
+    board, _ = random_position(CALIBRATION_SEED)
+    start = time.process_time()
+    finder = PlainFinder(board, Budget(None), CALIBRATION_NODES)
+    finder.find()
+    return time.process_time() - start
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=200)
@@ -348,6 +370,8 @@ def main() -> int:
     ap.add_argument("--baseline", help="another finder module, run on the same positions")
     ap.add_argument("--baseline-tree", help="another checkout whose finder (with its own "
                     "modules) runs in a worker process on the same positions")
+    ap.add_argument("--no-calibration", action="store_true", help="skip the machine-speed "
+                    "figure printed first (a few seconds)")
     args = ap.parse_args()
     rows = Rows(args.csv)
     baseline: Finder | TreeFinder | None = load_finder(args.baseline) if args.baseline else None
@@ -355,6 +379,11 @@ def main() -> int:
         baseline = TreeFinder(args.baseline_tree)
     seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else \
         list(range(args.seed, args.seed + args.positions))
+    if not args.no_calibration:
+        seconds = machine_speed()
+        print(f"machine: {CALIBRATION_NODES:,} positions of the plain finder on seed "
+              f"{CALIBRATION_SEED} in {seconds:.2f} s CPU "
+              f"({CALIBRATION_NODES / seconds:.0f} positions/s)", flush=True)
     status = run_random(seeds, args.timeout, rows, baseline) if seeds else 0
     if args.spg:
         status |= run_spg(args.timeout, rows)
