@@ -28,7 +28,7 @@
    seconds of the plain finder's first 600 positions on seed 4704 (`machine_speed`; it
    finds no game there within them). The limit is CPU seconds and the share found moves with
    the positions a second, so runs of the same code on other days or machines compare only
-   through this figure (2026-11-27: 5.90 s on a machine where husserl-1966 took 10.2 s).
+   through this figure (2026-11-27: 5.0-5.9 s on a machine where husserl-1966 took 10.2 s).
 """
 
 from __future__ import annotations
@@ -346,17 +346,18 @@ CALIBRATION_SEED = 4704      # a position the plain finder does not solve within
 CALIBRATION_NODES = 600
 
 
-def machine_speed() -> float:
-    """CPU seconds this tree's plain finder takes for CALIBRATION_NODES positions of seed
-    CALIBRATION_SEED: the machine's speed for this code (runs on different days or machines
-    compare only through it: the limit is CPU seconds, and the share found moves with the
-    positions a second, bench/README-legal.md)."""
+def machine_speed() -> tuple[float, int]:
+    """CPU seconds this tree's plain finder takes for at most CALIBRATION_NODES positions of
+    seed CALIBRATION_SEED, and the positions it expanded (fewer if a finder ever solves it
+    sooner): the machine's speed for this code (runs on different days or machines compare
+    only through it: the limit is CPU seconds, and the share found moves with the positions a
+    second, bench/README-legal.md)."""
     from retrologic.legalgame.finder import Finder as PlainFinder
     board, _ = random_position(CALIBRATION_SEED)
     start = time.process_time()
     finder = PlainFinder(board, Budget(None), CALIBRATION_NODES)
     finder.find()
-    return time.process_time() - start
+    return time.process_time() - start, min(finder.nodes, CALIBRATION_NODES)
 
 
 def main() -> int:
@@ -380,10 +381,9 @@ def main() -> int:
     seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else \
         list(range(args.seed, args.seed + args.positions))
     if not args.no_calibration:
-        seconds = machine_speed()
-        print(f"machine: {CALIBRATION_NODES:,} positions of the plain finder on seed "
-              f"{CALIBRATION_SEED} in {seconds:.2f} s CPU "
-              f"({CALIBRATION_NODES / seconds:.0f} positions/s)", flush=True)
+        seconds, nodes = machine_speed()
+        print(f"machine: {nodes:,} positions of the plain finder on seed {CALIBRATION_SEED} "
+              f"in {seconds:.2f} s CPU ({nodes / seconds:.0f} positions/s)", flush=True)
     status = run_random(seeds, args.timeout, rows, baseline) if seeds else 0
     if args.spg:
         status |= run_spg(args.timeout, rows)
