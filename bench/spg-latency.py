@@ -17,7 +17,7 @@ paid once per batch as in a long one; CPU of child processes (the two-core race)
 counted there: the fresh column counts it. Each tree's batch runs twice, in the order base,
 new, new, base, and each file keeps the smaller CPU of its tree's two runs: with one run each,
 one after the other, the second process was 1.4-1.7 times slower on 9 of 11 files with the
-same proof-game code (2026-11-27). Runs alternate baseline / tree per file,
+same proof-game code (2026-11-27). Fresh runs alternate baseline / tree per file,
 so both see the same machine load. Prints, per file, both times with the ratio base/new and
 each verdict ("!" after one that does not meet the file's [expect]), then the medians per band
 (<= 16 plies: the issue's targets 0.25 s fresh and 0.03 s batch; 17-22 plies).
