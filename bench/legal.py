@@ -2,6 +2,7 @@
 
     python bench/legal.py [--positions N] [--seed S] [--timeout 10] [--spg] [--csv FILE]
                           [--baseline FILE] [--baseline-tree DIR] [--no-calibration]
+    python bench/legal.py --report CSV [CSV ...] [--timeout 10]
 
 1. Random legal positions: N games of 20-150 plies made with python-chess from fixed seeds
    (uniform random moves, with a bias towards castling, e.p. and promotions, underpromotions
@@ -24,7 +25,10 @@
    baseline, its `find_game` run in a worker process with `PYTHONPATH=DIR` (every module of
    that tree, none of ours), one position at a time alternating with ours; its CPU time is the
    worker's own and its games are replayed here by our checker.
-5. First, unless `--no-calibration`: the machine's speed for this tree's finder, the CPU
+5. `--report CSV...`: no run; the rows of earlier runs (the random positions of one code
+   version, run in parts) summed up as one set: the figures of 1., certified within fractions
+   of the limit, and the share found by captures in the position and by the game's length.
+6. First, unless `--no-calibration`: the machine's speed for this tree's finder, the CPU
    seconds of the plain finder's first 600 positions on seed 4704 (`machine_speed`; it
    finds no game there within them). The limit is CPU seconds and the share found moves with
    the positions a second, so runs of the same code on other days or machines compare only
@@ -360,6 +364,49 @@ def machine_speed() -> tuple[float, int]:
     return time.process_time() - start, min(finder.nodes, CALIBRATION_NODES)
 
 
+def report(paths: list[str], timeout: float) -> int:
+    """The figures of the random-position rows of earlier runs' CSVs, as one set: the share
+    certified, CPU time and game length, certified within fractions of the limit, by the
+    captures in the position and by the random game's length, and every failure (a seed met
+    twice counts once, its first row)."""
+    tally, seen = Tally("finder"), set()
+    bands: dict[str, dict[str, list[int]]] = {"captures": {}, "plies": {}}
+    for path in paths:
+        with open(path, newline="") as handle:
+            for row in csv.DictReader(handle):
+                seed = int(row["seed"])
+                if row["set"] != "random" or seed in seen:
+                    continue
+                seen.add(seed)
+                length = int(row["game_plies"]) if row["game_plies"] else None
+                tally.add(seed, int(row["plies"]), row["fen"], row["verdict"],
+                          float(row["cpu_s"]), length)
+                units = chess.popcount(chess.Board(row["fen"]).occupied)
+                for kind, value, width in (("captures", 32 - units, 4),
+                                           ("plies", max(int(row["plies"]) - 20, 0), 30)):
+                    low = value // width * width + (20 if kind == "plies" else 0)
+                    label = f"{low}-{low + width - 1}"
+                    pair = bands[kind].setdefault(label, [0, 0])
+                    pair[0] += row["verdict"] == "legal"
+                    pair[1] += 1
+    n = len(seen)
+    if not n:
+        print("no random-position rows")
+        return 1
+    seeds = sorted(seen)
+    print(f"random positions: {n} (seeds {seeds[0]}..{seeds[-1]}) from {len(paths)} file(s)")
+    found = [t for t, v in zip(tally.times, tally.verdicts) if v == "legal"]
+    tally.report(n)
+    print("  certified within " + ", ".join(
+        f"{f * timeout:g} s: {sum(t <= f * timeout for t in found)}"
+        for f in (0.1, 0.2, 0.5, 1.0)) + f" (CPU; found ones: {percentiles(found)})")
+    for kind in ("captures", "plies"):
+        ordered = sorted(bands[kind].items(), key=lambda item: int(item[0].split("-")[0]))
+        print(f"  found by {'captures in the position' if kind == 'captures' else 'plies of the random game'}: "
+              + ", ".join(f"{label} {a}/{b}" for label, (a, b) in ordered))
+    return 1 if tally.counts["illegal"] else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=200)
@@ -373,7 +420,12 @@ def main() -> int:
                     "modules) runs in a worker process on the same positions")
     ap.add_argument("--no-calibration", action="store_true", help="skip the machine-speed "
                     "figure printed first (a few seconds)")
+    ap.add_argument("--report", nargs="+", metavar="CSV", help="no run: the figures of the "
+                    "random positions in these CSV files of earlier runs (one code version), "
+                    "as one set")
     args = ap.parse_args()
+    if args.report:
+        return report(args.report, args.timeout)
     rows = Rows(args.csv)
     baseline: Finder | TreeFinder | None = load_finder(args.baseline) if args.baseline else None
     if args.baseline_tree:

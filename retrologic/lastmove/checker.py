@@ -9,7 +9,8 @@ engine's retraction generator (retrologic.retract, tested against python-chess a
 completeness rests on it), and re-derives every candidate step and proof-tree edge with
 python-chess, every static rule with legality.rules (whose `unreachable` rule asks the
 proof-game bound, retrologic.spg.bound: a leaf so closed trusts that bound, tested by the
-admission oracle over real games, as the proof-game verdicts do).
+admission oracle over real games, as the proof-game verdicts do; a `pawn-columns` leaf runs the
+kernel search of retrologic.legality.pawn_columns again, tested over real games the same way).
 
 The statuses of a candidate (Status) are defined here, with the certificate they appear in;
 the engine imports them from here.
@@ -293,6 +294,8 @@ def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
             return
         if rule == legality.UNREACHABLE:
             found = {r.rule for r in legality.reachability_reasons(pos)}
+        elif rule == legality.PAWN_COLUMNS:
+            found = {r.rule for r in legality.pawn_column_reasons(pos)}
         else:
             found = {r.rule for r in legality.state_and_count_reasons(pos) +
                      legality.cage_rule_reasons(pos)}

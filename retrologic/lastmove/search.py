@@ -109,10 +109,10 @@ def _memo_key(pos: Position, search: "Search") -> tuple:
 def static_rule(pos: Position) -> legality.Reason | None:
     """The first static rule that proves `pos` illegal (retro-stalemate is found by search);
     Retractor's cages, then the proof-game bound (`legality.reachability`: the record
-    problems' capture and promotion counts), the dearer rules, only when the cheap ones find
-    nothing."""
+    problems' capture and promotion counts), then the pawn columns (`legality.pawn_columns`),
+    the dearer rules, only when the cheaper ones find nothing."""
     found = legality.state_and_count_reasons(pos) or legality.cage_rule_reasons(pos) or \
-        legality.reachability_reasons(pos)
+        legality.reachability_reasons(pos) or legality.pawn_column_reasons(pos)
     return found[0] if found else None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import chess
 
-from retrologic.legality import reachability, static_cages
+from retrologic.legality import pawn_columns, reachability, static_cages
 from retrologic.legality.reason import Reason
 from retrologic.position import Position
 from retrologic.retract import LIGHT, attackers, retractions, retractors
@@ -147,10 +147,22 @@ def reachability_reasons(pos: Position) -> list[Reason]:
     return reachability.reasons(pos)
 
 
+PAWN_COLUMNS = pawn_columns.RULE
+
+
+def pawn_column_reasons(pos: Position) -> list[Reason]:
+    """No sequence of captures and promotions turns the initial array's pawn columns into the
+    position's (retrologic.legality.pawn_columns, Texel's proof kernel; full positions)."""
+    return pawn_columns.reasons(pos)
+
+
 def reasons(pos: Position) -> list[Reason]:
     """Every static reason why `pos` is illegal (empty: no static proof of illegality); the
-    proof-game bound only where the counting, check and state rules find nothing."""
+    proof-game bound only where the counting, check and state rules find nothing, the pawn
+    columns only where the bound finds nothing either."""
     out = state_and_count_reasons(pos)
     if not out:
         out += retro_stalemate_reasons(pos) + reachability_reasons(pos)
+    if not out:
+        out += pawn_column_reasons(pos)
     return out + cage_rule_reasons(pos)

@@ -1,0 +1,348 @@
+"""Pawn columns: the proof kernel of a full position (Texel's proof-game tool, doc/proofgame.md,
+section "Proof game kernel"; peterosterlund2/texel).
+
+A *pawn column* is the order of the pawns on one file, from the first rank up, as colours
+("WB": a White pawn below a Black one). A pawn never passes another pawn on its file: it moves
+one or two squares straight ahead, over empty squares only, so the order of a column changes
+only when a pawn captures onto it or off it, is captured, or promotes. The *kernel space*
+keeps the eight columns and, per side, how many pieces (units other than pawns and the king)
+it has and how many promotions it has made; its moves are the captures (and promotions), each
+as what it does to the columns:
+
+- a pawn takes a pawn on a neighbouring file: it leaves its column and takes the victim's
+  place in the other (e.p. too: nothing stands between the two squares);
+- a pawn takes a piece on a neighbouring file: it leaves its column and enters the other at
+  any place (ranks are not kept: every place is allowed), or promotes when it is the last
+  pawn of its column in its direction (on its seventh rank nothing is ahead of it);
+- a piece or the king takes a pawn (any pawn of any column) or a piece;
+- a pawn promotes without capturing when it is the last pawn of its column in its direction.
+
+Every legal game maps to a sequence of these moves from the initial array's columns to the
+position's, so when a search of the whole space finds none, no game reaches the position:
+the rule `pawn-columns`. Example: White's e-pawn on e6 above Black's on e5, with one capture
+each: neither pawn can leave the e-file and come back, so they never passed each other. The
+counting rules and the proof-game bound see only files, not the order on a file.
+
+The search is depth first with transpositions (a state found dead stays dead) and the
+pruning of the doc's section: captures left per side (a side makes exactly one capture per
+missing enemy unit), columns that some move must still touch (a move touches at most two), the
+files each side's pawns must still move (one file per pawn capture), pawns and promotions still
+needed. It is capped (`NODES`): a capped search proves nothing and the rule says nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Iterator, NamedTuple
+
+import chess
+
+from retrologic.legality.reason import Reason
+from retrologic.position import Position
+from retrologic.vocabulary import color_name
+
+RULE = "pawn-columns"
+NODES = 3_000  # kernel states one search expands at most (then: unknown, the rule is silent)
+WHITE, BLACK = "W", "B"
+FAR = 1 << 20  # file steps beyond any count of captures
+ORIGINAL = {chess.QUEEN: 1, chess.ROOK: 2, chess.KNIGHT: 2}  # bishops: one per square colour
+
+
+class State(NamedTuple):
+    """A point of the kernel space: the columns a..h (colours from the first rank up), each
+    side's pieces (not pawns, not the king) and promotions made."""
+
+    columns: tuple[str, ...]
+    white_pieces: int
+    black_pieces: int
+    white_promotions: int
+    black_promotions: int
+
+
+INITIAL = State((WHITE + BLACK,) * 8, 7, 7, 0, 0)
+
+
+def columns_of(board: chess.BaseBoard) -> tuple[str, ...]:
+    """The pawn columns of a placement (colours by rank, first rank first)."""
+    out = []
+    for file in range(8):
+        column = ""
+        for rank in range(8):
+            piece = board.piece_at(chess.square(file, rank))
+            if piece is not None and piece.piece_type == chess.PAWN:
+                column += WHITE if piece.color == chess.WHITE else BLACK
+        out.append(column)
+    return tuple(out)
+
+
+def promotions_needed(board: chess.BaseBoard, color: chess.Color) -> int:
+    """The fewest promotions `color`'s pieces on the board show: every queen, rook or knight
+    beyond the array's, every bishop beyond one per square colour."""
+    need = 0
+    for piece_type, original in ORIGINAL.items():
+        need += max(0, chess.popcount(board.pieces_mask(piece_type, color)) - original)
+    bishops = board.pieces_mask(chess.BISHOP, color)
+    need += max(0, chess.popcount(bishops & chess.BB_LIGHT_SQUARES) - 1)
+    need += max(0, chess.popcount(bishops & chess.BB_DARK_SQUARES) - 1)
+    return need
+
+
+def state_of(board: chess.BaseBoard, white_promotions: int = 0,
+             black_promotions: int = 0) -> State:
+    """The kernel state of a placement, given the promotions each side has made so far."""
+    pieces = [chess.popcount(board.occupied_co[c] & ~board.pawns & ~board.kings)
+              for c in (chess.WHITE, chess.BLACK)]
+    return State(columns_of(board), pieces[0], pieces[1], white_promotions, black_promotions)
+
+
+def _pawns(state: State, colour: str) -> int:
+    return sum(column.count(colour) for column in state.columns)
+
+
+def _units(state: State, colour: str) -> int:
+    pieces = state.white_pieces if colour == WHITE else state.black_pieces
+    return _pawns(state, colour) + pieces + 1
+
+
+def _file_shift(have: list[int], want: list[int]) -> int:
+    """The fewest file steps that bring some of the pawns on files `have` onto the files
+    `want` (one each; both sorted): an order-keeping matching is optimal on a line."""
+    n, m = len(have), len(want)
+    if m > n:
+        return FAR
+    row = [0] * (n + 1)                     # row[i]: want[:j] matched within have[:i]
+    for j in range(1, m + 1):
+        new = [FAR] * (n + 1)
+        for i in range(j, n + 1):
+            new[i] = min(new[i - 1], row[i - 1] + abs(have[i - 1] - want[j - 1]))
+        row = new
+    return row[n]
+
+
+def _complete(column: str, goal: str) -> bool:
+    """Whether promotions alone (White's last pawns, Black's first) turn `column` into `goal`."""
+    extra = len(column) - len(goal)
+    if extra < 0:
+        return False
+    for k in range(extra + 1):
+        if column[k:k + len(goal)] == goal and column[:k] == BLACK * k \
+                and column[k + len(goal):] == WHITE * (extra - k):
+            return True
+    return False
+
+
+@dataclass
+class Kernel:
+    """The kernel search towards one position's state (`goal`) with its promotions needed."""
+
+    goal: State
+    white_needed: int
+    black_needed: int
+    nodes: int = NODES
+    expanded: int = 0
+
+    def __post_init__(self) -> None:
+        self.dead: set[State] = set()
+        self.goal_units = {c: _units(self.goal, c) for c in (WHITE, BLACK)}
+        self.goal_pawns = {c: _pawns(self.goal, c) for c in (WHITE, BLACK)}
+        self.goal_files = {c: [f for f, col in enumerate(self.goal.columns)
+                               for _ in range(col.count(c))] for c in (WHITE, BLACK)}
+        self.goal_pieces = {WHITE: self.goal.white_pieces, BLACK: self.goal.black_pieces}
+        self.needed = {WHITE: self.white_needed, BLACK: self.black_needed}
+
+    @classmethod
+    def towards(cls, board: chess.BaseBoard, nodes: int = NODES) -> "Kernel":
+        """The search towards `board`'s placement."""
+        return cls(state_of(board), promotions_needed(board, chess.WHITE),
+                   promotions_needed(board, chess.BLACK), nodes)
+
+    def captures_left(self, state: State, colour: str) -> int:
+        """The captures `colour` still makes: one per unit the other side has beyond the goal."""
+        other = BLACK if colour == WHITE else WHITE
+        return _units(state, other) - self.goal_units[other]
+
+    def distance(self, state: State) -> int | None:
+        """A lower bound on the kernel moves left, None when the goal is out of reach."""
+        captures = 0
+        for colour in (WHITE, BLACK):
+            left = self.captures_left(state, colour)
+            pawns = _pawns(state, colour)
+            surplus = pawns - self.goal_pawns[colour]
+            pieces = state.white_pieces if colour == WHITE else state.black_pieces
+            made = state.white_promotions if colour == WHITE else state.black_promotions
+            if left < 0 or surplus < 0 or pieces + surplus < self.goal_pieces[colour] \
+                    or made + surplus < self.needed[colour]:
+                return None
+            have = [f for f, col in enumerate(state.columns) for _ in range(col.count(colour))]
+            if _file_shift(have, self.goal_files[colour]) > left:
+                return None
+            captures += left
+        open_columns = sum(not _complete(col, goal)
+                           for col, goal in zip(state.columns, self.goal.columns))
+        if open_columns > 2 * captures:
+            return None
+        return max(captures, (open_columns + 1) // 2)
+
+    def moves(self, state: State) -> Iterator[tuple[State, int, int]]:
+        """The states one kernel move away (each once), with the files whose columns the move
+        changed (-1: none)."""
+        seen: set[State] = set()
+        for colour in (WHITE, BLACK):
+            for after, f, g in self._side_moves(state, colour):
+                if after not in seen:
+                    seen.add(after)
+                    yield after, f, g
+
+    def _side_moves(self, state: State, colour: str) -> Iterator[tuple[State, int, int]]:
+        white = colour == WHITE
+        other = BLACK if white else WHITE
+        columns = state.columns
+        capture = self.captures_left(state, colour) > 0
+        enemy_pieces = state.black_pieces if white else state.white_pieces
+
+        def make(cols: list[str], own_piece: int = 0, enemy_piece: int = 0,
+                 promoted: int = 0) -> State:
+            wp, bp = state.white_pieces, state.black_pieces
+            wm, bm = state.white_promotions, state.black_promotions
+            if white:
+                wp, bp, wm = wp + own_piece, bp + enemy_piece, wm + promoted
+            else:
+                bp, wp, bm = bp + own_piece, wp + enemy_piece, bm + promoted
+            return State(tuple(cols), wp, bp, wm, bm)
+
+        for f, column in enumerate(columns):
+            # the last pawn in the side's direction may promote (its seventh rank: nothing ahead)
+            last = len(column) - 1 if white else 0
+            if column and column[last] == colour:
+                rest = column[:-1] if white else column[1:]
+                cols = list(columns)
+                cols[f] = rest
+                yield make(cols, own_piece=1, promoted=1), f, -1
+                if capture and enemy_pieces:      # ... or capture-promote onto a neighbour file
+                    yield make(cols, own_piece=1, enemy_piece=-1, promoted=1), f, -1
+            if not capture:
+                continue
+            for i, unit in enumerate(column):
+                if unit != colour or (i and column[i - 1] == colour):
+                    continue                      # one pawn per run of the side's pawns
+                left = column[:i] + column[i + 1:]
+                for g in (f - 1, f + 1):
+                    if not 0 <= g < 8:
+                        continue
+                    target = columns[g]
+                    for j, victim in enumerate(target):
+                        if victim == other:       # pawn takes pawn (e.p. too)
+                            cols = list(columns)
+                            cols[f], cols[g] = left, target[:j] + colour + target[j + 1:]
+                            yield make(cols), f, g
+                    if enemy_pieces:              # pawn takes a piece: any place on the file
+                        for k in range(len(target) + 1):
+                            cols = list(columns)
+                            cols[f], cols[g] = left, target[:k] + colour + target[k:]
+                            yield make(cols, enemy_piece=-1), f, g
+        if not capture:
+            return
+        for f, column in enumerate(columns):      # a piece (or the king) takes a pawn
+            for j, victim in enumerate(column):
+                if victim == other:
+                    cols = list(columns)
+                    cols[f] = column[:j] + column[j + 1:]
+                    yield make(cols), f, -1
+        if enemy_pieces:                          # a piece takes a piece
+            yield make(list(columns), enemy_piece=-1), -1, -1
+
+    def reachable(self, start: State = INITIAL) -> bool | None:
+        """Whether some kernel leads from `start` to the goal (None: the node cap ran out).
+        Each call has the whole cap; the dead states found are kept for the next call."""
+        self.expanded = 0
+        try:
+            return self._search(start)
+        except _Capped:
+            return None
+
+    def is_goal(self, state: State) -> bool:
+        """The goal's columns and pieces, with at least the promotions its pieces show."""
+        goal = self.goal
+        return state.columns == goal.columns and state.white_pieces == goal.white_pieces \
+            and state.black_pieces == goal.black_pieces \
+            and state.white_promotions >= self.white_needed \
+            and state.black_promotions >= self.black_needed
+
+    def _open(self, state: State) -> list[bool]:
+        """Per file, whether promotions alone cannot finish its column (a capture must touch it)."""
+        return [not _complete(col, goal) for col, goal in zip(state.columns, self.goal.columns)]
+
+    def _search(self, state: State) -> bool:
+        """Depth first; the children that leave fewest open columns first (counted from the
+        parent's by the one or two files a move changes), each pruned when visited."""
+        if self.is_goal(state):
+            return True
+        if state in self.dead:
+            return False
+        if self.distance(state) is None:
+            self.dead.add(state)
+            return False
+        self.expanded += 1
+        if self.expanded > self.nodes:
+            raise _Capped
+        goal = self.goal.columns
+        is_open = self._open(state)
+        base = sum(is_open)
+        scored = []
+        for order, (after, f, g) in enumerate(self.moves(state)):
+            if after in self.dead:
+                continue
+            count = base
+            for file in (f, g):
+                if file >= 0:
+                    count += (not _complete(after.columns[file], goal[file])) - is_open[file]
+            scored.append((count, order, after))
+        scored.sort()
+        for _, _, after in scored:
+            if self._search(after):
+                return True
+        self.dead.add(state)
+        return False
+
+
+class _Capped(Exception):
+    """The kernel search's node cap is spent."""
+
+
+@functools.lru_cache(maxsize=4096)
+def has_no_kernel(goal: State, needed: tuple[int, int], nodes: int = NODES) -> bool:
+    """Whether the search proves that no kernel leads from the initial array to `goal` (with
+    `needed` promotions of White and Black). Memoised: all it depends on is its arguments, and
+    a last-move proof tree asks it of many positions that differ by quiet piece moves only."""
+    kernel = Kernel(goal, needed[0], needed[1], nodes)
+    return kernel.distance(INITIAL) is None or kernel.reachable() is False
+
+
+def reasons(pos: Position, nodes: int = NODES) -> list[Reason]:
+    """[the pawn-columns rule] when no sequence of captures and promotions turns the initial
+    array's pawn columns into `pos`'s (a full position only), else []."""
+    if pos.partial:
+        return []
+    board = pos.to_board()
+    if any(chess.popcount(board.pieces_mask(chess.KING, c)) != 1 for c in chess.COLORS) or \
+            any(chess.popcount(board.occupied_co[c]) > 16 for c in chess.COLORS) or \
+            board.pawns & (chess.BB_RANK_1 | chess.BB_RANK_8):
+        return []                          # the counting rules speak for these
+    goal = state_of(board)
+    needed = (promotions_needed(board, chess.WHITE), promotions_needed(board, chess.BLACK))
+    if not has_no_kernel(goal, needed, nodes):
+        return []
+    missing = {c: 16 - chess.popcount(board.occupied_co[c]) for c in chess.COLORS}
+    changed = ", ".join(f"{chess.FILE_NAMES[f]}: {column or '-'}"
+                        for f, column in enumerate(goal.columns) if column != WHITE + BLACK)
+    return [Reason(RULE, f"no game reaches this position: no sequence of captures and "
+                         f"promotions turns the pawns of the initial array into these pawn "
+                         f"columns (a pawn never passes another on its file; from the first "
+                         f"rank up: {changed}), with {missing[chess.BLACK]} capture(s) by "
+                         f"{color_name(chess.WHITE)} and {missing[chess.WHITE]} by "
+                         f"{color_name(chess.BLACK)}")]
+
+
+__all__ = ["INITIAL", "Kernel", "RULE", "State", "columns_of", "has_no_kernel",
+           "promotions_needed", "reasons", "state_of"]
