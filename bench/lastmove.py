@@ -37,12 +37,19 @@ class NoMemo(dict):
         pass
 
 
+def nodes_of(details: dict) -> int:
+    """The positions a solve examined (a duplex problem: both sides' searches)."""
+    if "duplex" in details:
+        return sum(side.get("nodes", 0) for side in details["duplex"].values())
+    return details["nodes"]
+
+
 def run(path: Path, memo: bool) -> tuple[float, str, int]:
     prob = problem.load(path)
     t0 = time.perf_counter()
     if memo:
         result = problem.solve(prob)
-        nodes = result.details["nodes"]
+        nodes = nodes_of(result.details)
     else:
         original = lastmove.Search.__init__
 
@@ -54,7 +61,7 @@ def run(path: Path, memo: bool) -> tuple[float, str, int]:
             result = problem.solve(prob)
         finally:
             lastmove.Search.__init__ = original
-        nodes = result.details["nodes"]
+        nodes = nodes_of(result.details)
     return time.perf_counter() - t0, result.verdict, nodes
 
 
@@ -72,7 +79,7 @@ def bench_limits(files: list[Path], repeat: int) -> None:
                 took = time.process_time() - t
                 best[label][path.stem] = min(best[label].get(path.stem, took), took)
                 seen.setdefault(path.stem, set()).add(
-                    (res.verdict, tuple(sorted(res.answer or [])), res.details["nodes"]))
+                    (res.verdict, tuple(sorted(res.answer or [])), nodes_of(res.details)))
     unset, limited = best["unset"], best["set"]
     ratios = [limited[n] / unset[n] for n in unset]
     print(f"limit mechanism (CPU time, best of {repeat}, interleaved): no time limit (baseline) total "
