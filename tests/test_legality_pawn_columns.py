@@ -7,6 +7,7 @@ counting rules, the proof-game bound and the history model all pass."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import chess
 from conftest import random_game
@@ -31,10 +32,13 @@ def _games(seeds: range) -> list[list[chess.Move]]:
     return [[move for _, move in random_game(seed, 200)] for seed in seeds]
 
 
-# e.p. captures, capture-promotions (an underpromotion among them), a promoted piece taken
+# e.p. captures, capture-promotions (an underpromotion among them), a promoted piece taken,
+# and a capture onto a column of one pawn at home
 SCRIPTED = ["e4 a6 e5 d5 exd6 cxd6 b4 a5 bxa5 Rxa5 c4 Ra8 c5 dxc5",
             "a4 h5 a5 h4 a6 h3 axb7 hxg2 bxa8=Q gxh1=N Qxb8 Nf2 Kxf2 g5 h4 g4 Qxc8 g3+ Kxg3",
-            "h4 g5 h5 g4 f4 gxf3 exf3 e5 Bc4 e4 fxe4"]
+            "h4 g5 h5 g4 f4 gxf3 exf3 e5 Bc4 e4 fxe4",
+            # g7xf6 enters a column whose one pawn is Black's at home (f7): below it
+            "f4 e5 fxe5 a6 Nc3 a5 Ne4 a4 Nf6+ gxf6"]
 
 
 def _scripted() -> list[list[chess.Move]]:
@@ -92,6 +96,25 @@ def test_a_pawn_passes_by_capturing_round() -> None:
     assert pawn_columns.reasons(Position.from_fen(PASSED_ROUND)) == []
 
 
+def test_pawns_at_home_close_their_columns() -> None:
+    """Two white queens need a promotion, and White made one capture. Every black pawn is on
+    its seventh rank, so it never moved and stays the highest pawn of its file all game: a
+    white pawn never gets above one, so none promotes (the a-pawn's capture onto the b-file
+    lands below b7). Without the pawns at home (Texel's blocked squares) the kernel, which keeps
+    no ranks, would let a2xb3 enter the b-column above b7 and promote. (The proof-game bound,
+    with the home pawns as obstacles, proves this position illegal too: `unreachable`.)"""
+    fen = "rnbqkbn1/pppppppp/8/8/8/8/1PPPPPPP/RQBQKBNR w KQq - 0 1"
+    pos = Position.from_fen(fen)
+    assert [r.rule for r in pawn_columns.reasons(pos)] == ["pawn-columns"]
+    assert pawn_columns.home_files(chess.Board(fen)) == (0b11111110, 0b11111111)
+    kernel = pawn_columns.Kernel.towards(chess.Board(fen))
+    kernel.home = (0, 0)
+    assert kernel.reachable() is True
+    # with Black's b-pawn gone too (one white capture more) the a-pawn goes round: b-file, c8
+    assert pawn_columns.reasons(Position.from_fen(
+        "rnbqkb2/p1pppppp/8/8/8/8/1PPPPPPP/RQBQKBNR w KQq - 0 1")) == []
+
+
 def test_a_capped_search_proves_nothing() -> None:
     """Without nodes the search stops at once: the rule is silent (unknown is not illegal)."""
     pos = Position.from_fen(PASSED)
@@ -133,3 +156,22 @@ def test_last_move_uncaptures_closed_by_the_pawn_columns() -> None:
     entry.update(status="impossible", proof={"fen": leaf.fen(), "rule": "pawn-columns"})
     verdict = check(bad)
     assert not verdict.ok and "does not hold" in verdict.reason
+
+
+FIGURE_6 = "2kq4/pppp1p2/n4P2/4PKP1/2P1pRrB/2P2pp1/2PP4/RN1Q4 w - - 0 1"
+
+
+def test_the_ceriani_position_falls_to_the_columns_and_to_the_chain() -> None:
+    """problems/legal/deduce-then-cage.toml's position (after Hwa's Figure 6): the rule proves
+    it illegal by itself (4 White and 3 Black captures cannot reverse the pawns' order on the
+    e- and g-files and bring two more White pawns to the c-file), so `legal` no longer reaches
+    its lemmas; the lemma chain still proves it (the deduction "no d->e", then the Figure 7
+    cage under it), and the cage alone, without the deduction, may not be used."""
+    pos = Position.from_fen(FIGURE_6)
+    assert rules.state_and_count_reasons(pos) == [] and reachability.reasons(pos) == []
+    assert [r.rule for r in pawn_columns.reasons(pos)] == ["pawn-columns"]
+    root = Path(__file__).resolve().parent.parent
+    deduction = root / "problems" / "deduce" / "no-dxe-for-a-cage.toml"
+    cage = root / "encodings" / "cages" / "hwa-fig7-ceriani-no-dxe.toml"
+    assert [r.rule for r in legal.chain_reasons(pos, [deduction, cage])] == ["cage"]
+    assert legal.chain_reasons(pos, [cage]) == []

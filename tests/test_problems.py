@@ -25,6 +25,8 @@ CASES = [p for p in FILES if _has_expect(p)]
 # CI, brandis-discovered's question is asked by tests/test_lastmove.py (the same discovery, its
 # certificate checked); Brandis with the library by lastmove/brandis.toml; lemma files by
 # legal/cage-lemma-without-deduction.toml and cages/fig3-bishop-one-step-out-with-lemma.toml
+# (legal/deduce-then-cage.toml's position falls to the static rule pawn-columns before its
+# lemmas are read; tests/test_legality_pawn_columns.py runs its chain)
 # (not in a last-move question: only brandis-lemma does that).
 SLOW = {"spg/irsigler-2004-c.toml", "spg/dupuis-2001-b.toml", "spg/bell-2000.toml",
         "spg/yanami-1997.toml", "spg/buchanan-motley-c.toml", "spg/ott-1981.toml",

@@ -23,6 +23,12 @@ the rule `pawn-columns`. Example: White's e-pawn on e6 above Black's on e5, with
 each: neither pawn can leave the e-file and come back, so they never passed each other. The
 counting rules and the proof-game bound see only files, not the order on a file.
 
+Pawns at home all game (Texel's blocked squares, their pawn part): a White pawn the position
+has on its second rank is the array's pawn, unmoved (no other White pawn reaches that rank), so
+it is the lowest pawn of its column throughout, never captured and never capturing, and nothing
+enters its column below it; a Black pawn on its seventh rank likewise at the top. So a White
+pawn never gets above a Black pawn at home, and never promotes on that file.
+
 The search is depth first with transpositions (a state found dead stays dead) and the
 pruning of the doc's section: captures left per side (a side makes exactly one capture per
 missing enemy unit), columns that some move must still touch (a move touches at most two), the
@@ -96,6 +102,20 @@ def state_of(board: chess.BaseBoard, white_promotions: int = 0,
     return State(columns_of(board), pieces[0], pieces[1], white_promotions, black_promotions)
 
 
+def home_files(board: chess.BaseBoard) -> tuple[int, int]:
+    """The files (bit f) where the position has a White pawn on the second rank, and those with
+    a Black pawn on the seventh: no other pawn of its colour reaches that square, so it is the
+    array's pawn, unmoved all game (Texel's blocked squares): the lowest (highest) pawn of its
+    column throughout, never captured, never capturing, nothing ever below (above) it."""
+    white = black = 0
+    for f in range(8):
+        if board.piece_at(chess.square(f, 1)) == chess.Piece(chess.PAWN, chess.WHITE):
+            white |= 1 << f
+        if board.piece_at(chess.square(f, 6)) == chess.Piece(chess.PAWN, chess.BLACK):
+            black |= 1 << f
+    return white, black
+
+
 def _pawns(state: State, colour: str) -> int:
     return sum(column.count(colour) for column in state.columns)
 
@@ -140,6 +160,7 @@ class Kernel:
     white_needed: int
     black_needed: int
     nodes: int = NODES
+    home: tuple[int, int] = (0, 0)
     expanded: int = 0
 
     def __post_init__(self) -> None:
@@ -155,7 +176,7 @@ class Kernel:
     def towards(cls, board: chess.BaseBoard, nodes: int = NODES) -> "Kernel":
         """The search towards `board`'s placement."""
         return cls(state_of(board), promotions_needed(board, chess.WHITE),
-                   promotions_needed(board, chess.BLACK), nodes)
+                   promotions_needed(board, chess.BLACK), nodes, home_files(board))
 
     def captures_left(self, state: State, colour: str) -> int:
         """The captures `colour` still makes: one per unit the other side has beyond the goal."""
@@ -211,10 +232,18 @@ class Kernel:
                 bp, wp, bm = bp + own_piece, wp + enemy_piece, bm + promoted
             return State(tuple(cols), wp, bp, wm, bm)
 
+        low = self.home[0]     # files whose lowest pawn is White's, at home all game
+        high = self.home[1]    # files whose highest pawn is Black's, at home all game
+
+        def fixed(f: int, column: str, j: int) -> bool:
+            """Whether the pawn at index `j` of column `f` is a pawn at home all game."""
+            return (j == 0 and low >> f & 1 and column[0] == WHITE) or \
+                (j == len(column) - 1 and high >> f & 1 and column[-1] == BLACK)
+
         for f, column in enumerate(columns):
             # the last pawn in the side's direction may promote (its seventh rank: nothing ahead)
             last = len(column) - 1 if white else 0
-            if column and column[last] == colour:
+            if column and column[last] == colour and not fixed(f, column, last):
                 rest = column[:-1] if white else column[1:]
                 cols = list(columns)
                 cols[f] = rest
@@ -224,20 +253,29 @@ class Kernel:
             if not capture:
                 continue
             for i, unit in enumerate(column):
-                if unit != colour or (i and column[i - 1] == colour):
-                    continue                      # one pawn per run of the side's pawns
+                # one pawn per run of the side's pawns: White's highest, Black's lowest (a
+                # pawn at home all game is the other end of its run)
+                if unit != colour or fixed(f, column, i):
+                    continue
+                if white and i + 1 < len(column) and column[i + 1] == colour:
+                    continue
+                if not white and i and column[i - 1] == colour:
+                    continue
                 left = column[:i] + column[i + 1:]
                 for g in (f - 1, f + 1):
                     if not 0 <= g < 8:
                         continue
                     target = columns[g]
                     for j, victim in enumerate(target):
-                        if victim == other:       # pawn takes pawn (e.p. too)
+                        if victim == other and not fixed(g, target, j):   # pawn takes pawn
                             cols = list(columns)
                             cols[f], cols[g] = left, target[:j] + colour + target[j + 1:]
                             yield make(cols), f, g
                     if enemy_pieces:              # pawn takes a piece: any place on the file
-                        for k in range(len(target) + 1):
+                        # ... above a White pawn at home, below a Black one
+                        first = 1 if low >> g & 1 and target[:1] == WHITE else 0
+                        end = len(target) - (1 if high >> g & 1 and target[-1:] == BLACK else 0)
+                        for k in range(first, end + 1):
                             cols = list(columns)
                             cols[f], cols[g] = left, target[:k] + colour + target[k:]
                             yield make(cols, enemy_piece=-1), f, g
@@ -245,7 +283,7 @@ class Kernel:
             return
         for f, column in enumerate(columns):      # a piece (or the king) takes a pawn
             for j, victim in enumerate(column):
-                if victim == other:
+                if victim == other and not fixed(f, column, j):
                     cols = list(columns)
                     cols[f] = column[:j] + column[j + 1:]
                     yield make(cols), f, -1
@@ -311,11 +349,13 @@ class _Capped(Exception):
 
 
 @functools.lru_cache(maxsize=4096)
-def has_no_kernel(goal: State, needed: tuple[int, int], nodes: int = NODES) -> bool:
+def has_no_kernel(goal: State, needed: tuple[int, int], home: tuple[int, int],
+                  nodes: int = NODES) -> bool:
     """Whether the search proves that no kernel leads from the initial array to `goal` (with
-    `needed` promotions of White and Black). Memoised: all it depends on is its arguments, and
-    a last-move proof tree asks it of many positions that differ by quiet piece moves only."""
-    kernel = Kernel(goal, needed[0], needed[1], nodes)
+    `needed` promotions of White and Black, the pawns at home all game on the files of `home`).
+    Memoised: all it depends on is its arguments, and a last-move proof tree asks it of many
+    positions that differ by quiet piece moves only."""
+    kernel = Kernel(goal, needed[0], needed[1], nodes, home)
     return kernel.distance(INITIAL) is None or kernel.reachable() is False
 
 
@@ -331,7 +371,7 @@ def reasons(pos: Position, nodes: int = NODES) -> list[Reason]:
         return []                          # the counting rules speak for these
     goal = state_of(board)
     needed = (promotions_needed(board, chess.WHITE), promotions_needed(board, chess.BLACK))
-    if not has_no_kernel(goal, needed, nodes):
+    if not has_no_kernel(goal, needed, home_files(board), nodes):
         return []
     missing = {c: 16 - chess.popcount(board.occupied_co[c]) for c in chess.COLORS}
     changed = ", ".join(f"{chess.FILE_NAMES[f]}: {column or '-'}"
@@ -344,5 +384,5 @@ def reasons(pos: Position, nodes: int = NODES) -> list[Reason]:
                          f"{color_name(chess.BLACK)}")]
 
 
-__all__ = ["INITIAL", "Kernel", "RULE", "State", "columns_of", "has_no_kernel",
+__all__ = ["INITIAL", "Kernel", "RULE", "State", "columns_of", "has_no_kernel", "home_files",
            "promotions_needed", "reasons", "state_of"]
