@@ -364,13 +364,16 @@ def machine_speed() -> tuple[float, int]:
     return time.process_time() - start, min(finder.nodes, CALIBRATION_NODES)
 
 
+BANDS = {"captures": (0, 4), "plies": (20, 30)}  # --report's bands: (first start, width)
+
+
 def report(paths: list[str], timeout: float) -> int:
     """The figures of the random-position rows of earlier runs' CSVs, as one set: the share
     certified, CPU time and game length, certified within fractions of the limit, by the
     captures in the position and by the random game's length, and every failure (a seed met
     twice counts once, its first row)."""
     tally, seen = Tally("finder"), set()
-    bands: dict[str, dict[str, list[int]]] = {"captures": {}, "plies": {}}
+    bands: dict[str, dict[int, list[int]]] = {"captures": {}, "plies": {}}  # by band start
     for path in paths:
         with open(path, newline="") as handle:
             for row in csv.DictReader(handle):
@@ -382,11 +385,10 @@ def report(paths: list[str], timeout: float) -> int:
                 tally.add(seed, int(row["plies"]), row["fen"], row["verdict"],
                           float(row["cpu_s"]), length)
                 units = chess.popcount(chess.Board(row["fen"]).occupied)
-                for kind, value, width in (("captures", 32 - units, 4),
-                                           ("plies", max(int(row["plies"]) - 20, 0), 30)):
-                    low = value // width * width + (20 if kind == "plies" else 0)
-                    label = f"{low}-{low + width - 1}"
-                    pair = bands[kind].setdefault(label, [0, 0])
+                for kind, value, (base, width) in (("captures", 32 - units, BANDS["captures"]),
+                                                   ("plies", int(row["plies"]), BANDS["plies"])):
+                    low = base + max(value - base, 0) // width * width
+                    pair = bands[kind].setdefault(low, [0, 0])
                     pair[0] += row["verdict"] == "legal"
                     pair[1] += 1
     n = len(seen)
@@ -400,10 +402,11 @@ def report(paths: list[str], timeout: float) -> int:
     print("  certified within " + ", ".join(
         f"{f * timeout:g} s: {sum(t <= f * timeout for t in found)}"
         for f in (0.1, 0.2, 0.5, 1.0)) + f" (CPU; found ones: {percentiles(found)})")
-    for kind in ("captures", "plies"):
-        ordered = sorted(bands[kind].items(), key=lambda item: int(item[0].split("-")[0]))
-        print(f"  found by {'captures in the position' if kind == 'captures' else 'plies of the random game'}: "
-              + ", ".join(f"{label} {a}/{b}" for label, (a, b) in ordered))
+    for kind, what in (("captures", "captures in the position"),
+                       ("plies", "plies of the random game")):
+        width = BANDS[kind][1]
+        print(f"  found by {what}: " + ", ".join(
+            f"{low}-{low + width - 1} {a}/{b}" for low, (a, b) in sorted(bands[kind].items())))
     return 1 if tally.counts["illegal"] else 0
 
 

@@ -11,7 +11,7 @@ on real games, cost, and what it adds to the other static rules.
 2. Swapped pawns: each of those positions with the lowest White pawn of a file and the Black
    pawn above it swapped (the first file where both stand), when the result has no pawn on a back rank
    and no side in check it could not be: how many the other static rules prove illegal
-   (`legality.rules` without this rule) and how many with it. A swap can leave a legal
+   (`legality.rules.reasons` apart from this rule, which it asks last) and how many with it. A swap can leave a legal
    position (captures enough to go round), so the share is what the rule adds, not a bound.
 """
 
@@ -60,10 +60,8 @@ def main() -> int:
     proved = {"others": 0, "with": 0}
     tried = 0
     for seed in range(args.seed, args.seed + args.games):
-        moves = random_position(seed)[0].move_stack
-        final = chess.Board()
-        for move in moves:
-            final.push(move)
+        final, _ = random_position(seed)
+        moves = final.move_stack
         kernel = pawn_columns.Kernel.towards(final)
         board = chess.Board()
         made = {chess.WHITE: 0, chess.BLACK: 0}
@@ -84,12 +82,9 @@ def main() -> int:
             other = swapped(board)
             if other is not None:
                 tried += 1
-                pos = Position.from_board(other)
-                before = rules.state_and_count_reasons(pos)
-                if not before:
-                    before = rules.retro_stalemate_reasons(pos) + rules.reachability_reasons(pos)
-                proved["others"] += bool(before)
-                proved["with"] += bool(before or rules.pawn_column_reasons(pos))
+                found_rules = {r.rule for r in rules.reasons(Position.from_board(other))}
+                proved["others"] += bool(found_rules - {rules.PAWN_COLUMNS})
+                proved["with"] += bool(found_rules)
         print(f"\r{seed - args.seed + 1}/{args.games} games", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     times.sort()
