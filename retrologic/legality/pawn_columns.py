@@ -116,6 +116,13 @@ def home_files(board: chess.BaseBoard) -> tuple[int, int]:
     return white, black
 
 
+def kernel_goal(board: chess.BaseBoard) -> tuple[State, tuple[int, int], tuple[int, int]]:
+    """What a search towards `board`'s placement needs of it: its state, the promotions its
+    pieces show (White, Black) and its pawns at home (`home_files`)."""
+    needed = (promotions_needed(board, chess.WHITE), promotions_needed(board, chess.BLACK))
+    return state_of(board), needed, home_files(board)
+
+
 def _pawns(state: State, colour: str) -> int:
     return sum(column.count(colour) for column in state.columns)
 
@@ -175,8 +182,8 @@ class Kernel:
     @classmethod
     def towards(cls, board: chess.BaseBoard, nodes: int = NODES) -> "Kernel":
         """The search towards `board`'s placement."""
-        return cls(state_of(board), promotions_needed(board, chess.WHITE),
-                   promotions_needed(board, chess.BLACK), nodes, home_files(board))
+        goal, needed, home = kernel_goal(board)
+        return cls(goal, needed[0], needed[1], nodes, home)
 
     def captures_left(self, state: State, colour: str) -> int:
         """The captures `colour` still makes: one per unit the other side has beyond the goal."""
@@ -355,8 +362,7 @@ def has_no_kernel(goal: State, needed: tuple[int, int], home: tuple[int, int],
     `needed` promotions of White and Black, the pawns at home all game on the files of `home`).
     Memoised: all it depends on is its arguments, and a last-move proof tree asks it of many
     positions that differ by quiet piece moves only."""
-    kernel = Kernel(goal, needed[0], needed[1], nodes, home)
-    return kernel.distance(INITIAL) is None or kernel.reachable() is False
+    return Kernel(goal, needed[0], needed[1], nodes, home).reachable() is False
 
 
 def reasons(pos: Position, nodes: int = NODES) -> list[Reason]:
@@ -369,9 +375,8 @@ def reasons(pos: Position, nodes: int = NODES) -> list[Reason]:
             any(chess.popcount(board.occupied_co[c]) > 16 for c in chess.COLORS) or \
             board.pawns & (chess.BB_RANK_1 | chess.BB_RANK_8):
         return []                          # the counting rules speak for these
-    goal = state_of(board)
-    needed = (promotions_needed(board, chess.WHITE), promotions_needed(board, chess.BLACK))
-    if not has_no_kernel(goal, needed, home_files(board), nodes):
+    goal, needed, home = kernel_goal(board)
+    if not has_no_kernel(goal, needed, home, nodes):
         return []
     missing = {c: 16 - chess.popcount(board.occupied_co[c]) for c in chess.COLORS}
     changed = ", ".join(f"{chess.FILE_NAMES[f]}: {column or '-'}"
@@ -385,4 +390,4 @@ def reasons(pos: Position, nodes: int = NODES) -> list[Reason]:
 
 
 __all__ = ["INITIAL", "Kernel", "RULE", "State", "columns_of", "has_no_kernel", "home_files",
-           "promotions_needed", "reasons", "state_of"]
+           "kernel_goal", "promotions_needed", "reasons", "state_of"]
