@@ -26,7 +26,8 @@ right units at the right places (`kernel.victims_fit`: seed 3000's last capture 
 White's left-over unit a pawn walled in on c2). The per-node work is memoised by what it depends
 on. Dead ends the bound misses are cut by two checks of our own: the pawns' captures must fit
 within the captures left all together (`captures_fit`), and pawns that can never move again must
-stand on target pawns (`stuck_pawns`). The search is a heuristic: it never proves anything by
+stand on target pawns (`stuck_pawns`); and the bound itself treats the pawns settled for good on
+their target squares as walls (`legalgame.walls`). The search is a heuristic: it never proves anything by
 failing (the caller says *unknown*); what it finds is a real game, which `legalgame.checker`
 replays with python-chess.
 """
@@ -43,6 +44,7 @@ import chess
 
 from retrologic.legalgame.kernel import Planner, SidePlan, plan_distance, victims_fit
 from retrologic.legalgame.reach import Reach
+from retrologic.legalgame.walls import Walls
 from retrologic.legality.reachability import capture_column, pawn_captures_needed
 from retrologic.limits import Budget, LimitHit
 from retrologic.position import castling_frozen
@@ -131,6 +133,7 @@ class Finder(Reach):
         self.frozen_extra = castling_frozen(self.rights)   # a right's king and rook never move
         self.analysis = Analysis(self.start, target, extra_frozen=self.frozen_extra)
         self.frozen = self.analysis.frozen
+        self.walls = Walls(self.start, target, self.frozen_extra)
         self.target_key = placement_key(target)
         self.target_pawns = {c: target.pawns & target.occupied_co[c] for c in chess.COLORS}
         self.count = {c: chess.popcount(target.occupied_co[c]) for c in chess.COLORS}
@@ -191,11 +194,12 @@ class Finder(Reach):
         return white, black
 
     def side_part(self, board: chess.Board, color: chess.Color) -> int:
-        """`color`'s bound, two more per castling right the target has lost (its king or rook
-        still has to move), INF when its captures do not fit (`captures_fit`). Memoised by
-        what it depends on: the side's units and rights, the opponent's pawns and unit count
-        (a move of the other side that neither captures nor moves a pawn leaves it as it was,
-        so about half the parts of a node's children are look-ups)."""
+        """`color`'s bound, with the settled pawns as walls (`legalgame.walls`), two more per
+        castling right the target has lost (its king or rook still has to move), INF when its
+        captures do not fit (`captures_fit`). Memoised by what it depends on (the walls too):
+        the side's units and rights, the opponent's pawns and unit count (a move of the other
+        side that neither captures nor moves a pawn leaves it as it was, so about half the
+        parts of a node's children are look-ups)."""
         mask, other = board.occupied_co[color], board.occupied_co[not color]
         rights = board.castling_rights & (chess.BB_RANK_1 if color else chess.BB_RANK_8)
         key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
@@ -203,7 +207,9 @@ class Finder(Reach):
                board.pawns & other, chess.popcount(other))
         hit = self.parts.get(key)
         if hit is None:
-            hit = self.analysis.bound.side_bound(board, color)
+            walls = self.walls.of(board)
+            analysis = self.walls.view(walls) if walls else self.analysis
+            hit = analysis.bound.side_bound(board, color)
             if hit < INF and not self.captures_fit(board, color):
                 hit = INF
             if hit < INF and rights & ~self.rights:

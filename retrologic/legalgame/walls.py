@@ -1,0 +1,76 @@
+"""Settled pawns: pawns that stand on their target squares for good, walls for every other unit
+(issue #19; the pawn part of Texel's "blocked squares", texel doc/proofgame.md, and the
+unmovable obstacles of §7 of shared/seeds/malikovic-spg-trajectories-coq.txt).
+
+A side with no capture left keeps each pawn on its file, and its pawns on a file keep their
+order (a pawn never passes another on its file without capturing). When the file holds as many
+of its pawns as the target does, the k-th from the side's home rank must become the target's
+k-th: a pawn already on that square never moves again (it cannot come back) and is never
+captured (the side could not replace it). The finder's bound is then taken with those pawns
+frozen (`Walls.view`: a proof-game analysis whose distance tables treat them as obstacles), so
+a bishop shut in behind them, or a rook whose file they close, has no finite bound and the
+search leaves that branch at once (seed 6204 of bench/legal.py: a light bishop on h3 behind
+g4 with its target on d7, placement searched to the cap before).
+
+The finder is a heuristic whose games are replayed, so nothing here is trusted; the rule is
+still exact, and tests/test_legalgame_walls.py holds it to real games.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import chess
+
+from retrologic.spg.analysis import Analysis
+
+MAX_VIEWS = 64  # analyses kept, one per set of walls (the least recently used dropped first)
+
+
+def settled_pawns(pawns: int, goal: int) -> int:
+    """Of one side's `pawns`, those on their own target square for good, given that the side
+    has no capture left: on a file holding as many of its pawns as its target pawns (`goal`),
+    the pawn with as many of its pawns below it as target pawns below its square (the same
+    place in the file's order, from square a1 up: the same for both colours)."""
+    out = 0
+    for sq in chess.scan_forward(pawns & goal):
+        file_mask = chess.BB_FILES[chess.square_file(sq)]
+        now, want = pawns & file_mask, goal & file_mask
+        if chess.popcount(now) != chess.popcount(want):
+            continue
+        below = chess.BB_SQUARES[sq] - 1
+        if chess.popcount(now & below) == chess.popcount(want & below):
+            out |= chess.BB_SQUARES[sq]
+    return out
+
+
+class Walls:
+    """The settled pawns of a position on the way to `target`, and the analysis with them
+    frozen (memoised by the walls, at most `MAX_VIEWS` kept)."""
+
+    def __init__(self, start: chess.Board, target: chess.BaseBoard, frozen: int) -> None:
+        self.start, self.target, self.frozen = start, target, frozen
+        self.goal = {c: target.pawns & target.occupied_co[c] for c in chess.COLORS}
+        self.count = {c: chess.popcount(target.occupied_co[c]) for c in chess.COLORS}
+        self.views: OrderedDict[int, Analysis] = OrderedDict()
+
+    def of(self, board: chess.BaseBoard) -> int:
+        """The settled pawns of both sides (only a side with no capture left has any)."""
+        out = 0
+        for color in chess.COLORS:
+            if chess.popcount(board.occupied_co[not color]) <= self.count[not color]:
+                out |= settled_pawns(board.pawns & board.occupied_co[color], self.goal[color])
+        return out
+
+    def view(self, walls: int) -> Analysis:
+        """The proof-game analysis from the initial array to the target with the units on
+        `walls` (and the finder's own frozen units) never moving nor captured."""
+        hit = self.views.get(walls)
+        if hit is None:
+            hit = Analysis(self.start, self.target, extra_frozen=self.frozen | walls)
+            self.views[walls] = hit
+            if len(self.views) > MAX_VIEWS:
+                self.views.popitem(last=False)
+        else:
+            self.views.move_to_end(walls)
+        return hit
