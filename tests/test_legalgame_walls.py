@@ -2,7 +2,8 @@
 calls settled stays on its square to the end of the game, the bound with those pawns frozen
 never exceeds the moves each side really plays, a bishop the walls shut in has no bound (a
 breadth-first search of python-chess's bishop attacks agrees), and the finder then finds the
-game of seed 6204 of bench/legal.py, which it does not find within the same cap without them."""
+game of seed 6204 of bench/legal.py, which it does not find within the same cap without them; and
+the placement guide sees pieces held on their target squares in the way (seed 6057)."""
 
 from __future__ import annotations
 
@@ -108,3 +109,20 @@ def test_the_walls_let_the_finder_place_seed_6204(monkeypatch):
     assert reached_fault(board, target) is None
     monkeypatch.setattr(Walls, "of", lambda self, board: 0)
     assert Finder(target, Budget(), 2_500).find() is None
+
+
+def test_the_placement_guide_sees_pieces_held_on_their_target_squares():
+    """Seed 6057's placement: Black's rook on f8 must reach a8 past its queen and rook on e8 and
+    d8, which stand on their own target squares. The bound says one move; python-chess shows
+    the rook has no move to a8, and the guide (`Finder.placement_moves`) asks two more."""
+    target = chess.Board("r2rq3/3pb2p/p1n1p1pn/1pQ2P2/4k3/2P4N/1Bb3KP/R3NB1R w - - 0 34")
+    board = chess.Board("3rqr2/3pb2p/p1n1p1pn/1pQ2P2/4k3/2P4N/1Bb3KP/R3NB1R b - - 6 29")
+    assert chess.Move(chess.F8, chess.A8) not in board.legal_moves
+    finder = Finder(target, Budget(), 1_000)
+    assert finder.side_bounds(board) == (0, 1)
+    assert finder.placement_moves(board) == finder.moves_left(board) + 2
+    finder.guide_name = "moves"
+    assert finder.guide(board) == finder.placement_moves(board)
+    # with nothing held (the initial array's own position as target) the guide is the bound
+    start = Finder(chess.Board(), Budget(), 1_000)
+    assert start.placement_moves(chess.Board()) == start.moves_left(chess.Board()) == 0

@@ -50,6 +50,7 @@ from retrologic.limits import Budget, LimitHit
 from retrologic.position import castling_frozen
 from retrologic.spg.analysis import Analysis, finite_mask
 from retrologic.spg.distances import INF
+from retrologic.spg.targets import anchored
 
 class Try(NamedTuple):
     """One try of the finder: the weight of the capture distance in the capture searches, the
@@ -152,6 +153,7 @@ class Finder(Reach):
         self.fit_blocks: dict[tuple, int] = {}
         self.distances: dict[tuple, int] = {}
         self.bounds: dict[tuple, tuple[int, int] | None] = {}
+        self.held: dict[tuple, int | None] = {}
         self.parts: dict[tuple, int] = {}
         self.ring_memo: dict[tuple, tuple[int, ...]] = {}
         self.plans: dict[tuple, SidePlan | None] = {}
@@ -280,8 +282,46 @@ class Finder(Reach):
         return white + black + parity
 
     def guide(self, board: chess.Board) -> int | None:
-        """The current try's guide (see `Try`; None: never)."""
-        return self.moves_left(board) if self.guide_name == "moves" else self.plies_left(board)
+        """The current try's guide (see `Try`; None: never); "moves" with no capture left to
+        make is `placement_moves`."""
+        if self.guide_name != "moves":
+            return self.plies_left(board)
+        if self.captures_left(board, chess.WHITE) <= 0 and \
+                self.captures_left(board, chess.BLACK) <= 0:
+            return self.placement_moves(board)
+        return self.moves_left(board)
+
+    def placement_moves(self, board: chess.Board) -> int | None:
+        """`moves_left` with the obstruction split of Malikovic §7 as a guide (a heuristic, not
+        claimed a bound): either the pieces standing on their own target squares all stay there
+        (the bound with them frozen too: a rook whose way along the back rank its own queen
+        and rook close, seed 6057) or one of them steps aside and back (two moves more).
+        Memoised by placement, castling rights and side to move."""
+        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+               board.kings, board.occupied_co[chess.WHITE], board.castling_rights, board.turn)
+        hit = self.held.get(key, False)
+        if hit is False:
+            if len(self.held) > BOUNDS_MEMO:
+                self.held.clear()
+            hit = self.held[key] = self._placement_moves(board)
+        return hit
+
+    def _placement_moves(self, board: chess.Board) -> int | None:
+        """`placement_moves` computed."""
+        plain = self.moves_left(board)
+        held = anchored(self.target, self.frozen, board) & ~board.pawns
+        if plain is None or not held:
+            return plain
+        view = self.walls.view(self.walls.of(board) | held)
+        stay = 0
+        for color in chess.COLORS:
+            part = view.bound.side_bound(board, color)
+            if part >= INF:
+                return plain + 2
+            rights = board.castling_rights & (chess.BB_RANK_1 if color else chess.BB_RANK_8)
+            stay += part + (2 if rights & ~self.rights else 0)
+        stay += stay % 2 != (board.turn != self.target.turn)
+        return max(plain, min(stay, plain + 2))
 
     def side_plan(self, board: chess.BaseBoard, color: chess.Color) -> SidePlan | None:
         """`color`'s capture plan (`legalgame.kernel`) with the current salt, memoised by what
