@@ -27,9 +27,9 @@ White's left-over unit a pawn walled in on c2). The per-node work is memoised by
 on. Dead ends the bound misses are cut by two checks of our own: the pawns' captures must fit
 within the captures left all together (`captures_fit`), and pawns that can never move again must
 stand on target pawns (`stuck_pawns`); and the bound itself treats the pawns settled for good on
-their target squares as walls (`legalgame.walls`). The search is a heuristic: it never proves anything by
-failing (the caller says *unknown*); what it finds is a real game, which `legalgame.checker`
-replays with python-chess.
+their target squares as walls (`legalgame.walls`). The search is a heuristic: it never proves
+anything by failing (the caller says *unknown*); what it finds is a real game, which
+`legalgame.checker` replays with python-chess.
 """
 
 from __future__ import annotations
