@@ -50,7 +50,7 @@ from retrologic.limits import Budget, LimitHit
 from retrologic.position import castling_frozen
 from retrologic.spg.analysis import Analysis, finite_mask
 from retrologic.spg.distances import INF
-from retrologic.spg.targets import anchored
+from retrologic.spg.targets import BACK_RANK, anchored
 
 class Try(NamedTuple):
     """One try of the finder: the weight of the capture distance in the capture searches, the
@@ -203,7 +203,7 @@ class Finder(Reach):
         side that neither captures nor moves a pawn leaves it as it was, so about half the
         parts of a node's children are look-ups)."""
         mask, other = board.occupied_co[color], board.occupied_co[not color]
-        rights = board.castling_rights & (chess.BB_RANK_1 if color else chess.BB_RANK_8)
+        rights = board.castling_rights & BACK_RANK[color]
         key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
                board.rooks & mask, board.queens & mask, board.kings & mask, rights,
                board.pawns & other, chess.popcount(other))
@@ -214,8 +214,8 @@ class Finder(Reach):
             hit = analysis.bound.side_bound(board, color)
             if hit < INF and not self.captures_fit(board, color):
                 hit = INF
-            if hit < INF and rights & ~self.rights:
-                hit += 2
+            if hit < INF:
+                hit += self.rights_moves(rights)
             if len(self.parts) > BOUNDS_MEMO:
                 self.parts.clear()
             self.parts[key] = hit
@@ -278,8 +278,16 @@ class Finder(Reach):
         if bounds is None:
             return None
         white, black = bounds
-        parity = (white + black) % 2 != (board.turn != self.target.turn)
-        return white + black + parity
+        return self.with_parity(board, white + black)
+
+    def with_parity(self, board: chess.Board, moves: int) -> int:
+        """Both sides' `moves` added up, plus one when the side to move would come out wrong."""
+        return moves + ((moves % 2 == 1) != (board.turn != self.target.turn))
+
+    def rights_moves(self, rights: int) -> int:
+        """Two moves when a side keeps a castling right (of `rights`, its own) that the target
+        has lost: its king or rook still has to move."""
+        return 2 if rights & ~self.rights else 0
 
     def guide(self, board: chess.Board) -> int | None:
         """The current try's guide (see `Try`; None: never); "moves" with no capture left to
@@ -318,10 +326,8 @@ class Finder(Reach):
             part = view.bound.side_bound(board, color)
             if part >= INF:
                 return plain + 2
-            rights = board.castling_rights & (chess.BB_RANK_1 if color else chess.BB_RANK_8)
-            stay += part + (2 if rights & ~self.rights else 0)
-        stay += stay % 2 != (board.turn != self.target.turn)
-        return max(plain, min(stay, plain + 2))
+            stay += part + self.rights_moves(board.castling_rights & BACK_RANK[color])
+        return max(plain, min(self.with_parity(board, stay), plain + 2))
 
     def side_plan(self, board: chess.BaseBoard, color: chess.Color) -> SidePlan | None:
         """`color`'s capture plan (`legalgame.kernel`) with the current salt, memoised by what
