@@ -184,8 +184,8 @@ def side_plan(analysis: Analysis, board: chess.BaseBoard, color: chess.Color, ne
 
 class Measures(Protocol):
     """What `plan_distance` and `victims_fit` need of the finder: its frozen units, analysis,
-    planner and salt, captures left, plans and distances (`legalgame.finder.Finder` provides
-    them, memoised)."""
+    planner and salt, captures left, plans, locked pawns (`locked_pawns`) and distances
+    (`legalgame.finder.Finder` provides them, memoised)."""
 
     frozen: int
     analysis: Analysis
@@ -203,6 +203,8 @@ class Measures(Protocol):
                 squares: int, below: int) -> int: ...
 
     def by_type(self, board: chess.BaseBoard, mask: int) -> list[tuple[int, int]]: ...
+
+    def locked(self, board: chess.BaseBoard, color: chess.Color, plan: SidePlan) -> int: ...
 
     def victim_arrival(self, color: chess.Color, square: chess.Square,
                        pieces: list[tuple[int, int]], foe_pawns: list[chess.Square],
@@ -319,8 +321,8 @@ def victims_fit(finder: Measures, board: chess.BaseBoard) -> bool:
     if mine_ is None or theirs_ is None:
         return True                     # the bound decides
     needs = {c: finder.captures_left(board, c) for c in chess.COLORS}
-    locked = {chess.WHITE: locked_pawns(finder, board, chess.WHITE, mine_),
-              chess.BLACK: locked_pawns(finder, board, chess.BLACK, theirs_)}
+    locked = {chess.WHITE: finder.locked(board, chess.WHITE, mine_),
+              chess.BLACK: finder.locked(board, chess.BLACK, theirs_)}
     for color in chess.COLORS:
         need = needs[color]
         if need <= 0:

@@ -20,8 +20,8 @@ from typing import Iterator
 import chess
 
 from retrologic.legalgame.checker import reached_fault
+from retrologic.spg.targets import BACK_RANK
 
-BACK_RANK = {chess.WHITE: chess.BB_RANK_1, chess.BLACK: chess.BB_RANK_8}
 KING_HOME = {chess.WHITE: chess.E1, chess.BLACK: chess.E8}
 TOUR_MOVES = (2, 4)     # own moves of a tour, shortest first: out and back; a blocker aside too
 TOURS_TRIED = 12        # own tours tried per insertion point (each with every opponent shuffle)

@@ -22,7 +22,7 @@ from collections import OrderedDict
 
 import chess
 
-from retrologic.spg.analysis import Analysis
+from retrologic.spg.analysis import Analysis, scipy_hungarian
 
 MAX_VIEWS = 64  # analyses kept, one per set of walls (the least recently used dropped first)
 
@@ -67,7 +67,8 @@ class Walls:
         `walls` (and the finder's own frozen units) never moving nor captured."""
         hit = self.views.get(walls)
         if hit is None:
-            hit = Analysis(self.start, self.target, extra_frozen=self.frozen | walls)
+            hit = Analysis(self.start, self.target, extra_frozen=self.frozen | walls,
+                           assignment=scipy_hungarian)
             self.views[walls] = hit
             if len(self.views) > MAX_VIEWS:
                 self.views.popitem(last=False)

@@ -31,7 +31,7 @@ from retrologic.position import Position
 from retrologic.vocabulary import color_name
 
 if TYPE_CHECKING:
-    from retrologic.spg.analysis import Analysis
+    from retrologic.spg.analysis import Analysis, Solver
 
 RULE = "unreachable"
 
@@ -87,14 +87,16 @@ ColumnOf = Callable[[chess.Color, int, int, int], tuple[tuple[int, ...], int]]
 
 def pawn_captures_needed(analysis: "Analysis", board: chess.BaseBoard, color: chess.Color,
                          captures: int, column_of: ColumnOf | None = None,
-                         blocks: dict | None = None) -> int:
+                         blocks: dict | None = None,
+                         solve: Solver | None = None) -> int:
     """The fewest pawn captures of any assignment of `color`'s units on `board` to its target
     units (each unit's `capture_column`; INF: none). The bound counts each pawn's captures
     alone; all together they must fit within the captures the side makes, one per missing unit
     of the other side. `column_of(color, type, square, captures)` -> (column, finite mask) and
     `blocks` (the assignment's block memo) let a caller memoise (the legal-game finder asks
-    this of every position it scores)."""
-    from retrologic.spg.analysis import column_assignment, finite_mask
+    this of every position it scores), and `solve` chooses the assignment's solver (None:
+    ours, `spg.assignment.hungarian`)."""
+    from retrologic.spg.analysis import column_assignment, finite_mask, hungarian
     from retrologic.spg.distances import INF
     if column_of is None:
         def column_of(c: chess.Color, utype: int, usq: int, k: int) -> tuple[tuple[int, ...], int]:
@@ -108,7 +110,7 @@ def pawn_captures_needed(analysis: "Analysis", board: chess.BaseBoard, color: ch
     rows = len(analysis.target_units[color])
     if len(columns) < rows:
         return INF
-    return column_assignment(columns, masks, rows, blocks)
+    return column_assignment(columns, masks, rows, blocks, solve or hungarian)
 
 
 def _countable(board: chess.Board) -> bool:

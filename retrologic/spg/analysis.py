@@ -27,7 +27,8 @@ from typing import Callable, cast
 import chess
 
 from retrologic.spg import trajectory
-from retrologic.spg.assignment import column_assignment, finite_mask, hungarian, min_assignment
+from retrologic.spg.assignment import (Solver, column_assignment, finite_mask, hungarian,
+                                       min_assignment, scipy_hungarian)
 from retrologic.spg.bound import Bound, Plans, SideKey, moves_left
 from retrologic.spg.coupling import Coupling
 from retrologic.spg.distances import INF, Distances, UnitRoutes
@@ -45,7 +46,8 @@ from retrologic.vocabulary import CASTLINGS
 CASTLE = CASTLINGS
 
 __all__ = ["Analysis", "BoundOptions", "CASTLE", "INF", "SWITCHES", "Plans", "arrival_squares",
-           "column_assignment", "finite_mask", "frozen_units", "hungarian", "min_assignment"]
+           "Solver", "column_assignment", "finite_mask", "frozen_units", "hungarian",
+           "min_assignment", "scipy_hungarian"]
 
 
 @dataclass
@@ -68,6 +70,7 @@ class Analysis:
     obstruction: bool = BoundOptions.obstruction
     pawn_walls: bool = BoundOptions.pawn_walls
     extra_frozen: int = 0
+    assignment: Solver = hungarian  # the bound's block solver (`scipy_hungarian`: speed only)
     # made by __post_init__: the switches as one record, what the target fixes, the components
     options: BoundOptions = field(init=False, repr=False)
     targets: Targets = field(init=False, repr=False)
@@ -92,7 +95,7 @@ class Analysis:
         self.target_units, self.target_count = self.targets.units, self.targets.count
         self.distances = Distances(self.frozen)
         self.routes = Routes(self.distances)
-        self.bound = Bound(self.targets, self.distances, self.options)
+        self.bound = Bound(self.targets, self.distances, self.options, self.assignment)
         self.coupler = Coupling(self.targets, self.distances, self.routes, self.bound,
                                 self.options)
         # the views' maker holds what it needs, not the analysis: no reference cycle, so an

@@ -19,7 +19,8 @@ from typing import Any, Callable, Iterable, NamedTuple
 import chess
 
 from retrologic.spg import trajectory
-from retrologic.spg.assignment import BlockMemo, column_assignment, finite_mask, min_assignment
+from retrologic.spg.assignment import (BlockMemo, Solver, column_assignment, finite_mask,
+                                       hungarian, min_assignment)
 from retrologic.spg.distances import INF, Distances, UnitRoutes
 from retrologic.spg.memo import Memo
 from retrologic.spg.options import BoundOptions
@@ -122,10 +123,12 @@ class Bound:
     """Each side's plans and bound for one start, target and set of frozen units, memoised by
     side key."""
 
-    def __init__(self, targets: Targets, distances: Distances, options: BoundOptions) -> None:
+    def __init__(self, targets: Targets, distances: Distances, options: BoundOptions,
+                 solve: Solver = hungarian) -> None:
         self.targets = targets
         self.distances = distances
         self.options = options
+        self.solve = solve      # the assignment blocks' solver (same values, speed only)
         self.plans_by_key: Memo[SideKey, Plans] = Memo("plans")
         # (color, pawns, capture budget) -> victim slots
         self.slots_by_pawns: Memo[tuple[bool, int, int], tuple[int, ...]] = Memo("victim slots")
@@ -256,7 +259,8 @@ class Bound:
             placed = [(moved.get(usq, usq), utype) for usq, utype in units]
             # the plain assignment, ties broken towards the most capture capacity
             columns, masks = self.placed_columns(color, placed, captures, slots)
-            total = column_assignment(columns, masks, len(rows) + len(slots), self.blocks)
+            total = column_assignment(columns, masks, len(rows) + len(slots), self.blocks,
+                                      self.solve)
             if total >= INF:
                 continue
             value, capacity, scenario = self.scenario(total, extra, captures)
@@ -367,7 +371,7 @@ class Bound:
                 entries = column + (CAPW * v - v if v < INF else INF,) * generic
                 columns.append(entries)
                 masks.append(finite_mask(entries))
-            total = column_assignment(columns, masks, nrows, self.blocks)
+            total = column_assignment(columns, masks, nrows, self.blocks, self.solve)
             if total < INF:
                 value = self.scenario(total, extra, plans.captures)
                 best, fewest = min(best, value[2]), min(fewest, value[0])
@@ -480,7 +484,7 @@ class Bound:
                     continue
                 keep = columns[j], masks[j]
                 columns[j], masks[j] = self.bumped(color, utype, usq, columns[j])
-                total = column_assignment(columns, masks, nrows, self.blocks)
+                total = column_assignment(columns, masks, nrows, self.blocks, self.solve)
                 columns[j], masks[j] = keep
                 if total < INF:
                     best[h] = min(best[h], self.scenario(total, extra, captures)[2])
