@@ -82,8 +82,8 @@ def real_game(seed: int, plies: int) -> list[chess.Board]:
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_bound_is_the_same_with_either_solver(seed):
-    """Along a real game, every position's bound towards the game's final position, from the
-    initial array and from the position 20 plies earlier, is the same with either solver."""
+    """Along a real game, every position's bound towards the game's final position (the
+    analysis from the initial array) is the same with either solver."""
     positions = real_game(seed, 70)
     target = positions[-1]
     ours = Analysis(chess.Board(), target)

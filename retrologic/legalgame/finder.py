@@ -133,11 +133,12 @@ class Finder(Reach):
         self.rights = target.clean_castling_rights()
         self.start = chess.Board()
         self.frozen_extra = castling_frozen(self.rights)   # a right's king and rook never move
-        # SciPy's assignment solver (loaded by `legalgame.kernel` anyway): the same bounds
+        # SciPy's assignment solver (loaded by `legalgame.kernel` anyway): the same bounds;
+        # the walls' views and `captures_fit` take it from here
         self.analysis = Analysis(self.start, target, extra_frozen=self.frozen_extra,
                                  assignment=scipy_hungarian)
         self.frozen = self.analysis.frozen
-        self.walls = Walls(self.start, target, self.frozen_extra)
+        self.walls = Walls(self.start, target, self.frozen_extra, self.analysis.assignment)
         self.target_key = placement_key(target)
         self.target_pawns = {c: target.pawns & target.occupied_co[c] for c in chess.COLORS}
         self.count = {c: chess.popcount(target.occupied_co[c]) for c in chess.COLORS}
@@ -236,7 +237,7 @@ class Finder(Reach):
         if hit is None:
             hit = need >= 0 and pawn_captures_needed(self.analysis, board, color, need,
                                                      self.fit_column, self.fit_blocks,
-                                                     scipy_hungarian) <= need
+                                                     self.analysis.assignment) <= need
             self.fits[key] = hit
         return hit
 
@@ -334,29 +335,31 @@ class Finder(Reach):
             stay += part + self.rights_moves(board.castling_rights & BACK_RANK[color])
         return max(plain, min(self.with_parity(board, stay), plain + 2))
 
-    def side_plan(self, board: chess.BaseBoard, color: chess.Color) -> SidePlan | None:
-        """`color`'s capture plan (`legalgame.kernel`) with the current salt, memoised by what
-        it depends on: the side's units, its captures left and the salt."""
+    def plan_key(self, board: chess.BaseBoard, color: chess.Color) -> tuple:
+        """What `color`'s capture plan depends on: the side's units, its captures left (last
+        but one) and the salt (last)."""
         mask = board.occupied_co[color]
-        need = self.captures_left(board, color)
-        key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
-               board.rooks & mask, board.queens & mask, board.kings & mask, need,
-               self.plan_salt)
+        return (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
+                board.rooks & mask, board.queens & mask, board.kings & mask,
+                self.captures_left(board, color), self.plan_salt)
+
+    def side_plan(self, board: chess.BaseBoard, color: chess.Color) -> SidePlan | None:
+        """`color`'s capture plan (`legalgame.kernel`) with the current salt, memoised by
+        `plan_key`."""
+        key = self.plan_key(board, color)
         hit = self.plans.get(key, False)
         if hit is False:
             if len(self.plans) > BOUNDS_MEMO:
                 self.plans.clear()
-            hit = self.plans[key] = self.planner.side_plan(board, color, need, self.plan_salt)
+            hit = self.plans[key] = self.planner.side_plan(board, color, key[-2],
+                                                           self.plan_salt)
         return hit
 
     def locked(self, board: chess.BaseBoard, color: chess.Color, plan: SidePlan) -> int:
-        """`kernel.locked_pawns` of `color` under its `plan` (`side_plan`), memoised by the
-        plan's key (all it depends on: about seven in eight calls of `victims_fit` are
+        """`kernel.locked_pawns` of `color` under its `plan` (`side_plan`), memoised by
+        `plan_key` (all it depends on: about seven in eight calls of `victims_fit` are
         look-ups, measured on seed 6015)."""
-        mask = board.occupied_co[color]
-        key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
-               board.rooks & mask, board.queens & mask, board.kings & mask,
-               self.captures_left(board, color), self.plan_salt)
+        key = self.plan_key(board, color)
         hit = self.locks.get(key)
         if hit is None:
             if len(self.locks) > BOUNDS_MEMO:

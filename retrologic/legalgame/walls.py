@@ -22,7 +22,7 @@ from collections import OrderedDict
 
 import chess
 
-from retrologic.spg.analysis import Analysis, scipy_hungarian
+from retrologic.spg.analysis import Analysis, Solver, hungarian
 
 MAX_VIEWS = 64  # analyses kept, one per set of walls (the least recently used dropped first)
 
@@ -46,10 +46,13 @@ def settled_pawns(pawns: int, goal: int) -> int:
 
 class Walls:
     """The settled pawns of a position on the way to `target`, and the analysis with them
-    frozen (memoised by the walls, at most `MAX_VIEWS` kept)."""
+    frozen (memoised by the walls, at most `MAX_VIEWS` kept), its assignment blocks solved by
+    `assignment` (the finder passes its own)."""
 
-    def __init__(self, start: chess.Board, target: chess.BaseBoard, frozen: int) -> None:
+    def __init__(self, start: chess.Board, target: chess.BaseBoard, frozen: int,
+                 assignment: Solver = hungarian) -> None:
         self.start, self.target, self.frozen = start, target, frozen
+        self.assignment = assignment
         self.goal = {c: target.pawns & target.occupied_co[c] for c in chess.COLORS}
         self.count = {c: chess.popcount(target.occupied_co[c]) for c in chess.COLORS}
         self.views: OrderedDict[int, Analysis] = OrderedDict()
@@ -68,7 +71,7 @@ class Walls:
         hit = self.views.get(walls)
         if hit is None:
             hit = Analysis(self.start, self.target, extra_frozen=self.frozen | walls,
-                           assignment=scipy_hungarian)
+                           assignment=self.assignment)
             self.views[walls] = hit
             if len(self.views) > MAX_VIEWS:
                 self.views.popitem(last=False)
