@@ -5,6 +5,7 @@ cap bounds the work whatever the restarts do."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import chess
@@ -12,7 +13,7 @@ import pytest
 
 from conftest import random_walk
 
-from retrologic.legalgame.finder import Finder
+from retrologic.legalgame.finder import Finder, GiveUp
 from retrologic.legalgame.kernel import plan_distance
 from retrologic.limits import Budget
 from retrologic.spg.analysis import INF, min_assignment
@@ -41,6 +42,45 @@ def plain_distance(finder: Finder, color: chess.Color, ptype: int, frm: int, to:
         maps = analysis.pawn_maps(color, frm)
         return min(maps[c][to] for c in range(min(captures, len(maps) - 1) + 1))
     return analysis.piece_map(ptype, color, frm)[to]
+
+
+def plain_blocked_distance(ptype: int, frm: int, to: int, obstacles: int) -> int:
+    """A piece's fewest moves from `frm` to `to` with pawns standing on `obstacles`."""
+    return plain_blocked_ways(ptype, frm, obstacles).get(to, INF)
+
+
+@functools.lru_cache(maxsize=None)
+def plain_blocked_ways(ptype: int, frm: int, obstacles: int) -> dict[int, int]:
+    """A piece's fewest moves from `frm` to every square it reaches with pawns standing on
+    `obstacles` (breadth first over python-chess attacks on a board holding only them and the
+    piece): it may end on an obstacle's square, never pass or leave one (except `frm`)."""
+    board = chess.BaseBoard.empty()
+    for sq in chess.scan_forward(obstacles):
+        board.set_piece_at(sq, chess.Piece(chess.PAWN, chess.BLACK))
+    ways, frontier = {frm: 0}, [frm]
+    while frontier:
+        reached = []
+        for sq in frontier:
+            if sq != frm and obstacles & chess.BB_SQUARES[sq]:
+                continue
+            walker = board.copy()
+            walker.set_piece_at(sq, chess.Piece(ptype, chess.WHITE))
+            for to in walker.attacks(sq):
+                if to not in ways:
+                    ways[to] = ways[sq] + 1
+                    reached.append(to)
+        frontier = reached
+    return ways
+
+
+def plain_guide_distance(finder: Finder, board: chess.Board, color: chess.Color, ptype: int,
+                         frm: int, to: int, captures: int) -> int:
+    """`plan_distance`'s distance of one unit: a pawn's from its maps, a piece's around the
+    position's pawns and frozen units (`plain_blocked_distance`) when the finder's guide walks
+    around them (`around_pawns`), else from its maps too."""
+    if ptype == chess.PAWN or not finder.around_pawns:
+        return plain_distance(finder, color, ptype, frm, to, captures)
+    return plain_blocked_distance(ptype, frm, to, board.pawns | finder.frozen)
 
 
 def plain_capture_distance(finder: Finder, board: chess.Board) -> int:
@@ -72,8 +112,8 @@ def plain_capture_distance(finder: Finder, board: chess.Board) -> int:
 
 def plain_plan_distance(finder: Finder, board: chess.Board) -> int:
     """The nearest planned capture (`kernel.plan_distance`'s definition), unit by unit, victim
-    by victim and square by square, every distance from the moving unit's own map (no rings,
-    no reversed maps)."""
+    by victim and square by square, every distance the moving unit's own (no rings, no
+    reversed ways): a pawn's from its map, a piece's around the pawns (`plain_guide_distance`)."""
     best = INF
     for color in chess.COLORS:
         need = finder.captures_left(board, color)
@@ -89,13 +129,14 @@ def plain_plan_distance(finder: Finder, board: chess.Board) -> int:
         if need > mine.pawn_captures:
             units = [(sq, board.piece_type_at(sq))
                      for sq in chess.scan_forward(board.occupied_co[color] & ~finder.frozen)]
-            best = min([best] + [plain_distance(finder, color, t, sq, v, 1)
+            best = min([best] + [plain_guide_distance(finder, board, color, t, sq, v, 1)
                                  for sq, t in units for v, _ in victims])
         for planned in mine.pawns:
             for s in chess.scan_forward(planned.squares):
                 reach = plain_distance(finder, color, chess.PAWN, planned.square, s,
                                        planned.count)
-                come = min(plain_distance(finder, not color, t, v, s, 0) for v, t in victims)
+                come = min(plain_guide_distance(finder, board, not color, t, v, s, 0)
+                           for v, t in victims)
                 best = min(best, reach + come)
     return best
 
@@ -129,6 +170,63 @@ def plain_side_bounds(finder: Finder, board: chess.Board) -> tuple[int, int] | N
     return sides[0], sides[1]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_blocked_rings_are_the_walks_around_the_pawns(seed):
+    """`Reach.blocked_rings` (bitboard attack tables, memoised) against breadth-first walks over
+    python-chess's attacks, for every piece type from random squares among random pawns."""
+    rng = random.Random(seed)
+    finder = Finder(chess.Board(TARGETS[0]), Budget(None))
+    for _ in range(6):
+        obstacles = 0
+        for sq in rng.sample(range(64), rng.randint(4, 20)):
+            obstacles |= chess.BB_SQUARES[sq]
+        for ptype in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING):
+            frm = rng.choice([sq for sq in range(64) if not obstacles & chess.BB_SQUARES[sq]])
+            rings = finder.blocked_rings(ptype, frm, obstacles)
+            ways = plain_blocked_ways(ptype, frm, obstacles)
+            for to in chess.SQUARES:
+                got = next((d for d, ring in enumerate(rings) if ring & chess.BB_SQUARES[to]),
+                           INF)
+                assert got == ways.get(to, INF), (ptype, frm, to, hex(obstacles))
+
+
+def test_the_guide_walks_around_the_pawns():
+    """Seed 7501 of bench/legal.py (issue #19): a capture search stalled where White still had
+    four captures to make and the maps put its rook on b1 one move from a victim on b8 (its
+    own pawn on b4 and Black's on b7 in the way): the guide read 1 everywhere it looked. Around
+    the pawns the rook needs five moves and the nearest planned capture two."""
+    finder = Finder(chess.Board("1n4kr/5q1p/r2pp2n/1p4P1/PP1p4/2NP3B/7P/1RN1K2R b - - 3 36"),
+                    Budget(None))
+    board = chess.Board("rnb1qb1r/pp3pkp/3pp3/2pN2P1/PP6/n7/3P1K1P/1R1Q1BNR w - - 0 14")
+    obstacles = board.pawns | finder.frozen
+    assert finder.nearest(chess.WHITE, chess.ROOK, chess.B1, 1, chess.BB_B8, INF) == 1
+    assert finder.nearest(chess.WHITE, chess.ROOK, chess.B1, 1, chess.BB_B8, INF,
+                          obstacles) == 5 == plain_blocked_distance(chess.ROOK, chess.B1,
+                                                                     chess.B8, obstacles)
+    assert plan_distance(finder, board) == 2 == plain_plan_distance(finder, board)
+    finder.around_pawns = False         # the other tries' guide: the maps alone
+    assert plan_distance(finder, board) == 1 == plain_plan_distance(finder, board)
+
+
+def test_the_tries_take_turns_with_the_two_guides(monkeypatch):
+    """`Finder.find` walks the pieces around the pawns in every other try (the first of each
+    round's pair alternating with the rounds): each guide finds games the other misses."""
+    finder = Finder(chess.Board(TARGETS[0]), Budget(None), node_cap=4_000)
+    seen = []
+
+    def run_try(attempt, nodes):
+        seen.append((finder.round, finder.next_try, finder.around_pawns))
+        finder.nodes += nodes
+        if finder.nodes > finder.node_cap:
+            raise GiveUp
+        return None
+
+    monkeypatch.setattr(finder, "_run_try", run_try)
+    assert finder.find() is None
+    assert len({r for r, _, _ in seen}) >= 2
+    assert all(around == ((r + n) % 2 == 0) for r, n, around in seen)
+
+
 @pytest.mark.parametrize("index", range(len(TARGETS)))
 def test_fast_lookups_equal_the_plain_formulas(index):
     finder = Finder(chess.Board(TARGETS[index]), Budget(None))
@@ -154,8 +252,10 @@ def test_plan_distance_equals_its_definition_along_a_real_game(seed):
     board, finite, free = chess.Board(), 0, 0
     for move in game.move_stack:
         board.push(move)
-        value = plan_distance(finder, board)
-        assert value == plain_plan_distance(finder, board), board.fen()
+        for around in (False, True):
+            finder.around_pawns = around
+            value = plan_distance(finder, board)
+            assert value == plain_plan_distance(finder, board), (around, board.fen())
         finite += 0 < value < INF
         plan = finder.side_plan(board, chess.WHITE)
         free += plan is not None and finder.captures_left(board, chess.WHITE) > plan.pawn_captures

@@ -11,7 +11,8 @@ lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-t
    of each side's units to its target units says which pawns must capture, where, and which
    of the opponent's units are left over to be taken) -- how close a planned pawn and a
    left-over victim stand to one of its capture squares, or a unit of the capturing side to a
-   victim. The best `BRANCHES` captures found are tried in turn, depth first (backtracking at
+   victim (a piece's way around the position's pawns in every other try, `Reach.blocked_rings`,
+   on the distance maps alone in the others). The best `BRANCHES` captures found are tried in turn, depth first (backtracking at
    dead ends).
 2. **Placement.** A weighted A* on the bound (with the side to move and the castling rights
    the target asks for) plays the units to their target squares.
@@ -160,11 +161,13 @@ class Finder(Reach):
         self.held: dict[tuple, int | None] = {}
         self.parts: dict[tuple, int] = {}
         self.ring_memo: dict[tuple, tuple[int, ...]] = {}
+        self.blocked_memo: dict[tuple, tuple[int, ...]] = {}
         self.plans: dict[tuple, SidePlan | None] = {}
         self.locks: dict[tuple, int] = {}
         self.planner = Planner(self.analysis)
         self.plan_salt = 0     # 0: the cheapest plan; else a salted one (`kernel.side_plan`)
         self.use_plan = True   # the capture searches are guided by the plan (`Try.plan`)
+        self.around_pawns = True  # the plan's guide walks pieces around the pawns (`find`)
         self.check_victims = CHECK_VICTIMS
         self.round = 0         # `find`'s place in its schedule (resumed there after a LimitHit)
         self.next_try = 0
@@ -501,6 +504,9 @@ class Finder(Reach):
                     # a jittered try follows another plan of the same capture count
                     self.plan_salt = 0 if not self.jitter else \
                         (self.round + 1) * len(TRIES) + number
+                    # every other try measures the pieces' ways on the maps alone: each guide
+                    # finds games the other misses (bench/README-legal.md, 2026-11-28)
+                    self.around_pawns = (self.round + number) % 2 == 0
                     game = self._run_try(attempt, share)    # LimitHit: this try again next call
                     self.next_try += 1
                     if game is not None:

@@ -184,13 +184,15 @@ def side_plan(analysis: Analysis, board: chess.BaseBoard, color: chess.Color, ne
 
 class Measures(Protocol):
     """What `plan_distance` and `victims_fit` need of the finder: its frozen units, analysis,
-    planner and salt, captures left, plans, locked pawns (`locked_pawns`) and distances
-    (`legalgame.finder.Finder` provides them, memoised)."""
+    planner and salt, which ways the guide measures (`around_pawns`), captures left, plans,
+    locked pawns (`locked_pawns`) and distances (`legalgame.finder.Finder` provides them,
+    memoised)."""
 
     frozen: int
     analysis: Analysis
     planner: Planner
     plan_salt: int
+    around_pawns: bool
 
     def captures_left(self, board: chess.BaseBoard, color: chess.Color) -> int: ...
 
@@ -200,7 +202,7 @@ class Measures(Protocol):
                  captures: int) -> int: ...
 
     def nearest(self, color: chess.Color, ptype: int, square: chess.Square, captures: int,
-                squares: int, below: int) -> int: ...
+                squares: int, below: int, obstacles: int | None = None) -> int: ...
 
     def by_type(self, board: chess.BaseBoard, mask: int) -> list[tuple[int, int]]: ...
 
@@ -208,7 +210,7 @@ class Measures(Protocol):
 
     def victim_arrival(self, color: chess.Color, square: chess.Square,
                        pieces: list[tuple[int, int]], foe_pawns: list[chess.Square],
-                       cap: int) -> int: ...
+                       cap: int, obstacles: int | None = None) -> int: ...
 
 
 def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
@@ -216,7 +218,10 @@ def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
     planned pawn's moves to one of its capture squares plus the nearest victim's moves there
     (the victims: the units the opponent's plan finds expendable), and, when the side has more
     captures to make than its pawns plan, the fewest moves of any of its units to a victim.
-    INF when a side has no plan (the bound will say dead) or no victim."""
+    INF when a side has no plan (the bound will say dead) or no victim. With the finder's
+    `around_pawns`, a piece's moves go around the position's pawns and frozen units
+    (`Reach.blocked_rings`); else the maps alone count."""
+    obstacles = board.pawns | finder.frozen if finder.around_pawns else None
     best = INF
     for color in chess.COLORS:
         need = finder.captures_left(board, color)
@@ -226,13 +231,19 @@ def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
         if mine is None or theirs is None:
             return INF
         victims = theirs.expendable & ~finder.frozen
-        if not victims:
+        # every capture takes a move (a unit never stands on its victim's square), so 1 is
+        # the least any term can give: the side's other terms cannot beat it
+        if not victims or best <= 1:
             continue
         if need > mine.pawn_captures:
             own = board.occupied_co[color] & ~finder.frozen
             for ptype, mask in finder.by_type(board, own):
                 for sq in chess.scan_forward(mask):
-                    best = finder.nearest(color, ptype, sq, 1, victims, best)
+                    best = finder.nearest(color, ptype, sq, 1, victims, best, obstacles)
+                if best <= 1:
+                    break
+        if not mine.pawns or best <= 1:
+            continue
         pieces = finder.by_type(board, victims & ~board.pawns)
         foe_pawns = list(chess.scan_forward(victims & board.pawns))
         for planned in mine.pawns:
@@ -240,7 +251,7 @@ def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
                 reach = finder.distance(color, chess.PAWN, planned.square, s, planned.count)
                 if reach < best:
                     best = min(best, reach + finder.victim_arrival(color, s, pieces, foe_pawns,
-                                                                   best - reach))
+                                                                   best - reach, obstacles))
     return best
 
 

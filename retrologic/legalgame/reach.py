@@ -5,7 +5,11 @@ the analysis are set by `Finder.__init__`.
 
 The distances are the proof-game analysis' (`spg.analysis`: pawn maps per capture count, piece
 maps with frozen units as obstacles); a piece's moves are reversible, so the distance from a
-square to a piece is the piece's distance to the square.
+square to a piece is the piece's distance to the square. In every other try the capture plan's
+guide measures a piece's way with the position's pawns standing still too (`blocked_rings`):
+the maps alone put a rook on b1 one move from b8 behind its own pawn on b4, so the guide read 1
+in positions where no planned capture was near and the capture search stalled there (seed 7501
+of bench/legal.py, issue #19 session of 2026-11-28); each guide finds games the other misses.
 """
 
 from __future__ import annotations
@@ -14,6 +18,23 @@ import chess
 
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.distances import INF
+
+BLOCKED_MEMO = 200_000  # piece rings kept with obstacles (then the table starts afresh)
+
+
+def piece_attacks(ptype: int, square: chess.Square, occupied: int) -> int:
+    """The squares a piece (knight to king) on `square` attacks with `occupied` standing."""
+    if ptype == chess.KNIGHT:
+        return chess.BB_KNIGHT_ATTACKS[square]
+    if ptype == chess.KING:
+        return chess.BB_KING_ATTACKS[square]
+    out = 0
+    if ptype != chess.ROOK:
+        out |= chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & occupied]
+    if ptype != chess.BISHOP:
+        out |= chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied] | \
+            chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
+    return out
 
 
 class Reach:
@@ -24,6 +45,7 @@ class Reach:
     count: dict[chess.Color, int]
     distances: dict[tuple, int]
     ring_memo: dict[tuple, tuple[int, ...]]
+    blocked_memo: dict[tuple, tuple[int, ...]]
 
     def captures_left(self, board: chess.BaseBoard, color: chess.Color) -> int:
         """The captures `color` still has to make (its opponent's units over the target's)."""
@@ -63,10 +85,39 @@ class Reach:
             hit = self.ring_memo[key] = tuple(out)
         return hit
 
+    def blocked_rings(self, ptype: int, square: chess.Square, obstacles: int) -> tuple[int, ...]:
+        """`rings` of a piece (knight to king) on `square` with the units on `obstacles`
+        standing still: it may end a move on one (a capture) but never passes or leaves it.
+        Memoised by the obstacles (a child position that moves no pawn keeps them)."""
+        key = (ptype, square, obstacles)
+        hit = self.blocked_memo.get(key)
+        if hit is None:
+            seen = frontier = chess.BB_SQUARES[square]
+            out = [seen]
+            while frontier:
+                reached = 0
+                for sq in chess.scan_forward(frontier):
+                    reached |= piece_attacks(ptype, sq, obstacles)
+                reached &= ~seen
+                if not reached:
+                    break
+                seen |= reached
+                out.append(seen)
+                frontier = reached & ~obstacles
+            if len(self.blocked_memo) > BLOCKED_MEMO:
+                self.blocked_memo.clear()
+            hit = self.blocked_memo[key] = tuple(out)
+        return hit
+
     def nearest(self, color: chess.Color, ptype: int, square: chess.Square, captures: int,
-                squares: int, below: int) -> int:
-        """Fewest moves of a unit on `square` to one of `squares` (`below` or more: `below`)."""
-        for d, ring in enumerate(self.rings(color, ptype, square, captures)):
+                squares: int, below: int, obstacles: int | None = None) -> int:
+        """Fewest moves of a unit on `square` to one of `squares` (`below` or more: `below`);
+        with `obstacles`, a piece's moves are `blocked_rings` (a pawn's stay the maps')."""
+        if obstacles is not None and ptype != chess.PAWN:
+            rings = self.blocked_rings(ptype, square, obstacles)
+        else:
+            rings = self.rings(color, ptype, square, captures)
+        for d, ring in enumerate(rings):
             if d >= below:
                 break
             if ring & squares:
@@ -114,12 +165,13 @@ class Reach:
 
     def victim_arrival(self, color: chess.Color, square: chess.Square,
                        pieces: list[tuple[int, int]], foe_pawns: list[chess.Square],
-                       cap: int) -> int:
+                       cap: int, obstacles: int | None = None) -> int:
         """The fewest moves of one of `color`'s victims (the foe `pieces` by type, the foe pawns)
-        to `square`, where a unit of `color` will capture it; at most `cap` (no better found)."""
+        to `square`, where a unit of `color` will capture it; at most `cap` (no better found).
+        `obstacles`: as `nearest` (a piece's way with them standing is the same both ways)."""
         come = cap
         for ptype, mask in pieces:
-            come = self.nearest(not color, ptype, square, 0, mask, come)
+            come = self.nearest(not color, ptype, square, 0, mask, come, obstacles)
         for v in foe_pawns:
             come = min(come, self.distance(not color, chess.PAWN, v, square, 0))
         return come
@@ -136,4 +188,4 @@ class Reach:
         return out
 
 
-__all__ = ["Reach"]
+__all__ = ["Reach", "piece_attacks"]
