@@ -209,8 +209,8 @@ def test_the_guide_walks_around_the_pawns():
 
 
 def test_the_tries_take_turns_with_the_two_guides(monkeypatch):
-    """`Finder.find` walks the pieces around the pawns in every other try (the first of each
-    round's pair alternating with the rounds): each guide finds games the other misses."""
+    """`Finder.find` walks the pieces around the pawns in every other try, the pattern shifted
+    by one each round (so each try meets both guides): each finds games the other misses."""
     finder = Finder(chess.Board(TARGETS[0]), Budget(None), node_cap=4_000)
     seen = []
 

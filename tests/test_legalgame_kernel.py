@@ -138,8 +138,8 @@ def test_the_plan_sees_the_joint_capture_the_slots_miss():
 
 # formerly failing positions (bench/legal-failures.csv, seeds 103 and 144: unknown at 10 s CPU
 # before the plan), now found with a few thousand positions (measured: 831 and 596 before the
-# two guides took turns, 2026-11-28; then 1,713 and 2,521 under a 4,000 cap, while a 3,000 cap
-# gives each try at most 500 positions and seed 144's game is not among them)
+# two guides took turns, session of 2026-11-27 23:34 UTC; then 1,713 and 2,521 under a 4,000
+# cap, while a 3,000 cap gives each try at most 500 positions and seed 144's game is not there)
 FORMER_FAILURES = [
     "4k3/5n2/p1p5/P3pN2/2KR3p/1p2P3/6B1/2b3R1 w - - 5 69",
     "3R4/2k5/p3P3/1rn4p/1p5P/1P6/N4K2/2B2Q2 w - - 1 68",

@@ -12,8 +12,8 @@ lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-t
    of the opponent's units are left over to be taken) -- how close a planned pawn and a
    left-over victim stand to one of its capture squares, or a unit of the capturing side to a
    victim (a piece's way around the position's pawns in every other try, `Reach.blocked_rings`,
-   on the distance maps alone in the others). The best `BRANCHES` captures found are tried in turn, depth first (backtracking at
-   dead ends).
+   on the distance maps alone in the others). The best `BRANCHES` captures found are tried in
+   turn, depth first (backtracking at dead ends).
 2. **Placement.** A weighted A* on the bound (with the side to move and the castling rights
    the target asks for) plays the units to their target squares.
 
@@ -505,7 +505,7 @@ class Finder(Reach):
                     self.plan_salt = 0 if not self.jitter else \
                         (self.round + 1) * len(TRIES) + number
                     # every other try measures the pieces' ways on the maps alone: each guide
-                    # finds games the other misses (bench/README-legal.md, 2026-11-28)
+                    # finds games the other misses (bench/README-legal.md, 2026-11-27 23:34)
                     self.around_pawns = (self.round + number) % 2 == 0
                     game = self._run_try(attempt, share)    # LimitHit: this try again next call
                     self.next_try += 1

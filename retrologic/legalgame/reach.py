@@ -9,7 +9,8 @@ square to a piece is the piece's distance to the square. In every other try the 
 guide measures a piece's way with the position's pawns standing still too (`blocked_rings`):
 the maps alone put a rook on b1 one move from b8 behind its own pawn on b4, so the guide read 1
 in positions where no planned capture was near and the capture search stalled there (seed 7501
-of bench/legal.py, issue #19 session of 2026-11-28); each guide finds games the other misses.
+of bench/legal.py, issue #19, session of 2026-11-27 23:34 UTC); each guide finds games the
+other misses.
 """
 
 from __future__ import annotations
