@@ -19,23 +19,9 @@ import chess
 
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.distances import INF
+from retrologic.spg.maps import piece_targets
 
 BLOCKED_MEMO = 200_000  # piece rings kept with obstacles (then the table starts afresh)
-
-
-def piece_attacks(ptype: int, square: chess.Square, occupied: int) -> int:
-    """The squares a piece (knight to king) on `square` attacks with `occupied` standing."""
-    if ptype == chess.KNIGHT:
-        return chess.BB_KNIGHT_ATTACKS[square]
-    if ptype == chess.KING:
-        return chess.BB_KING_ATTACKS[square]
-    out = 0
-    if ptype != chess.ROOK:
-        out |= chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & occupied]
-    if ptype != chess.BISHOP:
-        out |= chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied] | \
-            chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
-    return out
 
 
 class Reach:
@@ -98,7 +84,7 @@ class Reach:
             while frontier:
                 reached = 0
                 for sq in chess.scan_forward(frontier):
-                    reached |= piece_attacks(ptype, sq, obstacles)
+                    reached |= piece_targets(ptype, sq, no_cross=obstacles)
                 reached &= ~seen
                 if not reached:
                     break
@@ -189,4 +175,4 @@ class Reach:
         return out
 
 
-__all__ = ["Reach", "piece_attacks"]
+__all__ = ["Reach"]
