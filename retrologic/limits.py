@@ -286,11 +286,13 @@ def install_interrupt() -> None:
     os.set_blocking(writer, False)
 
     def handler(signum, frame) -> None:      # runs in the main thread, between bytecodes
+        # No lock here: the main thread may hold one (on_interrupt's bookkeeping runs around
+        # every solver call), and taking it again from the handler deadlocks the process. The
+        # soft stop is the watcher's job: the wakeup fd wakes it for every SIGINT.
         global _signals
         _signals += 1
         if _signals > 1:                     # a second Ctrl-C, or the hard stop's timer
             raise KeyboardInterrupt
-        _soft_stop()
 
     def watch() -> None:                      # wakes while the main thread is inside C code
         while True:

@@ -297,3 +297,26 @@ def test_sigint_stops_the_command_within_2_s_with_exit_130(args):
     assert time.monotonic() - t < 2.0
     assert proc.returncode == 130, err
     assert "interrupted" in out
+
+
+SIGINT_INSIDE_THE_LOCK = """
+import os, signal, time
+from retrologic import limits
+limits.install_interrupt()
+with limits._callbacks_lock:      # where the main thread is around every solver call
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.2)
+t = time.monotonic()
+while not limits.interrupted() and time.monotonic() - t < 5:
+    time.sleep(0.01)
+print("stopped" if limits.interrupted() else "not stopped")
+"""
+
+
+def test_sigint_while_the_main_thread_holds_the_callback_lock_is_still_a_soft_stop():
+    """The handler once took the callbacks' lock itself: a SIGINT landing while on_interrupt
+    held it (the bookkeeping around each SAT call) deadlocked the process, which never exited
+    (seen once in CI under load). The soft stop now runs in the watcher thread."""
+    proc = subprocess.run([sys.executable, "-c", SIGINT_INSIDE_THE_LOCK], capture_output=True,
+                          text=True, timeout=20)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "stopped"), proc.stderr
