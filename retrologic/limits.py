@@ -265,14 +265,32 @@ def _soft_stop() -> None:
             _timer.start()
 
 
+def _fresh_locks_in_child() -> None:
+    """After any fork, in the child: new locks and no callbacks. The fork may have caught a
+    parent's thread (the Ctrl-C watcher in the middle of a stop) holding a lock; the child has
+    no such thread, so its copy of that lock would stay held forever and the child's first
+    solver call (`on_interrupt`) or `reset` would hang. The parent's callbacks belong to frames
+    the child never returns to."""
+    global _callbacks_lock, _timer_lock, _timer
+    _callbacks_lock = threading.Lock()
+    _timer_lock = threading.Lock()
+    _timer = None           # the parent's hard-stop timer thread does not exist in the child
+    _callbacks.clear()
+
+
 def after_fork() -> None:
     """In a forked worker (spg/race.py): forget the parent's Ctrl-C state and install the soft
     stop afresh (the parent's watcher thread does not survive a fork), so the parent's relayed
     SIGINT stops this process's engines softly, CP-SAT included."""
     global _installed
+    _fresh_locks_in_child()
     reset()
     _installed = False
     install_interrupt()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_locks_in_child)
 
 
 def install_interrupt() -> None:

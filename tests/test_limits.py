@@ -313,6 +313,43 @@ print("stopped" if limits.interrupted() else "not stopped")
 """
 
 
+FORK_DURING_A_STOP = """
+import os, sys, threading
+from retrologic import limits
+held, release = threading.Event(), threading.Event()
+
+def stopping():                  # the watcher thread in the middle of a stop holds these locks
+    with limits._callbacks_lock, limits._timer_lock:
+        held.set()
+        release.wait()
+
+threading.Thread(target=stopping, daemon=True).start()
+held.wait()
+limits._callbacks[10**6] = lambda: print("parent's callback ran in the child")
+pid = os.fork()
+if pid == 0:                     # the worker, as spg/race.py starts it
+    limits.after_fork()
+    fired = []
+    with limits.on_interrupt(lambda: fired.append(1)):
+        limits.request_stop()
+    print("child stopped" if fired and limits.interrupted() else "child not stopped", flush=True)
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+release.set()
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_worker_forked_while_a_stop_holds_the_locks_does_not_hang():
+    """A fork copies a lock held by another thread as held, and the child has no thread to
+    release it: a worker forked while the Ctrl-C watcher was stopping the parent hung in its
+    first solver call. Every forked child now gets fresh locks and none of the parent's
+    callbacks."""
+    proc = subprocess.run([sys.executable, "-c", FORK_DURING_A_STOP], capture_output=True,
+                          text=True, timeout=20)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "child stopped"), proc.stderr
+
+
 def test_sigint_while_the_main_thread_holds_the_callback_lock_is_still_a_soft_stop():
     """The handler once took the callbacks' lock itself: a SIGINT landing while on_interrupt
     held it (the bookkeeping around each SAT call) deadlocked the process, which never exited
