@@ -51,6 +51,20 @@ def read_text(path: str | Path, *, limit: int = MAX_TEXT_BYTES, what: str = "fil
         raise InputError(f"not UTF-8 text (byte {e.start})", file=str(path)) from None
 
 
+def path_kind(path: str | Path, *, field: str) -> str | None:
+    """"dir", "file" (anything else that exists) or None (nothing there) for a path the user
+    gave; InputError naming `field` for a path the system cannot even look up (a name too
+    long, a NUL byte), which pathlib would raise as OSError or ValueError."""
+    p = Path(path)
+    try:
+        if p.is_dir():
+            return "dir"
+        return "file" if p.exists() else None
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot use this path: {getattr(e, 'strerror', None) or e}",
+                         field=field, value=str(path)) from None
+
+
 def _make_parent(path: Path) -> None:
     """Create the directory `path` goes in; NotADirectoryError if a file stands in the way."""
     for parent in (path.parent, *path.parent.parents):

@@ -152,6 +152,7 @@ SEEDED = [   # the hostile inputs of issue 17 and of the fuzz runs, always run (
       "--timeout", "0.001"], None),
     (["cage", "8/8/8/8/8/8/4PPPP/5K2", "--library", "x" * 5000], None),      # ENAMETOOLONG
     (["deduce", START, "--claim", "x" * 5000], None),                        # a library name
+    (["lastmove", "8/8/8/8/1k6/P7/1K6/8 b - - 0 1", "--lemma", "x" * 5000], None),  # the same
     (["puzzle4x4", "generate", "--difficulty", "2", "--playouts", "0", "--timeout", "2"], None),
     (["puzzle4x4", "rate", "Nbrn/kqQB/nNRR/rbBK", "--playouts", "0"], None),
     (["tablebase", "probe", "8/8/8/8/8/2k5/8/K1Q5 w - - 0 1", "--dir", "tables"],

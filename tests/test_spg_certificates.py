@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import time
 
 import chess
 import pytest
@@ -324,6 +325,42 @@ def test_no_certificate_when_the_time_runs_out(tmp_path) -> None:
     assert not list(tmp_path.iterdir())
     path, line = certify(Destination(tmp_path, "t"), board, 6, [], None)   # engine disagrees
     assert path is None and "differs" in line
+
+
+def test_the_cnf_route_looks_at_the_time_while_encoding_and_loading(monkeypatch) -> None:
+    """A fuzz run found `solve --timeout 2 --certificate-dir` on a 24-ply file ending past
+    3.5 s: the time was looked at only between the solver's conflict slices, and encoding the
+    CNF and loading it into CaDiCaL take seconds on long problems. Both now stop at the limit
+    (at most one ply or one chunk of clauses late), and loading in chunks changes nothing the
+    solver sees."""
+    from retrologic.limits import LimitHit
+    from retrologic.spg import certify as writer
+    moves, board = _replayed("e2e4 e7e5 g1f3 b8c6 f1c4 g8f6".split())
+    plies_seen = []
+
+    def tick() -> None:
+        plies_seen.append(1)
+        if len(plies_seen) == 3:
+            raise LimitHit("time limit 1 s")
+
+    with pytest.raises(LimitHit):
+        encode(board, 6, tick)
+    assert len(plies_seen) == 3                   # stopped at the tick, not at the end
+    assert encode(board, 6, lambda: None).clauses == encode(board, 6).clauses
+    clauses = encode(board, 6).clauses
+    over = Budget(timeout=0.001)
+    time.sleep(0.01)
+    with pytest.raises(LimitHit):
+        writer.LratSolver(clauses, over)
+    with pytest.raises(LimitHit):                 # through the writer: before any solving
+        writer.list_length(board, 6, over)
+    runs = []
+    for chunk in (len(clauses) + 1, 7):          # one chunk, then thousands of them
+        monkeypatch.setattr(writer, "LOAD_CHUNK", chunk)
+        with writer.LratSolver(clauses, Budget(timeout=60)) as solver:
+            assert solver.solve(Budget(timeout=60))
+            runs.append((solver.model(), bytes(solver.log())))
+    assert runs[0] == runs[1]                    # the same model and the same proof log
 
 
 def test_no_certificate_that_check_would_not_unpack(tmp_path, monkeypatch) -> None:

@@ -327,20 +327,16 @@ def load_library(path: str | Path | Iterable[str | Path] = DEFAULT_DIR) -> Libra
     """A library from a directory of entries (`*.toml`), one entry file, or a list of either.
     Every file is read through retrologic.files (size-capped) and a directory may hold at most
     files.MAX_DIR_FILES entries."""
-    from retrologic.files import list_dir
+    from retrologic.files import list_dir, path_kind
     paths = [path] if isinstance(path, (str, Path)) else list(path)
     lib = Library()
     for p in paths:
         p = Path(p)
-        try:
-            is_dir, exists = p.is_dir(), p.exists()
-        except (OSError, ValueError) as e:       # a name too long, a NUL byte: bad input
-            raise InputError(f"cannot use this path: {getattr(e, 'strerror', None) or e}",
-                             field="library", value=str(p)) from None
-        if is_dir:
+        kind = path_kind(p, field="library")      # a name too long, a NUL byte: bad input
+        if kind == "dir":
             for f in list_dir(p, "*.toml", what="cage library"):
                 _add(lib, load_entry(f))
-        elif exists:
+        elif kind is not None:
             _add(lib, load_entry(p))
         else:
             raise InputError("no such file or directory", field="library", value=str(p))

@@ -13,6 +13,7 @@ import chess
 
 from retrologic.console import add_limit_arguments, emit
 from retrologic.errors import InputError
+from retrologic.files import path_kind
 from retrologic.lastmove import search as lastmove
 from retrologic.lastmove.checker import Status
 from retrologic.limits import Budget, budget_for
@@ -239,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
         if not 1 <= value <= limit:
             raise InputError(f"must be from 1 to {limit}", field=option, value=value)
     for lemma in args.lemma:
-        if not Path(lemma).exists():
+        if path_kind(lemma, field="--lemma") is None:
             raise InputError("no such file", field="--lemma", value=lemma)
     nodes = args.nodes or 200_000
     with node_bar(KIND, args.progress, nodes):

@@ -42,6 +42,7 @@ MAX_BYTES = 39 * 1024 * 1024      # a certificate must stay below `check`'s 40 M
 DEFAULT_SECONDS = 120.0           # the CNF route's time when the question has no time limit
 PRESET = 6                        # xz preset of the packed proof and core
 SLICE = 200                       # conflicts of CaDiCaL between two looks at the budget (first)
+LOAD_CHUNK = 50_000               # clauses loaded into the solver between two looks at the budget
 SLICE_MAX = 10_000                # ... doubling per slice up to this (4-5 s on a 20-ply CNF)
 MAX_LOG_BYTES = 1024 * 1024 * 1024  # past 1 GiB of CaDiCaL's LRAT log the writer stops: the
 #   certificate would pass MAX_BYTES (irsigler-2004, given 3 GiB: a 1.2 GiB log, 79.8 MiB
@@ -128,7 +129,7 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
     LRAT log of the CaDiCaL run that listed them, reduced to its core; a fresh run on CNF +
     blocking clauses if that log does not check) or, without `hints`, Glucose's plain DRUP
     proof of the whole CNF (to be trimmed by trim_listing); LimitHit when `budget` runs out."""
-    enc = encode(target, plies)
+    enc = encode(target, plies, budget.check_now)     # a 24-ply CNF: a second or more
     out = LengthListing(plies, variables=enc.nv, clauses=len(enc.clauses))
     found: list[tuple[bool, list[int]]] = []     # (a game?, blocking clause), as found
 
@@ -165,7 +166,7 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
         # one logging solver for the whole listing: a lemma derived before a blocking clause
         # was added still follows, so the log of the last (UNSAT) call refutes CNF + blocks
         order = units_last(enc.clauses)
-        with LratSolver([enc.clauses[i] for i in order]) as ls:
+        with LratSolver([enc.clauses[i] for i in order], budget) as ls:
             while ls.solve(budget):
                 ls.add(listed(ls.model()))
             log = ls.log()
@@ -199,7 +200,7 @@ def trim_listing(target: chess.BaseBoard, out: LengthListing, budget: Budget) ->
     """Replace the listing's proof by its trimmed form and name its core (LimitHit if the
     budget runs out first; the listing is then unchanged). The CNF is encoded again rather than
     kept from the solving: every length's CNF at once would not fit in memory on long ones."""
-    enc = encode(target, out.plies)
+    enc = encode(target, out.plies, budget.check_now)
     trimmed = trim_proof(enc.clauses, out.blocks, out.proof, enc.nv, budget)
     out.core = trimmed.core
     out.proof = [("d " if delete else "") + " ".join(map(str, lits)) + " 0"
@@ -231,7 +232,7 @@ def hinted_refutation(clauses: list[list[int]], blocks: list[list[int]], budget:
     if empty is not None:                # an empty input clause refutes by itself
         return ([empty] if empty < len(clauses) else []), [], 0
     order = units_last(inputs)
-    with LratSolver([inputs[i] for i in order]) as s:
+    with LratSolver([inputs[i] for i in order], budget) as s:
         if s.solve(budget):
             raise AssertionError("internal error: CNF + blocking clauses have a model")
         log = s.log()
@@ -257,17 +258,26 @@ class LratSolver:
     machine (time-sized slices made wilts-1994-b certify in one run and not in the next); a
     time limit is overshot by at most one slice. Untrusted, like any solver here."""
 
-    def __init__(self, clauses: list[list[int]]) -> None:
+    def __init__(self, clauses: list[list[int]], budget: Budget | None = None) -> None:
+        """Load `clauses`, LOAD_CHUNK at a time, `budget` (if any) looked at between chunks
+        (LimitHit: nothing is left open); the solver sees the same clauses in the same order."""
         import tempfile
         import pysolvers
         from pysat.solvers import Solver
         self.file = tempfile.TemporaryFile()
         self.solver = Solver(name="cadical195")
-        engine = self.solver.solver
-        engine.configure({"lrat": 1, "binary": 0})
-        handle = pysolvers.cadical195_tracepr(engine.cadical, self.file)
-        engine.prfile, engine.prfp = self.file, handle   # as with_proof does: pysat closes them
-        self.solver.append_formula(clauses)
+        try:
+            engine = self.solver.solver
+            engine.configure({"lrat": 1, "binary": 0})
+            handle = pysolvers.cadical195_tracepr(engine.cadical, self.file)
+            engine.prfile, engine.prfp = self.file, handle  # as with_proof does: pysat closes them
+            for at in range(0, len(clauses), LOAD_CHUNK):
+                if budget is not None:
+                    budget.check_now()
+                self.solver.append_formula(clauses[at:at + LOAD_CHUNK])
+        except BaseException:
+            self.__exit__()
+            raise
         self.slice = SLICE
         self.slices = 0                   # solver calls so far
 

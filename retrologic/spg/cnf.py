@@ -38,6 +38,7 @@ square. A model is therefore a pseudo-legal move sequence, and every legal game 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import chess
 
@@ -219,15 +220,19 @@ class Encoding:
         return ply, chess.Move(frm, to, promo or None)
 
 
-def encode(target: chess.BaseBoard, plies: int) -> Encoding:
+def encode(target: chess.BaseBoard, plies: int, tick: Callable[[], None] | None = None
+           ) -> Encoding:
     """The CNF of every pseudo-legal game of `plies` plies from the initial array to `target`'s
-    placement (see the module docstring); deterministic in (placement, plies)."""
+    placement (see the module docstring); deterministic in (placement, plies). `tick` is called
+    once per ply of each pass (a caller's time limit: a 24-ply CNF takes a second or more)."""
+    tick = tick or (lambda: None)
     enc = Encoding(target.board_fen(), plies)
     allowed, needs = _reach(target, plies)
     x, cl = enc.x, enc.clauses
     occ: dict[tuple[int, int], int] = {}
     own: dict[tuple[int, int, bool], int] = {}
     for t in range(plies + 1):
+        tick()
         by_square: dict[int, list[int]] = {}
         for (s, c, p) in sorted(allowed[t]):
             v = x[(t, s, c, p)] = enc.new()
@@ -266,6 +271,7 @@ def encode(target: chess.BaseBoard, plies: int) -> Encoding:
         cl.append([x[key]] if key in x else [])
     enc.moves.append({})
     for t in range(1, plies + 1):
+        tick()
         _ply(enc, t, allowed, occ, own)
     return enc
 
