@@ -6,6 +6,7 @@ Only the chosen subcommand's module is imported, so start-up stays light (ortool
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import signal
 import sys
@@ -125,6 +126,15 @@ def build_parser(chosen: str | None) -> argparse.ArgumentParser:
     return top
 
 
+def _escape_undecodable_names() -> None:
+    """A file name that is not UTF-8 reaches Python as lone surrogates ('\\udcff'), which a
+    strict UTF-8 stdout (a UTF-8 locale's) cannot write: the answer, the table or the header
+    naming that file then died with an internal error. Such characters are written escaped,
+    as stderr already does (found by bench/fuzz.py)."""
+    if isinstance(sys.stdout, io.TextIOWrapper) and sys.stdout.errors == "strict":
+        sys.stdout.reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `retrologic` console script; returns the exit status."""
     process = argv is None          # the console script, not a call from Python code
@@ -133,6 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in argv
     limits.reset()                  # a fresh command starts uninterrupted (main() may be re-entered)
     limits.install_interrupt()      # Ctrl-C: a soft stop every engine sees, then a hard one
+    _escape_undecodable_names()
     try:
         parser = build_parser(chosen)
         args = parser.parse_args(argv)

@@ -162,6 +162,11 @@ SEEDED = [   # the hostile inputs of issue 17 and of the fuzz runs, always run (
     (["solve", "case.toml"], {"case.toml": b"deep = " + b"[" * 5000 + b"]" * 5000 + b"\n"}),
     (["solve", "case.toml"], {"case.toml": 'format = "retrologic/1"\n'.encode("utf-16")}),
     (["check", "cert.json"], {"cert.json": b"[" * 100_000 + b"]" * 100_000}),
+    # a file name that is not UTF-8 (lone surrogates in Python) on a strict UTF-8 stdout, in
+    # the header, the table and the CSV file
+    (["solve", "\udcff.toml", "\udcfe.toml", "--csv", "out.csv"],
+     {"\udcff.toml": 'format = "retrologic/1"\nposition = { fen = "8/8/8/8/1k6/P7/1K6/8 b - -"'
+                     ' }\nquestion = { kind = "retractions" }\n'}),
 ]
 
 

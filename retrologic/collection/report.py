@@ -11,6 +11,7 @@ import io
 import sys
 from typing import Any, Iterator
 
+from retrologic.errors import printable
 from retrologic.files import atomic_write_text
 
 CSV_FIELDS = ("file", "title", "kind", "verdict", "outcome", "expect_met", "status", "seconds",
@@ -35,7 +36,7 @@ def verdict_cell(record: dict[str, Any]) -> str:
 def table(rows: list[tuple[dict[str, Any], float]]) -> str:
     """The final table of a collection: one line per finished problem, in input order."""
     head = ("file", "kind", "verdict", "expect met", "time")
-    body = [(str(r["file"]), str(r.get("kind", "-")), verdict_cell(r), expect_cell(r),
+    body = [(printable(str(r["file"])), str(r.get("kind", "-")), verdict_cell(r), expect_cell(r),
              f"{seconds:.2f} s") for r, seconds in rows]
     widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
     lines = ["  ".join(cell.rjust(w) if i == 4 else cell.ljust(w)
@@ -51,9 +52,12 @@ def csv_text(rows: list[tuple[dict[str, Any], float]]) -> str:
     writer.writerow(CSV_FIELDS)
     for r, seconds in rows:
         met = (r.get("expect") or {}).get("met")
-        writer.writerow([r["file"], r.get("title", ""), r.get("kind", ""), r.get("verdict", ""),
-                         r["outcome"], "" if met is None else str(met).lower(), r["status"],
-                         f"{seconds:.3f}", (r.get("error") or {}).get("message", "")])
+        row = [r["file"], r.get("title", ""), r.get("kind", ""), r.get("verdict", ""),
+               r["outcome"], "" if met is None else str(met).lower(), r["status"],
+               f"{seconds:.3f}", (r.get("error") or {}).get("message", "")]
+        # a file name that is not UTF-8 (lone surrogates, also in the default title and in
+        # error messages) is written escaped, as on screen
+        writer.writerow([printable(c) if isinstance(c, str) else c for c in row])
     return out.getvalue()
 
 
