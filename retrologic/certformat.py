@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 if TYPE_CHECKING:
     from retrologic.position import Position
@@ -25,11 +26,42 @@ MAX_REASON = 200           # characters of a reason (the claim of an accepted ce
 
 @dataclass
 class Verdict:
-    """A checker's answer: accepted (the reason states the claim proved) or rejected (why)."""
+    """A checker's answer: accepted (the reason states the claim proved) or rejected (why);
+    `stopped`: neither, the check's time limit or Ctrl-C ended it first (the limit's reason;
+    `ok` is then False, but the certificate was not found wrong)."""
 
     type: str
     ok: bool
     reason: str = ""
+    stopped: str | None = None
+
+
+_budget: Any = None     # the limits of the check in progress (`checking`), a limits.Budget
+
+
+@contextmanager
+def checking(budget: Any) -> Iterator[None]:
+    """Run a certificate check under `budget` (a limits.Budget: the check's time limit and
+    Ctrl-C), which the checkers' long loops look at through `tick`."""
+    global _budget
+    saved, _budget = _budget, budget
+    try:
+        yield
+    finally:
+        _budget = saved
+
+
+def tick() -> None:
+    """Called by a checker's long loops: LimitHit when the check in progress is out of time or
+    interrupted (nothing outside `checking`)."""
+    if _budget is not None:
+        _budget.check(0, every=1)           # callers tick every few dozen steps: read the clock
+
+
+def check_budget() -> Any:
+    """The limits.Budget of the check in progress (None outside `checking`): for a checker that
+    re-runs an engine under it (the last-move checker's cage re-verification)."""
+    return _budget
 
 
 class Rejected(ValueError):

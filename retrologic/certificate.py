@@ -27,7 +27,9 @@ from typing import Any, Callable
 from retrologic.certformat import (FORMAT, MAX_REASON, Destination, Rejected, Verdict,  # noqa: F401
                                    as_destination, destination, digest, frozen_mask, short,
                                    shown, stamp, verdict_of, with_destination, write)
+from retrologic.certformat import checking
 from retrologic.errors import InputError
+from retrologic.limits import Budget, LimitHit
 
 MAX_DEPTH = 64             # JSON nesting accepted by `check_file`
 MAX_CERT_BYTES = 40 * 1024 * 1024  # bytes `check_file` reads (a hinted 18-ply spg-listing: ~18 MiB)
@@ -84,12 +86,14 @@ def _metadata_fault(cert: dict[str, Any]) -> str | None:
     return None
 
 
-def check(cert: Any) -> Verdict:
-    """Check a decoded certificate with the checker of its type.
+def check(cert: Any, budget: Budget | None = None) -> Verdict:
+    """Check a decoded certificate with the checker of its type, under `budget` (time limit
+    and Ctrl-C: the checkers' long loops look at it, `certformat.tick`).
 
     Not an object, no type or an unknown type: InputError (exit 3). Anything else wrong with a
     certificate is a rejection naming the fault (a checker's unexpected exception included:
-    a malformed certificate must never crash `check`)."""
+    a malformed certificate must never crash `check`). A check that the limit or Ctrl-C ends
+    first, or that rejects after it (a re-verification cut short), is neither: `stopped`."""
     if not isinstance(cert, dict) or not isinstance(cert.get("type"), str):
         raise InputError("a certificate is a JSON object with a string field 'type'", field="type")
     ctype = cert["type"]
@@ -101,8 +105,12 @@ def check(cert: Any) -> Verdict:
         return Verdict(ctype, False, short(why))
     module, func = CHECKERS[ctype].split(":")
     checker: Callable[[dict[str, Any]], Verdict] = getattr(importlib.import_module(module), func)
+    budget = budget if budget is not None else Budget()
     try:
-        verdict = checker(cert)
+        with checking(budget):
+            verdict = checker(cert)
+    except LimitHit as e:
+        return _stopped(ctype, e.reason)
     except InputError as e:
         return Verdict(ctype, False, short(f"malformed certificate: {e}"))
     except RecursionError:
@@ -111,8 +119,14 @@ def check(cert: Any) -> Verdict:
         return Verdict(ctype, False, short(f"malformed certificate: {type(e).__name__}: {e}"))
     if not isinstance(verdict, Verdict):
         return Verdict(ctype, False, "internal: the checker gave no verdict")
+    if not verdict.ok and budget.expired() is not None:   # a part cut short by the limit
+        return _stopped(ctype, budget.expired() or "")
     limit = MAX_CLAIM if verdict.ok else MAX_REASON
     return Verdict(verdict.type, verdict.ok, short(verdict.reason, limit))
+
+
+def _stopped(ctype: str, reason: str) -> Verdict:
+    return Verdict(ctype, False, short(reason), stopped=short(reason))
 
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
@@ -134,7 +148,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def check_file(path: str | Path) -> Verdict:
+def check_file(path: str | Path, budget: Budget | None = None) -> Verdict:
     """Read and check a certificate file: InputError (exit 3) if it cannot be read as a JSON
     object (too large, binary, not UTF-8, malformed, nested deeper than MAX_DEPTH)."""
     from retrologic.files import read_text
@@ -149,7 +163,7 @@ def check_file(path: str | Path) -> Verdict:
     except ValueError as e:
         raise InputError(f"malformed JSON: {short(e, 120)}", file=file) from None
     try:
-        return check(cert)
+        return check(cert, budget)
     except InputError as e:
         raise e.located(file) from None
 

@@ -64,7 +64,8 @@ def _check_arguments(p: argparse.ArgumentParser) -> None:
 def _check_run(args: argparse.Namespace) -> int:
     """`retrologic check CERT...`: one record per certificate file, printed as it is checked."""
     from retrologic.certificate import check_file
-    batch = Batch(args, ("accepted", "rejected", "error"), always=("accepted", "rejected", "error"))
+    batch = Batch(args, ("accepted", "rejected", "unknown", "error"),
+                  always=("accepted", "rejected", "error"))
     try:
         for path in args.files:
             try:
@@ -72,12 +73,15 @@ def _check_run(args: argparse.Namespace) -> int:
                     from retrologic.formats import claim    # a claimed proof game (issue #20)
                     record, text = claim.check_claim(path, args)
                 else:
-                    verdict = check_file(path)
+                    # the time limit applies to each file's check (Ctrl-C: to the batch)
+                    verdict = check_file(path, limits.Budget(getattr(args, "timeout", None)))
                     ok = bool(verdict.ok)
+                    outcome = "accepted" if ok else "unknown" if verdict.stopped else "rejected"
                     record = {"file": path, "type": verdict.type, "accepted": ok,
-                              "reason": verdict.reason, "outcome": "accepted" if ok else "rejected",
-                              "status": EXIT_OK if ok else EXIT_MISMATCH}
-                    word = "accepted" if ok else "REJECTED"
+                              "reason": verdict.reason, "outcome": outcome,
+                              "status": {"accepted": EXIT_OK, "unknown": EXIT_UNKNOWN}.get(
+                                  outcome, EXIT_MISMATCH)}
+                    word = {"accepted": "accepted", "unknown": "unknown"}.get(outcome, "REJECTED")
                     text = f"{path}: {verdict.type}: {word}" + (f": {verdict.reason}" if verdict.reason else "")
             except Exception as e:  # noqa: BLE001 - one file's failure is that file's record
                 record, text = batch.error_record(path, e), None

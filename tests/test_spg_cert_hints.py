@@ -182,3 +182,29 @@ def test_blocks_numbered_in_the_checkers_order(monkeypatch) -> None:
     monkeypatch.setattr(writer, "hinted_refutation", no_fresh)
     lst = writer.list_length(chess.BaseBoard(COOKED), 4, Budget(timeout=60), hints=True)
     assert len(lst.illegal) == 1 and len(lst.games) == 1 and lst.hinted and lst.proof
+
+
+def test_the_checks_look_at_their_limit_between_steps() -> None:
+    """`check` and `check_lrat` call `tick` every TICK_EVERY steps, so a certificate check's
+    time limit or Ctrl-C (raised from it) stops a long proof; without a raise, the same
+    verdicts."""
+    import pytest as _pytest
+    from retrologic.history import drup
+    clauses = [[1, 2], [-1, 2], [1, -2], [-1, -2]]
+    steps = [([2, 3], [1, 2])] * 40 + [([2], [1, 2]), ([], [3, 4])]   # 40 lemmas, no unit
+    plain = [(False, [2, 3])] * 40 + [(False, [2]), (False, [])]
+    looks = []
+    assert drup.check_lrat(clauses, steps, lambda: looks.append(1)).ok
+    assert len(looks) >= 40 // drup.TICK_EVERY
+    assert drup.check(clauses, plain, 3, lambda: looks.append(1)).ok
+
+    class Stop(Exception):
+        pass
+
+    def stop() -> None:
+        raise Stop
+
+    with _pytest.raises(Stop):
+        drup.check_lrat(clauses, steps, stop)
+    with _pytest.raises(Stop):
+        drup.check(clauses, plain, 3, stop)

@@ -363,6 +363,59 @@ def test_the_cnf_route_looks_at_the_time_while_encoding_and_loading(monkeypatch)
     assert runs[0] == runs[1]                    # the same model and the same proof log
 
 
+def test_a_check_ended_by_its_limit_is_unknown_never_rejected(tmp_path, monkeypatch,
+                                                             capsys) -> None:
+    """`check --timeout` and Ctrl-C reach the spg-listing checker's long loops (a 16-ply
+    certificate took 11 s to check and ignored both until then): a check they end first is
+    *unknown* (exit 4), and a rejection found after the limit is *unknown* too, since a part of
+    the check may have been cut short; an intact certificate is still accepted, a forged one
+    still rejected."""
+    from retrologic import certformat, limits
+    from retrologic.certificate import check as check_under
+    moves, board = _replayed("e2e4 e7e5 g1f3 b8c6 f1c4 g8f6".split())
+    cert, _ = certificate(board, 6, Budget(timeout=120))
+    cert = certformat.stamp(cert)
+    assert check_under(cert, Budget(timeout=60)).ok
+    calls = []
+    real_tick = certformat.tick
+
+    def tick_then_stop() -> None:          # the time runs out after the 5th look at it
+        calls.append(1)
+        if len(calls) >= 5:
+            raise limits.LimitHit("time limit 1 s")
+        real_tick()
+
+    monkeypatch.setattr("retrologic.spg.proof_checker.tick", tick_then_stop)
+    verdict = check_under(cert, Budget(timeout=60))
+    assert (verdict.ok, verdict.stopped, verdict.reason) == (False, "time limit 1 s",
+                                                              "time limit 1 s")
+    assert len(calls) == 5                 # stopped at the look, not after the whole check
+    monkeypatch.undo()
+    forged = copy.deepcopy(cert)
+    forged["lengths"][0]["games"] = []      # a game removed from the listing
+    assert check_under(forged, Budget(timeout=60)).stopped is None
+    assert not check_under(forged, Budget(timeout=60)).ok
+    limits.request_stop()                  # Ctrl-C before the check: the rejection is unknown
+    try:
+        verdict = check_under(forged, Budget(timeout=60))
+    finally:
+        limits.reset()
+    assert (verdict.ok, verdict.stopped) == (False, "interrupted")
+    path = tmp_path / "listing.json"
+    path.write_text(json.dumps(cert))
+    assert main(["check", str(path), "--timeout", "60"]) == 0
+    capsys.readouterr()
+
+    def out_of_time() -> None:
+        raise limits.LimitHit("time limit 1 s")
+
+    monkeypatch.setattr("retrologic.spg.proof_checker.tick", out_of_time)
+    assert main(["check", str(path), "--json", "--timeout", "1"]) == 4
+    record = json.loads(capsys.readouterr().out)
+    assert (record["outcome"], record["accepted"], record["status"], record["reason"]) == \
+        ("unknown", False, 4, "time limit 1 s")
+
+
 def test_no_certificate_that_check_would_not_unpack(tmp_path, monkeypatch) -> None:
     """The writer measures each packed text as `check` unpacks it, and writes nothing that
     `check` would reject for its unpacked size (buchanan-motley-c's 20-ply proof: a 31.5 MiB

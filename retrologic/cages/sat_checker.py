@@ -25,7 +25,7 @@ from typing import Any
 import chess
 
 from retrologic.cages.sat_encode import MODELS, Encoding, Restriction, Spec, Unsupported
-from retrologic.certformat import Rejected, Verdict, shown, verdict_of
+from retrologic.certformat import Rejected, Verdict, shown, tick, verdict_of
 from retrologic.history.drup import check_lines
 
 TYPE = "cage-sat-proof"
@@ -109,7 +109,7 @@ def _check(cert: dict[str, Any]) -> str:
         if not isinstance(lines, list) or not all(isinstance(s, str) for s in lines):
             raise Rejected(f"proofs.{name} must be a list of DRUP lines")
         clauses, nv, _ = enc.unroll(depth, kind, lem)
-        res = check_lines(clauses, lines, nv)
+        res = check_lines(clauses, lines, nv, tick)
         if not res.ok:
             raise Rejected(f"proofs.{name}: {res.reason}")
         lemmas_checked += res.lemmas

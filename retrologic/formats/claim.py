@@ -31,7 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--moves", metavar="N.0|N.5",
                    help="the claimed game's length (8.0, 7.5, 8, dia8, PG 8.0); with --spg")
     p.add_argument("--timeout", type=_timeout_argument, metavar="S",
-                   help="time limit of the uniqueness search, per claim (-> unknown)")
+                   help="time limit per file: of a certificate's check, or of a claim's "
+                        "uniqueness search (-> unknown)")
     p.add_argument("--nodes", type=_nodes_argument, metavar="N",
                    help="node limit of the uniqueness search, per claim (-> unknown)")
     p.add_argument("--replay-only", action="store_true",

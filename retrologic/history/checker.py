@@ -21,7 +21,8 @@ from typing import Any
 
 import chess
 
-from retrologic.certformat import Rejected, Verdict, frozen_mask, stated_position, verdict_of
+from retrologic.certformat import (Rejected, Verdict, frozen_mask, stated_position, tick,
+                                   verdict_of)
 from retrologic.errors import InputError
 from retrologic.history.clauses import dimacs, to_cnf
 from retrologic.history.drup import check_lines
@@ -115,7 +116,7 @@ def _check_drup(cert: dict[str, Any]) -> str:
     if cnf != text:
         raise Rejected("the CNF is not the encoding of this position, core and claim")
     _stated_position(cert, pos)
-    res = check_lines(clauses, proof_lines, nv)
+    res = check_lines(clauses, proof_lines, nv, tick)
     if not res.ok:
         raise Rejected(res.reason)
     names = [chess.square_name(sq) for sq in chess.scan_forward(frozen)]

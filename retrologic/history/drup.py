@@ -221,14 +221,22 @@ class _Checker:
         return ok
 
 
+TICK_EVERY = 16    # proof steps (input clauses: 64 times as many) between two calls of `tick`
+
+
 def check(clauses: Iterable[list[int]], proof: Iterable[tuple[bool, list[int]]],
-          nv: int = 0) -> DrupResult:
-    """Check a DRUP proof (parsed) of the unsatisfiability of `clauses`."""
+          nv: int = 0, tick: Callable[[], None] | None = None) -> DrupResult:
+    """Check a DRUP proof (parsed) of the unsatisfiability of `clauses`; `tick` is called every
+    TICK_EVERY steps (a caller's time limit or Ctrl-C may raise from it)."""
     chk = _Checker(nv)
-    for c in clauses:
+    for k, c in enumerate(clauses):
+        if tick is not None and k % (TICK_EVERY * 64) == 0:
+            tick()
         chk.add(list(c))
     res = DrupResult(False)
     for step, (delete, lits) in enumerate(proof, 1):
+        if tick is not None and step % TICK_EVERY == 0:
+            tick()
         if delete:
             res.deletions += 1
             if not chk.delete(lits):
@@ -255,7 +263,8 @@ def check_text(cnf_text: str, proof_lines: Iterable[str]) -> DrupResult:
     return check(clauses, parse_proof(proof_lines), nv)
 
 
-def check_lines(clauses: Iterable[list[int]], proof_lines: Iterable[str], nv: int) -> DrupResult:
+def check_lines(clauses: Iterable[list[int]], proof_lines: Iterable[str], nv: int,
+                tick: Callable[[], None] | None = None) -> DrupResult:
     """Check a certificate's textual DRUP proof against the CNF its checker rebuilt (`nv`
     variables): a malformed line ("bad proof: ...") or a literal beyond `nv` is a failed
     result, not an exception, so every certificate checker (history.checker, cages.sat_checker)
@@ -267,7 +276,7 @@ def check_lines(clauses: Iterable[list[int]], proof_lines: Iterable[str], nv: in
     for step, (_, lits) in enumerate(proof, 1):
         if any(abs(lit) > nv for lit in lits):
             return DrupResult(False, f"proof step {step}: a literal beyond the CNF's {nv} variables")
-    return check(clauses, proof, nv)
+    return check(clauses, proof, nv, tick)
 
 
 # --- trimming (issue 22): which clauses and lemmas a refutation uses --------------------------
@@ -534,8 +543,8 @@ def unit_closure(clauses: Iterable[list[int]], nv: int = 0) -> set[int] | None:
     return set(chk.trail)
 
 
-def check_lrat(clauses: Iterable[list[int]], steps: Iterable[tuple[list[int], list[int]]]
-               ) -> DrupResult:
+def check_lrat(clauses: Iterable[list[int]], steps: Iterable[tuple[list[int], list[int]]],
+               tick: Callable[[], None] | None = None) -> DrupResult:
     """Check a hinted refutation of `clauses` (ids 1..n in order; lemma k gets id n + k).
     The top-level unit consequences (T) of the clauses and of each lemma once checked are kept
     by unit propagation with watched literals (as the DRUP check above and drat-trim keep
@@ -549,6 +558,8 @@ def check_lrat(clauses: Iterable[list[int]], steps: Iterable[tuple[list[int], li
     chk = _Checker(0, indexed=False)
     db: list[list[int]] = [[]]                  # index 0 unused: ids start at 1
     for c in clauses:
+        if tick is not None and len(db) % (TICK_EVERY * 64) == 0:
+            tick()
         db.append(list(dict.fromkeys(c)))
         chk.add(list(db[-1]))
         if chk.conflict:
@@ -556,6 +567,8 @@ def check_lrat(clauses: Iterable[list[int]], steps: Iterable[tuple[list[int], li
     res = DrupResult(False)
     val = chk.val
     for step, (lits, hints) in enumerate(steps, 1):
+        if tick is not None and step % TICK_EVERY == 0:
+            tick()
         res.lemmas += 1
         lemma = list(dict.fromkeys(lits))
         for lit in lemma:

@@ -24,7 +24,8 @@ from typing import Any, NamedTuple
 
 import chess
 
-from retrologic.certformat import Rejected, Verdict, frozen_mask, stated_position, verdict_of
+from retrologic.certformat import (Rejected, Verdict, check_budget, frozen_mask, stated_position,
+                                   verdict_of)
 from retrologic.legality import rules as legality
 from retrologic.position import Position
 from retrologic.retract import Retraction, apply, in_check, retractions
@@ -378,7 +379,8 @@ def reverify(node: dict[str, Any], nodes: int | None = None) -> tuple[bool, str,
     from retrologic.position import Placement
     start = Position(Placement.from_board_fen(node["cage"]), None, 0, None, _mask(node["frozen"]), True)
     try:
-        res = verify(start, _mask(node["zone"]), (), None, model=node["model"], nodes=nodes)
+        res = verify(start, _mask(node["zone"]), (), None, model=node["model"], nodes=nodes,
+                     budget=check_budget())    # the check's time limit and Ctrl-C
     except InputError as e:
         return False, f"cage {node['cage']} cannot be verified: {e}", 0
     if res.verdict == "unknown":

@@ -31,15 +31,17 @@ from __future__ import annotations
 
 import base64
 import lzma
-from typing import Any
+from typing import Any, Iterator
 
 import chess
 
-from retrologic.certformat import Rejected, Verdict, verdict_of
+from retrologic.certformat import Rejected, Verdict, tick, verdict_of
 from retrologic.history.drup import check, check_lrat, parse_lrat, parse_proof
 from retrologic.spg.cnf import ENCODING, Encoding, encode
 
 TYPE = "spg-listing"
+UNPACK_SLICE = 1 << 20  # packed bytes unpacked between two looks at the check's limit
+TICK_LINES = 256        # proof lines parsed between two looks at it (hinted lines are long)
 MAX_PLIES = 80     # longer than the CNF route reaches by far; bounds a hostile file's cost
 MAX_UNPACKED = 512 * 1024 * 1024  # bytes a packed proof or core may unpack to: a 40 MiB file
 # at LRAT's xz ratio (about 11); the largest measured, 20-22-ply hinted proofs of 321 MiB
@@ -103,7 +105,7 @@ def _length(target: chess.BaseBoard, entry: Any, i: int, want: int) -> tuple[int
     if not isinstance(games, list) or not isinstance(illegal, list) or proof is None:
         raise Rejected(f"lengths[{i}]: 'games' and 'illegal' must be lists, 'proof' or 'lrat' "
                        "(or 'proof_xz', 'lrat_xz') a string")
-    enc = encode(target, plies)
+    enc = encode(target, plies, tick)      # seconds on long lengths: the check's limit applies
     core = _core(entry, i, len(enc.clauses))
     blocks = []
     seen = set()
@@ -117,7 +119,7 @@ def _length(target: chess.BaseBoard, entry: Any, i: int, want: int) -> tuple[int
         blocks.append(_clause(enc, _moves(p, f"lengths[{i}].illegal[{j}]"),
                               f"lengths[{i}].illegal[{j}]", game=False))
     try:
-        steps = (parse_lrat if hinted else parse_proof)(proof.splitlines())
+        steps = (parse_lrat if hinted else parse_proof)(_ticking(proof.splitlines()))
     except ValueError as e:
         raise Rejected(f"lengths[{i}]: bad proof: {str(e)[:80]}") from None
     for step, step_lits in enumerate(steps, 1):
@@ -127,11 +129,20 @@ def _length(target: chess.BaseBoard, entry: Any, i: int, want: int) -> tuple[int
     clauses = enc.clauses if core is None else [enc.clauses[k] for k in core]
     # hinted: each lemma checked by its hints alone (ids: the core's clauses, then the blocking
     # clauses, then the lemmas); plain DRUP: by unit propagation over everything
-    res = check_lrat(clauses + blocks, steps) if hinted else check(clauses + blocks, steps,
-                                                                   enc.nv)
+    res = check_lrat(clauses + blocks, steps, tick) if hinted else \
+        check(clauses + blocks, steps, enc.nv, tick)
     if not res.ok:
         raise Rejected(f"lengths[{i}] ({plies} plies): {res.reason}")
     return len(games), res.lemmas
+
+
+def _ticking(lines: list[str]) -> Iterator[str]:
+    """The lines, the check's limit looked at every TICK_LINES of them (parsing a long proof
+    takes seconds)."""
+    for k, line in enumerate(lines):
+        if k % TICK_LINES == 0:
+            tick()
+        yield line
 
 
 def _text(entry: dict[str, Any], key: str, i: int) -> str | None:
@@ -147,12 +158,22 @@ def _text(entry: dict[str, Any], key: str, i: int) -> str | None:
     try:
         raw = base64.b64decode(packed.encode("ascii"), validate=True)
         unpacker = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
-        data = unpacker.decompress(raw, max_length=MAX_UNPACKED)
+        pieces, produced, fed = [], 0, 0
+        # fed in slices, the check's limit looked at between them (320 MiB take seconds); the
+        # output is capped one byte past MAX_UNPACKED, so a larger text is seen and rejected
+        while fed < len(raw) and not unpacker.eof and produced <= MAX_UNPACKED:
+            tick()
+            piece = unpacker.decompress(raw[fed:fed + UNPACK_SLICE],
+                                        max_length=MAX_UNPACKED + 1 - produced)
+            fed += UNPACK_SLICE
+            pieces.append(piece)
+            produced += len(piece)
     except (ValueError, UnicodeError, lzma.LZMAError) as e:
         raise Rejected(f"lengths[{i}].{key}_xz: not base64 of xz data ({str(e)[:60]})") from None
-    if not unpacker.eof or unpacker.unused_data:
+    if produced > MAX_UNPACKED or not unpacker.eof or unpacker.unused_data or fed < len(raw):
         raise Rejected(f"lengths[{i}].{key}_xz: more than {MAX_UNPACKED >> 20} MiB unpacked, "
                        "or trailing data")
+    data = b"".join(pieces)
     try:
         return data.decode("ascii")
     except UnicodeError:
