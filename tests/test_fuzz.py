@@ -162,6 +162,7 @@ SEEDED = [   # the hostile inputs of issue 17 and of the fuzz runs, always run (
     (["solve", "case.toml"], {"case.toml": b"deep = " + b"[" * 5000 + b"]" * 5000 + b"\n"}),
     (["solve", "case.toml"], {"case.toml": 'format = "retrologic/1"\n'.encode("utf-16")}),
     (["check", "cert.json"], {"cert.json": b"[" * 100_000 + b"]" * 100_000}),
+    (["solve", "[]", "", "solve"], None),       # two names cleaned to the same stem, one empty
     # a file name that is not UTF-8 (lone surrogates in Python) on a strict UTF-8 stdout, in
     # the header, the table and the CSV file
     (["solve", "\udcff.toml", "\udcfe.toml", "--csv", "out.csv"],

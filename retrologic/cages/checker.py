@@ -38,7 +38,7 @@ from typing import Any
 
 import chess
 
-from retrologic.certformat import Verdict, short, shown
+from retrologic.certformat import Verdict, short, shown, tick
 from retrologic.errors import InputError
 from retrologic.position import CASTLINGS, Placement, Position
 from retrologic.retract import apply, retractions
@@ -370,6 +370,8 @@ def _check_proof(cert: dict[str, Any], depth: int) -> Verdict:
             return Verdict(t, False, f"known cage {shown(lemma.get('name', k))}: {v.reason}")
         lemma_ok.append(lemma["proof"])
     for i, (pos, m) in enumerate(zip(members, raw_members)):
+        if i % 64 == 0:
+            tick()                          # the check's time limit and Ctrl-C
         board = pos.placement.to_board()
         if _home(board):
             what = "is empty" if not board.occupied else "has every unit home"

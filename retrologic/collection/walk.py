@@ -92,7 +92,9 @@ def _assign_stems(tasks: list[Task]) -> None:
             rel = p.relative_to(t.group) if t.group != FILES_GROUP else p
         except ValueError:
             rel = p
-        return _clean(str(rel.with_suffix(""))) + (f"-{t.index + 1}" if t.count > 1 else "")
+        # with_suffix refuses a path without a name ('' or '.', which a user may type)
+        rel = rel.with_suffix("") if rel.suffix else rel
+        return _clean(str(rel)) + (f"-{t.index + 1}" if t.count > 1 else "")
 
     bases = [base(t) for t in tasks]
     shared = {b for b in bases if bases.count(b) > 1}

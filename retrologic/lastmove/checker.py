@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import chess
 
 from retrologic.certformat import (Rejected, Verdict, check_budget, frozen_mask, stated_position,
-                                   verdict_of)
+                                   tick, verdict_of)
 from retrologic.legality import rules as legality
 from retrologic.position import Position
 from retrologic.retract import Retraction, apply, in_check, retractions
@@ -166,6 +166,7 @@ def _check(cert: dict[str, Any]) -> str:
         raise Rejected(f"candidate list differs: missing {missing[:4]}, extra {extra[:4]}")
     cages = _Cages()
     for key, c in generated.items():
+        tick()                              # the check's time limit and Ctrl-C, per candidate
         e = have[key]
         if e.get("uncaptures", [r.uncapture for r in c.line]) != [r.uncapture for r in c.line] or \
                 e.get("en_passant", [r.en_passant for r in c.line]) != [r.en_passant for r in c.line]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import chess
 
-from retrologic.certformat import Verdict
+from retrologic.certformat import Verdict, tick
 from retrologic.errors import shown
 
 SQUARES = frozenset(f"{file}{rank}" for file in "abcd" for rank in "1234")   # the 4x4 board
@@ -169,7 +169,9 @@ def check_unsolvable(cert: dict[str, Any]) -> Verdict:
         members[_key(board)] = board
     if _key(start) not in members:
         return Verdict(kind, False, "the start is not in the set")
-    for board in members.values():
+    for n, board in enumerate(members.values()):
+        if n % 256 == 0:
+            tick()                          # the check's time limit and Ctrl-C
         if _solved(board):
             return Verdict(kind, False, "a member is solved")
         for move in _moves(board):
