@@ -119,8 +119,9 @@ def check(cert: Any, budget: Budget | None = None) -> Verdict:
         return Verdict(ctype, False, short(f"malformed certificate: {type(e).__name__}: {e}"))
     if not isinstance(verdict, Verdict):
         return Verdict(ctype, False, "internal: the checker gave no verdict")
-    if not verdict.ok and budget.expired() is not None:   # a part cut short by the limit
-        return _stopped(ctype, budget.expired() or "")
+    expired = budget.expired() if not verdict.ok else None
+    if expired is not None:                     # a rejection after the limit: a part cut short
+        return _stopped(ctype, expired)
     limit = MAX_CLAIM if verdict.ok else MAX_REASON
     return Verdict(verdict.type, verdict.ok, short(verdict.reason, limit))
 

@@ -81,7 +81,7 @@ def _check_run(args: argparse.Namespace) -> int:
                               "reason": verdict.reason, "outcome": outcome,
                               "status": {"accepted": EXIT_OK, "unknown": EXIT_UNKNOWN}.get(
                                   outcome, EXIT_MISMATCH)}
-                    word = {"accepted": "accepted", "unknown": "unknown"}.get(outcome, "REJECTED")
+                    word = "REJECTED" if outcome == "rejected" else outcome
                     text = f"{path}: {verdict.type}: {word}" + (f": {verdict.reason}" if verdict.reason else "")
             except Exception as e:  # noqa: BLE001 - one file's failure is that file's record
                 record, text = batch.error_record(path, e), None

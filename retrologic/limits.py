@@ -281,9 +281,9 @@ def _fresh_locks_in_child() -> None:
 def after_fork() -> None:
     """In a forked worker (spg/race.py): forget the parent's Ctrl-C state and install the soft
     stop afresh (the parent's watcher thread does not survive a fork), so the parent's relayed
-    SIGINT stops this process's engines softly, CP-SAT included."""
+    SIGINT stops this process's engines softly, CP-SAT included. Its locks are already fresh:
+    `_fresh_locks_in_child` runs in every forked child (os.register_at_fork)."""
     global _installed
-    _fresh_locks_in_child()
     reset()
     _installed = False
     install_interrupt()
