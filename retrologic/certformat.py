@@ -53,9 +53,10 @@ def checking(budget: Any) -> Iterator[None]:
 
 def tick() -> None:
     """Called by a checker's long loops: LimitHit when the check in progress is out of time or
-    interrupted (nothing outside `checking`)."""
+    interrupted (nothing outside `checking`). Each call is charged as one step to the check's
+    budget, the count `check --progress` shows (the check has no node limit)."""
     if _budget is not None:
-        _budget.check(0, every=1)           # callers tick every few dozen steps: read the clock
+        _budget.check(1, every=1)           # callers tick every few dozen steps: read the clock
 
 
 def check_budget() -> Any:

@@ -57,6 +57,9 @@ def _check_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="certificate files (JSON); with --spg, claimed proof games (PGN or SAN)")
     p.add_argument("--json", action="store_true", help="print JSON Lines instead of text")
+    p.add_argument("--progress", action="store_true",
+                   help="show each certificate's check on stderr: the steps checked so far and "
+                        "the time (a proof's lines, a cage's members, a candidate)")
     from retrologic.formats import claim   # --spg DIAGRAM --moves N.0: check claimed games
     claim.add_arguments(p)
 
@@ -64,6 +67,7 @@ def _check_arguments(p: argparse.ArgumentParser) -> None:
 def _check_run(args: argparse.Namespace) -> int:
     """`retrologic check CERT...`: one record per certificate file, printed as it is checked."""
     from retrologic.certificate import check_file
+    from retrologic.progress import node_bar
     batch = Batch(args, ("accepted", "rejected", "unknown", "error"),
                   always=("accepted", "rejected", "error"))
     try:
@@ -74,7 +78,9 @@ def _check_run(args: argparse.Namespace) -> int:
                     record, text = claim.check_claim(path, args)
                 else:
                     # the time limit applies to each file's check (Ctrl-C: to the batch)
-                    verdict = check_file(path, limits.Budget(getattr(args, "timeout", None)))
+                    with node_bar(f"check {os.path.basename(path)}", args.progress, unit="step"):
+                        budget = limits.Budget(getattr(args, "timeout", None))  # held: read last
+                        verdict = check_file(path, budget)
                     ok = bool(verdict.ok)
                     outcome = "accepted" if ok else "unknown" if verdict.stopped else "rejected"
                     record = {"file": path, "type": verdict.type, "accepted": ok,

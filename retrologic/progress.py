@@ -60,10 +60,11 @@ class Census:
 
 @contextlib.contextmanager
 def node_bar(label: str, show: bool, total: int | None = None,
-             interval: float = INTERVAL) -> Iterator[None]:
+             interval: float = INTERVAL, unit: str = "node") -> Iterator[None]:
     """While the block runs, a tqdm counter of the nodes charged on stderr, read every
-    `interval` seconds by a thread (`total`: the node limit, when there is one); nothing at all
-    when not `show` or under `without_bars`. The bar ends on the last count."""
+    `interval` seconds by a thread (`total`: the node limit, when there is one; `unit`: what
+    a charge counts, "step" for a certificate's check); nothing at all when not `show` or
+    under `without_bars`. The bar ends on the last count."""
     if not show or not _bars["shown"]:
         yield
         return
@@ -71,7 +72,7 @@ def node_bar(label: str, show: bool, total: int | None = None,
     census = Census()
     restore = census.install()
     stop = threading.Event()
-    bar = tqdm(total=total, desc=label, unit="node", file=_Unfailing(sys.stderr),
+    bar = tqdm(total=total, desc=label, unit=unit, file=_Unfailing(sys.stderr),
                dynamic_ncols=True, leave=True)
 
     def follow(bar: Any = bar) -> None:

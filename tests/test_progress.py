@@ -110,3 +110,28 @@ def test_a_closed_stderr_neither_fails_nor_hangs_the_question(monkeypatch) -> No
     worker.start()
     worker.join(20)
     assert done.is_set()
+
+
+def test_check_with_progress_counts_the_steps_and_gives_the_same_record(tmp_path, capsys) -> None:
+    """`check --progress`: the certificate's check shows the steps its checker has looked at
+    the limit (a proof's lines, the CNF's plies), and the record is the one printed without it."""
+    import json
+
+    import chess
+
+    from retrologic import certformat
+    from retrologic.spg.certify import certificate
+    board = chess.Board()
+    for uci in "e2e4 e7e5 g1f3 b8c6".split():
+        board.push_uci(uci)
+    cert, _ = certificate(board, 4, limits.Budget(timeout=120))
+    path = tmp_path / "listing.json"
+    path.write_text(json.dumps(certformat.stamp(cert)))
+    assert cli.main(["check", str(path), "--json"]) == 0
+    plain = capsys.readouterr()
+    assert cli.main(["check", str(path), "--json", "--progress"]) == 0
+    shown = capsys.readouterr()
+    assert shown.out == plain.out and json.loads(shown.out)["outcome"] == "accepted"
+    assert plain.err == ""
+    steps = [int(n) for n in __import__("re").findall(r"(\d+) *step", shown.err)]
+    assert "check listing.json" in shown.err and steps and max(steps) >= 4   # a tick per ply
