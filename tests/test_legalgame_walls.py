@@ -98,6 +98,7 @@ def test_a_bishop_shut_in_by_settled_pawns_has_no_bound():
     assert Analysis(chess.Board(), target).bound.side_bound(board, chess.WHITE) < INF
 
 
+@pytest.mark.slow          # two finder runs of 2,500 positions: half a minute on a slow machine
 def test_the_walls_let_the_finder_place_seed_6204(monkeypatch):
     target = chess.Board(SEED_6204)
     game = Finder(target, Budget(), 2_500).find()

@@ -35,7 +35,10 @@ SLOW = {"spg/irsigler-2004-c.toml", "spg/dupuis-2001-b.toml", "spg/bell-2000.tom
         # half a minute or more on the slow machine of 2026-11-27 (CI had reached 20 minutes)
         "spg/wicklund-2003.toml", "spg/kostadinov-2005.toml", "spg/faybish-2007.toml",
         "spg/wassong-2009.toml", "spg/wilts-1994-b.toml", "spg/kirtley-caillaud-2-solutions.toml",
-        "lastmove/august-1924.toml"}
+        "lastmove/august-1924.toml",
+        # 30 s each on the machine of 2026-11-29 08:55 UTC, where CI took 18.3 minutes
+        # (angelini-1995 is in bench/lastmove-collection too)
+        "lastmove/angelini-1995.toml", "spg/buchanan-2002-b.toml"}
 
 
 def _name(path: Path) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import chess
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from retrologic.position import Placement, Position
@@ -74,9 +75,12 @@ def replay_ok(pos: Position, r) -> None:
         assert board.ep_square is None or r.double_step
 
 
-def test_every_retraction_replays_forward(game_corpus):
+# CI's run replays every retraction of 500 positions of the corpus (about 10,000 retractions,
+# 20 s of CPU on a slow machine); `-m slow` 1,500 (60 s), the count of the first round
+@pytest.mark.parametrize("positions", [500, pytest.param(1500, marks=pytest.mark.slow)])
+def test_every_retraction_replays_forward(game_corpus, positions):
     rng = random.Random(7)
-    sample = rng.sample(game_corpus, 1500)
+    sample = rng.sample(game_corpus, positions)
     total = 0
     for before, move in sample:
         after = before.copy(stack=False)
@@ -85,13 +89,25 @@ def test_every_retraction_replays_forward(game_corpus):
         for r in retractions(pos):
             replay_ok(pos, r)
             total += 1
-    assert total > 30000
+    assert total > 20 * positions
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
+@settings(max_examples=10, deadline=None, derandomize=True)
 @given(st.integers(min_value=10_000, max_value=2**31))
 def test_random_games_hypothesis(seed):
-    """Fresh random games: completeness and soundness at every ply."""
+    """Fresh random games: completeness and soundness at every ply (10 games in CI's run)."""
+    _every_third_ply_replays(seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(min_value=10_000, max_value=2**31))
+def test_random_games_hypothesis_many(seed):
+    """The same over 40 games (`-m slow`: a minute of CPU)."""
+    _every_third_ply_replays(seed)
+
+
+def _every_third_ply_replays(seed: int) -> None:
     for before, move in random_game(seed, max_plies=100)[::3]:
         pos, rs, hits = find_played(before, move)
         assert len(hits) == 1
