@@ -59,7 +59,8 @@ def _check_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON Lines instead of text")
     p.add_argument("--progress", action="store_true",
                    help="show each certificate's check on stderr: the steps checked so far and "
-                        "the time (a proof's lines, a cage's members, a candidate)")
+                        "the time (a proof's lines, a cage's members, a candidate); with "
+                        "--spg, the uniqueness search's progress")
     from retrologic.formats import claim   # --spg DIAGRAM --moves N.0: check claimed games
     claim.add_arguments(p)
 
