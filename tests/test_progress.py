@@ -135,3 +135,24 @@ def test_check_with_progress_counts_the_steps_and_gives_the_same_record(tmp_path
     assert plain.err == ""
     steps = [int(n) for n in __import__("re").findall(r"(\d+) *step", shown.err)]
     assert "check listing.json" in shown.err and steps and max(steps) >= 4   # a tick per ply
+
+
+def test_a_claims_uniqueness_search_gets_the_progress_flag(tmp_path, monkeypatch, capsys) -> None:
+    """`check --spg ... --progress` hands the flag to the proof-game search (whose progress
+    lines are its own), and without the flag the search prints none."""
+    from retrologic.spg import solver as spg
+    seen = []
+    real = spg.solve
+
+    def spy(target, plies, limits):
+        seen.append(limits.progress)
+        return real(target, plies, limits)
+
+    monkeypatch.setattr(spg, "solve", spy)
+    claim = tmp_path / "claim.pgn"
+    claim.write_text("1.e4 e5 2.Nf3 Nc6\n")
+    diagram = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"
+    for flag in ([], ["--progress"]):
+        assert cli.main(["check", "--spg", diagram, "--moves", "2.0", str(claim), *flag]) == 0
+    assert seen == [False, True]
+    assert "cooked" in capsys.readouterr().out
