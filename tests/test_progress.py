@@ -116,6 +116,7 @@ def test_check_with_progress_counts_the_steps_and_gives_the_same_record(tmp_path
     """`check --progress`: the certificate's check shows the steps its checker has looked at
     the limit (a proof's lines, the CNF's plies), and the record is the one printed without it."""
     import json
+    import re
 
     import chess
 
@@ -133,7 +134,7 @@ def test_check_with_progress_counts_the_steps_and_gives_the_same_record(tmp_path
     shown = capsys.readouterr()
     assert shown.out == plain.out and json.loads(shown.out)["outcome"] == "accepted"
     assert plain.err == ""
-    steps = [int(n) for n in __import__("re").findall(r"(\d+) *step", shown.err)]
+    steps = [int(n) for n in re.findall(r"(\d+) *step", shown.err)]
     assert "check listing.json" in shown.err and steps and max(steps) >= 4   # a tick per ply
 
 
