@@ -100,7 +100,8 @@ def main() -> int:
     plies = spg.parse_moves(prob.question["moves"])
     target = spg.parse_target(prob.position_table["fen"], plies)
     cpu = time.process_time()
-    report, analysis = analyse(target, plies, limit=None)
+    # the layer's still units frozen; the strategies are listed once, by strategy_literals
+    _, analysis = analyse(target, plies, enumerate_strategies=False)
     strategies = strategy_literals(analysis, plies)
     print(f"{Path(args.file).stem}: {plies} plies, {len(strategies)} strategies "
           f"({time.process_time() - cpu:.2f} s)", flush=True)

@@ -102,8 +102,7 @@ def _uniqueness(target: chess.Board, plies: int, moves: list[chess.Move],
     from retrologic.spg import solver as spg
     from retrologic.spg.search import Limits
     from retrologic.spg.status import SpgStatus
-    answer = spg.solve(target, plies, Limits(progress=bool(getattr(args, "progress", False)),
-                                             budget=budget_of(args)))
+    answer = spg.solve(target, plies, Limits(progress=args.progress, budget=budget_of(args)))
     status = answer.status
     found = [list(g) for g in answer.games]
     if status == SpgStatus.UNIQUE:
