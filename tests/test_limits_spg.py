@@ -82,12 +82,18 @@ def test_bell_limit_facts_do_not_overstate() -> None:
 
 def test_node_limit_is_named_and_counted_over_the_question() -> None:
     target = spg.parse_target("r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", 8)
-    answer = spg.solve(target, 8, Limits(nodes=50), engine="search")
+    answer = spg.solve(target, 8, Limits(nodes=50), engine="search", strategies=False)
     assert answer.status == "unknown" and answer.reason.startswith("search: node limit 50")
     # the limit is the question's: the search stops at its 51st node, the shorter lengths get
     # none left (one node each to notice)
     assert answer.searches[0]["nodes"] == 51
     assert all(s["nodes"] <= 1 for s in answer.searches[1:])
+    # with the strategy layer, its CP-SAT conflicts come out of the same 50
+    limits = Limits(nodes=50)
+    layered = spg.solve(target, 8, limits, engine="search")
+    assert layered.status == "unknown" and layered.reason.startswith("search: node limit 50")
+    conflicts = limits.budget.spent - sum(s["nodes"] for s in layered.searches)
+    assert conflicts > 0 and layered.searches[0]["nodes"] + conflicts >= 51
     from retrologic.cli import main
     assert main(["spg", "r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", "--moves", "4.0",
                  "--engine", "search", "--nodes", "50"]) == 4
@@ -97,14 +103,47 @@ def test_node_counts_do_not_change_without_a_limit() -> None:
     """The shared budget only counts: a search that hits no limit visits the same nodes, and
     a node limit of exactly that many nodes still decides the question."""
     target = spg.parse_target("rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R", 5)
-    free = spg.solve(target, 5, engine="search")
+    unlimited = Limits()
+    free = spg.solve(target, 5, unlimited, engine="search")
     roomy = spg.solve(target, 5, Limits(nodes=10 ** 9, timeout=600), engine="search")
     assert free.status == roomy.status == "cooked" and free.count == roomy.count == 56
     assert [s["nodes"] for s in free.searches] == [s["nodes"] for s in roomy.searches]
-    exact = spg.solve(target, 5, Limits(nodes=free.nodes), engine="search")
+    # the figure to give: the search's nodes and the strategy layer's CP-SAT conflicts
+    assert unlimited.budget.spent >= free.nodes
+    exact = spg.solve(target, 5, Limits(nodes=unlimited.budget.spent), engine="search")
     assert exact.status == "cooked" and exact.complete and exact.reason is None
     short = spg.solve(target, 5, Limits(nodes=free.searches[0]["nodes"] - 1), engine="search")
     assert short.status == "unknown" and "node limit" in short.reason
+
+
+def test_node_limit_bounds_the_cp_sat_engines() -> None:
+    """CP-SAT's conflicts count as nodes: the strategy listing and the schedule model stop at
+    the user's figure and name it, and a figure gives the same answer on every run (one
+    worker, a fixed seed: no wall clock decides which engine answers)."""
+    bell = spg.parse_target(BELL, 34)
+    free = limits.Budget()
+    report, _ = analyse(bell, 34, limit=50, budget=free)
+    assert report.complete and len(report.strategies) == 8 and free.spent > 20
+    tight = limits.Budget(None, 20)
+    cut, _ = analyse(bell, 34, limit=50, budget=tight)
+    assert not cut.complete and cut.reason == "node limit 20 (while listing strategies)"
+    assert len(cut.strategies) < 8 and tight.spent >= 20
+    target = spg.parse_target("r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", 8)
+    unlimited = Limits()
+    assert spg.solve(target, 8, unlimited, engine="schedule").status == "unique"
+    runs = []
+    for _ in range(2):
+        short = Limits(nodes=unlimited.budget.spent // 2)
+        answer = spg.solve(target, 8, short, engine="schedule")
+        assert answer.status == "unknown" and answer.reason.startswith(
+            f"schedule model: node limit {unlimited.budget.spent // 2}")
+        runs.append(short.budget.spent)
+    assert runs[0] == runs[1]
+    exact = spg.solve(target, 8, Limits(nodes=unlimited.budget.spent), engine="schedule")
+    assert exact.status == "unique" and exact.reason is None
+    from retrologic.cli import main
+    assert main(["spg", "r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", "--moves", "4.0",
+                 "--engine", "schedule", "--nodes", "10"]) == 4
 
 
 def test_auto_slice_decides_only_which_engine_answers(monkeypatch) -> None:

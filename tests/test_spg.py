@@ -152,8 +152,14 @@ def test_limits_give_unknown_with_the_reason() -> None:
     answer = spg.solve(target, 8, Limits(nodes=50), engine="search")
     assert answer.status == "unknown"
     assert "node limit" in answer.reason
-    # auto: the schedule model takes over, and a time limit that stops both names both
-    assert spg.solve(target, 8, Limits(nodes=50)).status == "unique"
+    # auto: the node limit counts CP-SAT's conflicts too, and a limit that stops both engines
+    # names both; with more nodes the schedule model takes over from the search and decides
+    both = spg.solve(target, 8, Limits(nodes=50))
+    assert both.status == "unknown"
+    assert "search: node limit 50" in both.reason and "schedule model: node limit 50" in both.reason
+    roomy = spg.solve(target, 8, Limits(nodes=200))
+    assert roomy.status == "unique" and roomy.searches[0]["engine"] == "schedule"
+    # and a time limit that stops both names both
     bell = spg.parse_target("2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5", 34)
     answer = spg.solve(bell, 34, Limits(timeout=0.5))
     assert answer.status == "unknown"

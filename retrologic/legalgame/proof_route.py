@@ -178,7 +178,8 @@ def with_route(target: chess.Board, budget: Budget,
     (ROUTE_FIRST nodes, and with a deadline at most FIRST_SHARE of the time left); `finders`,
     going on from `first` (at most FINDER_SECONDS); the schedule route
     (`legalgame.schedule_route`: all the time left, at least SCHEDULE_LEAST, or SCHEDULE_SECONDS
-    without a deadline; not under a node limit alone, since it counts no nodes); when they stop
+    without a deadline; not under a node limit alone: its slices are seconds, while its CP-SAT
+    conflicts count against the node limit like the nodes of a search); when they stop
     with time left (their own node cap, or no deadline), the route again from where it stopped
     (ROUTE_NODES more), then `finders` once more. Else `finders` alone. Measured
     (bench/README-legal.md): the finders find most positions of short random games within

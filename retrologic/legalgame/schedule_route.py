@@ -82,6 +82,8 @@ class ScheduleRoute:
             budget.spent += inner.spent
         if budget.expired() is not None:
             budget.check(0, every=1)                     # the caller's limit: LimitHit
+        if budget.nodes is not None and budget.spent >= budget.nodes:
+            raise LimitHit(budget.node_reason())         # CP-SAT's conflicts used them up
         if report is None:
             return None
         for game in report.games:

@@ -82,21 +82,18 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
     schedule model and checked by python-chess (see the module's docstring): status
     'complete' when the list is all of them, 'unknown' after `limit` games, at the deadline of
     `budget` (or a bare `deadline`, a time.monotonic() value) or on Ctrl-C, with the games
-    listed so far. Only `budget`'s time and Ctrl-C apply (its node limit is the search's)."""
+    listed so far. `budget`'s node limit bounds CP-SAT's conflicts, charged to it."""
     t0 = time.monotonic()
     if budget is None:
         budget = Budget(None, None, deadline)
-    else:
-        budget = budget.share()
-        budget.nodes = None
     deadline = budget.deadline
     start, target = analysis.start, analysis.target
     report = ScheduleReport(plies, Listing.UNKNOWN)
-    if budget.expired():
+    if budget.expired() or (budget.nodes is not None and budget.spent >= budget.nodes):
         report.reason = f"{limit_reason(budget)} (schedule model not built)"
         return report
     try:
-        model = ScheduleModel(StrategyModel(analysis, plies), budget=budget)
+        model = ScheduleModel(StrategyModel(analysis, plies, node_budget=budget), budget=budget)
     except ModelTooLarge as e:
         report.reason = str(e)
         report.seconds = time.monotonic() - t0

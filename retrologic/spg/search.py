@@ -57,11 +57,19 @@ class Limits:
         """Seconds left before the deadline (None: no time limit)."""
         return self.budget.left()
 
-    def share(self, fraction: float = 1.0, *, seconds: float | None = None) -> "Limits":
+    def share(self, fraction: float = 1.0, *, seconds: float | None = None,
+              node_fraction: float = 1.0) -> "Limits":
         """Limits for an inner step: a share of the time left (see Budget.share), the same node
-        limit and count (so a reason quotes the user's figure); `absorb` takes the count back."""
-        child = self.budget.share(fraction, seconds=seconds)
-        child.nodes, child.spent = self.budget.nodes, self.budget.spent
+        count and `node_fraction` of the nodes left (at least one), the reason quoting the
+        user's figure; `absorb` takes the count back."""
+        parent = self.budget
+        child = parent.share(fraction, seconds=seconds)
+        child.nodes, child.spent = parent.nodes, parent.spent
+        if parent.nodes is not None:
+            child.nodes_figure = parent.nodes_figure or parent.nodes
+            if node_fraction < 1.0:
+                child.nodes = parent.spent + max(int((parent.nodes - parent.spent)
+                                                     * node_fraction), 1)
         return Limits(progress=self.progress, positions=self.positions, budget=child)
 
     def absorb(self, child: "Limits") -> None:

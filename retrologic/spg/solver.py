@@ -267,7 +267,9 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
     nodes, seconds, reasons = 0, 0.0, []
     entry: dict[str, Any] | None = None
     search: Search | None = None
-    racing = engine == "auto" and RACE and race.available()
+    # no race under a node limit: the nodes (searched positions and CP-SAT conflicts) then
+    # decide which engine answers, and the same figure gives the same verdict on any machine
+    racing = engine == "auto" and RACE and limits.budget.nodes is None and race.available()
     if racing and RACE_AFTER <= 0 and not limits.budget.expired():   # the race from the start
         search, _ = _search(target, plies, limits, start, analysis)
         return _race(search, target, plies, start, analysis, report, limits, max_games,
@@ -391,12 +393,17 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
 
 
 def _share(limits: Limits, racing: bool = False) -> Limits:
-    """The search's limits in "auto": its share of the time left, or AUTO_SEARCH_SECONDS
-    (the user's node limit and Ctrl-C apply unchanged); RACE_AFTER seconds when the engines
-    race on two cores afterwards."""
+    """The search's limits in "auto": its share of the time left, or AUTO_SEARCH_SECONDS;
+    under a node limit, that share of the nodes left and no wall-clock slice (the engine that
+    answers then depends on the figures alone); RACE_AFTER seconds when the engines race on
+    two cores afterwards. Ctrl-C applies unchanged."""
     if racing:
         return limits.share(seconds=RACE_AFTER)
-    if limits.budget.deadline is None:
+    budget = limits.budget
+    if budget.nodes is not None:
+        return limits.share(AUTO_SEARCH_SHARE if budget.deadline is not None else 1.0,
+                            node_fraction=AUTO_SEARCH_SHARE)
+    if budget.deadline is None:
         return limits.share(seconds=AUTO_SEARCH_SECONDS)
     return limits.share(AUTO_SEARCH_SHARE)
 

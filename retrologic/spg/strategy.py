@@ -49,11 +49,33 @@ def run_solver(solver: Any, model: Any) -> Any:
 
 
 def limit_reason(budget: Budget | None) -> str:
-    """Why a solve under `budget` came back undecided: Ctrl-C or the time limit, quoting the
-    user's figure."""
+    """Why a solve under `budget` came back undecided: Ctrl-C, the node limit (CP-SAT's
+    conflicts count as nodes) or the time limit, quoting the user's figure."""
     if limits.interrupted():
         return limits.INTERRUPTED
+    if budget is not None and budget.nodes is not None and budget.spent >= budget.nodes:
+        return budget.node_reason()
     return budget.time_reason() if budget is not None else "time limit"
+
+
+def bound_conflicts(solver: Any, budget: Budget | None) -> bool:
+    """Give `solver` the conflicts left of `budget`'s node limit (a conflict counts as a node,
+    as in history/cpsat.py), so that `--nodes` bounds CP-SAT too; False past the limit. With
+    none left a solve may still run without a conflict (as a search may reach its limit
+    exactly): the same figure as a run without a limit spent then decides the question."""
+    if budget is None or budget.nodes is None:
+        return True
+    left = budget.nodes - budget.spent
+    if left < 0:
+        return False
+    solver.parameters.max_number_of_conflicts = left
+    return True
+
+
+def charge_conflicts(solver: Any, budget: Budget | None) -> None:
+    """Charge a finished solve's conflicts to `budget`'s node count."""
+    if budget is not None:
+        budget.spent += solver.num_conflicts
 
 
 def _count(n: int, noun: str) -> str:
@@ -127,9 +149,13 @@ class StrategyModel:
     """The CP-SAT model of the strategies of a game of `plies` plies from `analysis.start` to
     `analysis.target` (units frozen by the analysis are left out: they stand still)."""
 
-    def __init__(self, analysis: Analysis, plies: int) -> None:
+    def __init__(self, analysis: Analysis, plies: int, node_budget: Budget | None = None
+                 ) -> None:
+        """`node_budget`: the question's budget; its node limit bounds the conflicts of every
+        solve, which are charged to it (deadlines are passed to each solve)."""
         from ortools.sat.python import cp_model  # ~0.7 s: imported only here
         self._cp = cp_model
+        self.node_budget = node_budget
         self.analysis = analysis
         self.plies = plies
         self.model = cp_model.CpModel()
@@ -343,7 +369,7 @@ class StrategyModel:
     def solve(self, assumptions: list | None = None,
               deadline: float | None = None) -> tuple[Any, Feasibility]:
         """A CpSolver after one solve (deterministic, one worker) and its status: feasible,
-        infeasible or unknown (the deadline passed, or Ctrl-C)."""
+        infeasible or unknown (the deadline passed, the node limit, or Ctrl-C)."""
         if self.impossible:
             return None, Feasibility.INFEASIBLE
         cp = self._cp
@@ -359,10 +385,13 @@ class StrategyModel:
             if left <= 0:
                 return None, Feasibility.UNKNOWN
             solver.parameters.max_time_in_seconds = left
+        if not bound_conflicts(solver, self.node_budget):
+            return None, Feasibility.UNKNOWN
         self.solves += 1
         status = run_solver(solver, self.model)
         if status is None:
             return None, Feasibility.UNKNOWN
+        charge_conflicts(solver, self.node_budget)
         if status in (cp.OPTIMAL, cp.FEASIBLE):
             return solver, Feasibility.FEASIBLE
         if status == cp.INFEASIBLE:
@@ -431,8 +460,12 @@ class StrategyModel:
         if left <= 0:
             return None
         solver.parameters.max_time_in_seconds = left
+        if not bound_conflicts(solver, self.node_budget):
+            return None
         self.solves += 1
         status = run_solver(solver, clone)
+        if status is not None:
+            charge_conflicts(solver, self.node_budget)
         return round(solver.objective_value) if status == cp.OPTIMAL else None
 
     def strategy(self, solver) -> Strategy:
@@ -506,7 +539,8 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
     the report 'unknown'. `base` (default: a new one with the bound `options`) is the analysis
     of `start` and `target` without the layer: it is returned, tables and caches kept, when the
     layer proves no unit still or runs out of time. `budget` (default: one of `timeout`
-    seconds) is the question's shared limit: its deadline and Ctrl-C stop the solves.
+    seconds) is the question's shared limit: its deadline and Ctrl-C stop the solves, its node
+    limit bounds their conflicts.
     """
     t0 = time.monotonic()
     budget = budget if budget is not None else Budget(timeout)
@@ -515,7 +549,7 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
     plain = base if base is not None else Analysis(start, target, **(options or {}))
     analysis, extra, solves = plain, 0, 0
     while True:
-        model = StrategyModel(analysis, plies)
+        model = StrategyModel(analysis, plies, node_budget=budget)
         still, status = still_units(model, deadline)
         if status != Feasibility.FEASIBLE:
             reason = model.explain(deadline) if status == Feasibility.INFEASIBLE else \
