@@ -124,13 +124,17 @@ def test_node_limit_bounds_the_cp_sat_engines() -> None:
     free = limits.Budget()
     report, _ = analyse(bell, 34, limit=50, budget=free)
     assert report.complete and len(report.strategies) == 8 and free.spent > 20
+    assert report.conflicts == free.spent       # the report says what was charged
     tight = limits.Budget(None, 20)
     cut, _ = analyse(bell, 34, limit=50, budget=tight)
     assert not cut.complete and cut.reason == "node limit 20 (while listing strategies)"
     assert len(cut.strategies) < 8 and tight.spent >= 20
     target = spg.parse_target("r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", 8)
     unlimited = Limits()
-    assert spg.solve(target, 8, unlimited, engine="schedule").status == "unique"
+    listed = spg.solve(target, 8, unlimited, engine="schedule")
+    assert listed.status == "unique"
+    charged = [s["schedule"]["conflicts"] for s in listed.searches] + [listed.strategy.conflicts]
+    assert charged[0] > 0 and sum(charged) <= unlimited.budget.spent
     runs = []
     for _ in range(2):
         short = Limits(nodes=unlimited.budget.spent // 2)

@@ -33,6 +33,7 @@ class ScheduleReport:
     reason: str | None = None        # the limit that was hit, or why there is no game
     rejected: int = 0                # solutions cut off by the play-out (an illegal ply)
     solves: int = 0
+    conflicts: int = 0               # CP-SAT's, counted against a node limit
     variables: int = 0
     seconds: float = 0.0
     still: int = 0                   # units the strategy layer proved still (frozen here)
@@ -40,7 +41,8 @@ class ScheduleReport:
     def as_dict(self) -> dict[str, Any]:
         return {"plies": self.plies, "status": self.status, "games": len(self.games),
                 "reason": self.reason, "rejected": self.rejected, "solves": self.solves,
-                "variables": self.variables, "seconds": round(self.seconds, 3)}
+                "conflicts": self.conflicts, "variables": self.variables,
+                "seconds": round(self.seconds, 3)}
 
 
 def play_out(start: chess.Board, moves: list[chess.Move]) -> tuple[int | None, chess.Board]:
@@ -71,6 +73,7 @@ def schedule(target: chess.BaseBoard, plies: int, start: chess.Board | None = No
                               solves=strat.solves, seconds=time.monotonic() - t0)
     report = list_games(analysis, plies, limit=limit, progress=progress, budget=budget)
     report.still, report.solves = strat.frozen, report.solves + strat.solves
+    report.conflicts += strat.conflicts
     report.seconds = time.monotonic() - t0
     return report
 
@@ -86,9 +89,19 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
     t0 = time.monotonic()
     if budget is None:
         budget = Budget(None, None, deadline)
+    report = ScheduleReport(plies, Listing.UNKNOWN)
+    spent = budget.spent
+    try:
+        return _listing(analysis, plies, limit, progress, budget, report, t0)
+    finally:
+        report.conflicts = budget.spent - spent
+
+
+def _listing(analysis: Analysis, plies: int, limit: int | None, progress: Any, budget: Budget,
+             report: ScheduleReport, t0: float) -> ScheduleReport:
+    """`list_games` after its arguments are settled: `report` filled in and returned."""
     deadline = budget.deadline
     start, target = analysis.start, analysis.target
-    report = ScheduleReport(plies, Listing.UNKNOWN)
     if budget.expired() or (budget.nodes is not None and budget.spent >= budget.nodes):
         report.reason = f"{limit_reason(budget)} (schedule model not built)"
         return report

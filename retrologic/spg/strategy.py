@@ -135,6 +135,7 @@ class StrategyReport:
     frozen: int = 0                   # units proved still (never move): frozen for the search
     reason: str | None = None         # why infeasible, or the limit that was hit
     solves: int = 0
+    conflicts: int = 0                # CP-SAT's, counted against a node limit
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -142,7 +143,8 @@ class StrategyReport:
                 "count": len(self.strategies), "reason": self.reason,
                 "still": [chess.square_name(s) for s in chess.scan_forward(self.frozen)],
                 "strategies": [s.text() for s in self.strategies],
-                "solves": self.solves, "seconds": round(self.seconds, 3)}
+                "solves": self.solves, "conflicts": self.conflicts,
+                "seconds": round(self.seconds, 3)}
 
 
 class StrategyModel:
@@ -544,7 +546,7 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
     """
     t0 = time.monotonic()
     budget = budget if budget is not None else Budget(timeout)
-    deadline = budget.deadline
+    deadline, spent = budget.deadline, budget.spent
     start = start if start is not None else chess.Board()
     plain = base if base is not None else Analysis(start, target, **(options or {}))
     analysis, extra, solves = plain, 0, 0
@@ -556,6 +558,7 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
                 limit_reason(budget)
             solves += model.solves
             report = StrategyReport(plies, status, reason=reason, solves=solves,
+                                    conflicts=budget.spent - spent,
                                     seconds=time.monotonic() - t0)
             return report, (analysis if status == Feasibility.INFEASIBLE else plain)
         solves += model.solves
@@ -578,5 +581,6 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
             report.strategies.append(model.strategy(solver))
             model.block(solver)
         report.solves = solves + model.solves - before
+    report.conflicts = budget.spent - spent
     report.seconds = time.monotonic() - t0
     return report, analysis
