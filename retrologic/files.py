@@ -15,6 +15,7 @@ from retrologic.errors import InputError
 
 MAX_TEXT_BYTES = 16 * 1024 * 1024       # problem files, certificates, library entries
 MAX_DIR_FILES = 10_000                  # entries of a directory read as a library
+MAX_WALK_ENTRIES = 100_000              # entries a collection's directory tree may hold
 
 
 def read_bytes(path: str | Path, *, limit: int = MAX_TEXT_BYTES, what: str = "file") -> bytes:

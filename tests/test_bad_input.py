@@ -146,6 +146,25 @@ def test_a_library_directory_with_too_many_files_is_refused(tmp_path, monkeypatc
         files.list_dir(tmp_path, "*.toml", limit=files.MAX_DIR_FILES)
 
 
+def test_solve_refuses_a_tree_too_large_to_be_a_collection(capsys, tmp_path, monkeypatch):
+    """`solve /` (a tree of more than MAX_WALK_ENTRIES entries) is one error record, exit 3,
+    before any file is read; a tree within the cap is walked as before."""
+    from retrologic import files
+    for i in range(4):
+        (tmp_path / f"d{i}").mkdir()
+        (tmp_path / f"d{i}" / "notes.txt").write_text("")
+    (tmp_path / "d0" / "p.toml").write_text(
+        'format = "retrologic/1"\nposition = { fen = "%s" }\nquestion = { kind = "legal" }\n'
+        % START)
+    monkeypatch.setattr(files, "MAX_WALK_ENTRIES", 8)
+    assert main(["solve", str(tmp_path)]) == 3
+    err = capsys.readouterr().err
+    assert "more than 8 entries under this directory" in err and str(tmp_path) in err
+    monkeypatch.setattr(files, "MAX_WALK_ENTRIES", 9)
+    assert main(["solve", str(tmp_path), "--timeout", "30"]) == 0
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize("text, needle", [
     ('format = "retrologic/1"\nposition = { fen = "%s" }\nquestion = { kind = "spg", moves = inf }\n'
      % START, "finite"),

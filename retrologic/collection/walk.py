@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from retrologic.errors import InputError
-from retrologic.files import MAX_DIR_FILES
+from retrologic import files
 from retrologic.formats import detect
 
 FILES_GROUP = "files"       # the collection of the files named one by one on the command line
@@ -44,16 +44,24 @@ class Task:
 
 
 def _files_under(directory: Path) -> list[Path]:
-    """The problem files under a directory, recursively, sorted; InputError past the cap."""
+    """The problem files under a directory, recursively, sorted; InputError past either cap:
+    `files.MAX_DIR_FILES` problem files, or `files.MAX_WALK_ENTRIES` entries walked (`solve /`
+    is refused in a second or two rather than reading every file of the machine)."""
     found: list[Path] = []
+    seen = 0
     for root, dirs, names in os.walk(directory, onerror=None, followlinks=False):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
+        seen += len(dirs) + len(names)
+        if seen > files.MAX_WALK_ENTRIES:
+            raise InputError(f"more than {files.MAX_WALK_ENTRIES:,} entries under this "
+                             "directory: name the directory of a collection",
+                             file=str(directory))
         for name in names:
             if not name.startswith(".") and Path(name).suffix.lower() in detect.SUFFIXES:
                 found.append(Path(root) / name)
-                if len(found) > MAX_DIR_FILES:
-                    raise InputError(f"more than {MAX_DIR_FILES:,} problem files in a directory",
-                                     file=str(directory))
+                if len(found) > files.MAX_DIR_FILES:
+                    raise InputError(f"more than {files.MAX_DIR_FILES:,} problem files in a "
+                                     "directory", file=str(directory))
     return sorted(found)
 
 
