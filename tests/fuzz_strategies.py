@@ -109,6 +109,8 @@ class Outcome:
         if limit is None:
             return False
         allowed = limit + max(1.0, limit / 10) + 1.0
+        if self.seconds > allowed and not self.hang:      # `solve`: the limit is per problem
+            allowed *= problems_named(self.argv)
         return self.hang or (self.seconds > allowed and
                              (self.cpu > allowed or self.seconds > 3 * allowed))
 
@@ -160,22 +162,27 @@ SUMMARY = re.compile(r"^(retrologic: )?\d+ files?: ")      # a batch's summary l
 _VALUED = {"--timeout", "--nodes", "--certificate-dir"}
 
 
-def file_operands(argv: list[str]) -> int:
-    """How many file operands a `solve` or `check` command line has (0 for other commands)."""
+def operands(argv: list[str]) -> list[str]:
+    """The file operands of a `solve` or `check` command line (none for other commands)."""
     args = [a for a in argv if a != "--debug"]
     if not args or args[0] not in ("solve", "check"):
-        return 0
-    n, skip, rest = 0, False, False
+        return []
+    out, skip, rest = [], False, False
     for a in args[1:]:
         if skip:
             skip = False
         elif rest or a == "-" or not a.startswith("-"):
-            n += 1
+            out.append(a)
         elif a == "--":
             rest = True
         elif a in _VALUED:
             skip = True
-    return n
+    return out
+
+
+def file_operands(argv: list[str]) -> int:
+    """How many file operands a `solve` or `check` command line has (0 for other commands)."""
+    return len(operands(argv))
 
 
 def requested_timeout(argv: list[str]) -> float | None:
@@ -189,6 +196,16 @@ def requested_timeout(argv: list[str]) -> float | None:
     except ValueError:
         return None
     return t if t is not None and math.isfinite(t) and 0 < t <= 1e9 else None
+
+
+def problems_named(argv: list[str]) -> int:
+    """How many problems a `solve` command line names (each has the whole --timeout, docs/
+    batch.md), at least 1; 1 for every other command (its operands that exist are read)."""
+    if "solve" not in argv[:2]:
+        return 1
+    from retrologic.collection import walk
+    paths = [a for a in operands(argv) if os.path.exists(a)]
+    return max(len(walk.load(paths)), 1) if paths else 1
 
 
 def shorten(text: str, limit: int = 240) -> str:
