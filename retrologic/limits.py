@@ -111,6 +111,11 @@ class Budget:
     def node_reason(self) -> str:
         return f"node limit {self.nodes_figure or self.nodes}"
 
+    def nodes_used_up(self) -> bool:
+        """The node limit is reached: nothing more may be charged (a solver's conflict budget,
+        a listing not yet begun); `check` raises only past it."""
+        return self.nodes is not None and self.spent >= self.nodes
+
     def expired(self) -> str | None:
         """The reason this budget is used up (interrupt, time), or None; reads the clock."""
         if _interrupt.is_set():
@@ -139,7 +144,7 @@ class Budget:
         count, or the deadline; a RuntimeError (a bug) when none of them explains it."""
         if _interrupt.is_set():
             return LimitHit(INTERRUPTED)
-        if self.nodes is not None and self.spent >= self.nodes:
+        if self.nodes_used_up():
             return LimitHit(self.node_reason())
         if self.deadline is not None:
             return LimitHit(self.time_reason())

@@ -59,9 +59,9 @@ class CpSatBackend:
         left = budget.left()
         if left is not None:
             solver.parameters.max_time_in_seconds = left
+        if budget.nodes_used_up():
+            raise LimitHit(budget.node_reason())
         if budget.nodes is not None:
-            if budget.nodes - budget.spent <= 0:
-                raise LimitHit(budget.node_reason())
             solver.parameters.max_number_of_conflicts = budget.nodes - budget.spent
         with limits.on_interrupt(solver.stop_search):
             status = solver.solve(self.cp)

@@ -82,7 +82,7 @@ class ScheduleRoute:
             budget.spent += inner.spent
         if budget.expired() is not None:
             budget.check(0, every=1)                     # the caller's limit: LimitHit
-        if budget.nodes is not None and budget.spent >= budget.nodes:
+        if budget.nodes_used_up():
             raise LimitHit(budget.node_reason())         # CP-SAT's conflicts used them up
         if report is None:
             return None

@@ -52,7 +52,7 @@ def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None,
                              field="lemmas", value=str(path))
         res = deduce.solve(sub, SolveOptions(budget=budget))
         budget.check_now()
-        if budget.nodes is not None and budget.spent >= budget.nodes and res.verdict == "unknown":
+        if budget.nodes_used_up() and res.verdict == "unknown":
             raise LimitHit(budget.node_reason())
         if res.verdict == "proved":
             proved = deduce.cage_restrictions(res)

@@ -299,7 +299,7 @@ class LratSolver:
         s = self.solver
         while True:
             budget.check_now()
-            if budget.nodes is not None and budget.spent >= budget.nodes:
+            if budget.nodes_used_up():
                 raise LimitHit(budget.node_reason())
             before = s.accum_stats().get("conflicts", 0)
             s.solver.conf_budget(self.slice)

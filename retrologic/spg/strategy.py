@@ -53,7 +53,7 @@ def limit_reason(budget: Budget | None) -> str:
     conflicts count as nodes) or the time limit, quoting the user's figure."""
     if limits.interrupted():
         return limits.INTERRUPTED
-    if budget is not None and budget.nodes is not None and budget.spent >= budget.nodes:
+    if budget is not None and budget.nodes_used_up():
         return budget.node_reason()
     return budget.time_reason() if budget is not None else "time limit"
 
