@@ -5,8 +5,9 @@
 For one problem file: the strategy layer lists the length's strategies (`analyse`: unit
 fates, pawn routes, castlings; move counts are not part of a strategy), then each strategy gets
 its own schedule model, built on a strategy model with that strategy's literals fixed, and
-lists its games as `spg.listing.list_games` does (each solution played out by python-chess,
-illegal prefixes and games forbidden), with `--timeout` seconds per strategy. The strategies
+lists its games with `spg.listing.list_schedule`, the loop of `list_games` (each solution
+played out by python-chess, illegal prefixes and games forbidden), with `--timeout` seconds per
+strategy. The strategies
 partition the games (the layer blocks each by its fates, routes and castlings), so when every
 strategy's listing is complete, the union is every game of the length. Prints, per strategy,
 the model's size, build and total CPU, the games, the solutions the play-out cut off and
@@ -28,10 +29,10 @@ sys.path.insert(0, str(ROOT))
 
 from retrologic import problem  # noqa: E402
 from retrologic.limits import Budget  # noqa: E402
-from retrologic.spg.listing import list_games, play_out  # noqa: E402
+from retrologic.spg.listing import ScheduleReport, list_games, list_schedule  # noqa: E402
 from retrologic.spg.schedule import ScheduleModel  # noqa: E402
 from retrologic.spg import solver as spg  # noqa: E402
-from retrologic.spg.status import Feasibility  # noqa: E402
+from retrologic.spg.status import Feasibility, Listing  # noqa: E402
 from retrologic.spg.strategy import StrategyModel, analyse  # noqa: E402
 
 Chosen = tuple[list[tuple[str, object]], dict[chess.Square, bool]]
@@ -69,26 +70,14 @@ def fixed_model(analysis, plies: int, strategy: Chosen) -> StrategyModel:
 def list_strategy(analysis, plies: int, strategy: Chosen, timeout: float) -> dict:
     """List one strategy's games with its own schedule model (see the module's docstring)."""
     cpu = time.process_time()
-    deadline = time.monotonic() + timeout
-    model = fixed_model(analysis, plies, strategy)
-    schedule = ScheduleModel(model, budget=Budget(timeout))
-    row = {"variables": schedule.size(), "build": time.process_time() - cpu, "games": [],
-           "rejected": 0, "complete": False}
-    while True:
-        solver, status = model.solve(deadline=deadline)
-        if status != Feasibility.FEASIBLE:
-            row["complete"] = status == Feasibility.INFEASIBLE
-            break
-        moves, used = schedule.game(solver)
-        bad, _ = play_out(analysis.start, moves)
-        if bad is not None:
-            row["rejected"] += 1
-            schedule.forbid(used[:bad])
-        else:
-            row["games"].append(moves)
-            schedule.forbid(used)
-    row["cpu"] = time.process_time() - cpu
-    return row
+    budget = Budget(timeout)
+    schedule = ScheduleModel(fixed_model(analysis, plies, strategy), budget=budget)
+    build = time.process_time() - cpu
+    report = ScheduleReport(plies, Listing.UNKNOWN)
+    list_schedule(schedule, report, budget)
+    return {"variables": report.variables, "build": build, "games": report.games,
+            "rejected": report.rejected, "complete": report.status == Listing.COMPLETE,
+            "cpu": time.process_time() - cpu}
 
 
 def main() -> int:

@@ -100,9 +100,7 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
 def _listing(analysis: Analysis, plies: int, limit: int | None, progress: Any, budget: Budget,
              report: ScheduleReport, t0: float) -> ScheduleReport:
     """`list_games` after its arguments are settled: `report` filled in and returned."""
-    deadline = budget.deadline
-    start, target = analysis.start, analysis.target
-    if budget.expired() or (budget.nodes is not None and budget.spent >= budget.nodes):
+    if budget.expired() or budget.nodes_used_up():
         report.reason = f"{limit_reason(budget)} (schedule model not built)"
         return report
     try:
@@ -115,13 +113,25 @@ def _listing(analysis: Analysis, plies: int, limit: int | None, progress: Any, b
         report.reason = f"{e.reason} (building the schedule model)"
         report.seconds = time.monotonic() - t0
         return report
+    list_schedule(model, report, budget, limit, progress)
+    report.seconds = time.monotonic() - t0
+    return report
+
+
+def list_schedule(model: ScheduleModel, report: ScheduleReport, budget: Budget,
+                  limit: int | None = None, progress: Any = None) -> None:
+    """The listing loop on a built schedule model (its strategy model's own constraints
+    included: bench/spg-strategy-split.py fixes a strategy there): solve, play the solution
+    out with python-chess, forbid the game or its illegal prefix, until the model has no
+    solution (`report` complete), `limit` games, or `budget`'s limits."""
+    a: Analysis = model.strategy.analysis
+    start, target_fen = a.start, a.target.board_fen()
     report.variables = model.size()
-    target_fen = target.board_fen()
     while True:
         if limit is not None and len(report.games) >= limit:
             report.reason = f"stopped after {limit} game(s) (the listing limit)"
             break
-        solver, status = model.strategy.solve(deadline=deadline)
+        solver, status = model.strategy.solve(deadline=budget.deadline)
         report.solves += 1
         if status == Feasibility.UNKNOWN:
             report.reason = limit_reason(budget)
@@ -141,5 +151,3 @@ def _listing(analysis: Analysis, plies: int, limit: int | None, progress: Any, b
             model.forbid(used)
         if progress is not None:
             progress(report)
-    report.seconds = time.monotonic() - t0
-    return report
