@@ -159,10 +159,11 @@ def test_short_positions_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("no_tours")
-def test_without_a_deadline_the_finders_get_a_turn_of_seconds(monkeypatch: pytest.MonkeyPatch
-                                                                ) -> None:
-    """No time limit: the finders' turns end after FINDER_FIRST and FINDER_SECONDS (child
-    deadlines), so the route's turns are not left waiting for the finders' whole node cap."""
+def test_without_a_deadline_the_finders_get_a_turn_of_nodes(monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """No time limit: the finders' turns end after FINDER_FIRST_NODES and FINDER_NODES
+    positions (child node limits, no deadline), so the route's turns are not left waiting for
+    the finders' whole node cap, and what is found does not depend on the machine's speed."""
     monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
     monkeypatch.setattr(proof_route, "_schedule_turn", lambda _target: lambda _inner: None)
     budget = Budget()
@@ -170,13 +171,47 @@ def test_without_a_deadline_the_finders_get_a_turn_of_seconds(monkeypatch: pytes
 
     def finders(inner: Budget) -> None:
         seen.append(inner)
+        inner.check(5)
         return None
 
     game = proof_route.with_route(queen_return(), budget, finders, first=finders)
     assert game is not None and len(game) == 9
     assert len(seen) == 2 and budget.deadline is None
-    assert [round(inner.deadline - inner.started, 3) for inner in seen] == \
-        [proof_route.FINDER_FIRST, proof_route.FINDER_SECONDS]
+    assert [(inner.deadline, inner.nodes) for inner in seen] == \
+        [(None, proof_route.FINDER_FIRST_NODES), (None, proof_route.FINDER_NODES)]
+    assert budget.spent > 1_000 + 2 * 5          # the turns' positions are charged
+
+
+@pytest.mark.usefixtures("no_tours")
+def test_under_a_node_limit_alone_the_turns_are_node_slices(monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """A node limit alone: each finders' turn gets its slice of positions, at most what the
+    limit leaves; a turn that uses its slice up ends and the next one starts; the limit is
+    named when the whole figure is spent. Two runs charge the same count (no clock in it)."""
+    monkeypatch.setattr(proof_route, "ROUTE_FIRST", 1_000)
+    monkeypatch.setattr(proof_route, "ROUTE_NODES", 1_000)
+    monkeypatch.setattr(proof_route, "_schedule_turn", lambda _target: lambda _inner: None)
+    figure = proof_route.FINDER_FIRST_NODES + 1_000 + proof_route.FINDER_NODES // 2
+
+    def run() -> tuple[list[tuple[float | None, int | None]], int, str]:
+        seen: list[Budget] = []
+
+        def finders(inner: Budget) -> None:
+            seen.append(inner)
+            while True:
+                inner.check(1)              # a finder that never finds: its slice runs out
+
+        budget = Budget(nodes=figure)
+        with pytest.raises(LimitHit) as hit:
+            proof_route.with_route(queen_return(), budget, finders, first=finders)
+        return [(inner.deadline, inner.nodes) for inner in seen], budget.spent, str(hit.value)
+
+    turns, spent, reason = run()
+    # the first turn and the route's each stop one node past their slice
+    left = figure - (proof_route.FINDER_FIRST_NODES + 1) - (1_000 + 1)
+    assert turns[:2] == [(None, proof_route.FINDER_FIRST_NODES), (None, left)]
+    assert reason == f"node limit {figure}" and spent == figure + 1
+    assert run() == (turns, spent, reason)
 
 
 def recorded_turns(monkeypatch: pytest.MonkeyPatch):

@@ -29,11 +29,15 @@ from retrologic.spg.search import Limits, Search
 ROUTE_PLIES = 40      # the route is tried only when the bound is at most this many plies
 HOME_MISSING = 6      # ... and at most this many units are captured
 HOME_UNITS = 9        # ... and at least this many stand on their squares of the initial array
-FINDER_FIRST = 1.0     # seconds of the finders' first round at most, before the route
-FINDER_FIRST_SHARE = 0.1  # ... with a deadline: at most this share of the time left
+FINDER_FIRST_SHARE = 0.1  # of the time left, at most the finders' first round, before the route
+FINDER_FIRST_NODES = 500  # ... without a deadline: at most this many positions (see FINDER_RATE)
 ROUTE_FIRST = 20_000  # search nodes of the route's first turn (0.1-0.4 ms each)
 FIRST_SHARE = 0.25    # of the time left, at most the route's first turn (with a deadline)
 FINDER_SECONDS = 10.0  # the finders' turn at most (the schedule route gets the rest)
+FINDER_NODES = 3_000   # ... without a deadline: at most this many positions
+# FINDER_RATE: the finders expand 100-530 positions a second on the problems/spg diagrams (a
+# slow machine, 2026-11-29); the node slices make a run without a deadline the same on any
+# machine, so that a node limit alone decides what is found (the "Limits hold" standard)
 ROUTE_NODES = 200_000  # search nodes of the route's second turn, after the finders
 SCHEDULE_SECONDS = 60.0  # the schedule route's turn without a deadline (after the finders')
 SCHEDULE_LEAST = 2.0   # seconds left at least for the schedule route's turn (with a deadline)
@@ -174,9 +178,11 @@ def with_route(target: chess.Board, budget: Budget,
                ) -> list[chess.Move] | None:
     """For a position near the initial array (`near_initial_array`) whose bound is at most
     ROUTE_PLIES, turns: `first`, a short turn of the legal-game finders (their first round;
-    at most FINDER_FIRST seconds, or FINDER_FIRST_SHARE of the time left); the route
-    (ROUTE_FIRST nodes, and with a deadline at most FIRST_SHARE of the time left); `finders`,
-    going on from `first` (at most FINDER_SECONDS); the schedule route
+    at most FINDER_FIRST_SHARE of the time left, or FINDER_FIRST_NODES positions without a
+    deadline); the route (ROUTE_FIRST nodes, and with a deadline at most FIRST_SHARE of the
+    time left); `finders`, going on from `first` (at most FINDER_SECONDS, or FINDER_NODES
+    positions without a deadline: with a node limit alone, the figure decides what is found,
+    not the machine's speed); the schedule route
     (`legalgame.schedule_route`: all the time left, at least SCHEDULE_LEAST, or SCHEDULE_SECONDS
     without a deadline; not under a node limit alone: its slices are seconds, while its CP-SAT
     conflicts count against the node limit like the nodes of a search); when they stop
@@ -193,13 +199,13 @@ def with_route(target: chess.Board, budget: Budget,
         return finders(budget)
     game = None
     if first is not None:
-        game = in_turn(budget, FINDER_FIRST_SHARE, first, seconds=FINDER_FIRST)
+        game = in_turn(budget, FINDER_FIRST_SHARE, first, nodes=FINDER_FIRST_NODES)
     if game is None:
         game = in_turn(budget, FIRST_SHARE, lambda inner: route.run(inner, ROUTE_FIRST))
     left = budget.left()
-    if game is None:        # at most FINDER_SECONDS, with a deadline or without
+    if game is None:        # at most FINDER_SECONDS, or FINDER_NODES without a deadline
         share = 1.0 if left is None or left <= FINDER_SECONDS else FINDER_SECONDS / left
-        game = in_turn(budget, share, finders, seconds=FINDER_SECONDS)
+        game = in_turn(budget, share, finders, nodes=FINDER_NODES)
     left = budget.left()
     if game is None and (budget.nodes is None if left is None else left >= SCHEDULE_LEAST):
         game = in_turn(budget, 1.0, _schedule_turn(target), seconds=SCHEDULE_SECONDS)
@@ -219,13 +225,21 @@ def _schedule_turn(target: chess.Board) -> Callable[[Budget], list[chess.Move] |
 
 def in_turn(budget: Budget, share: float,
             turn: Callable[[Budget], list[chess.Move] | None],
-            seconds: float | None = None) -> list[chess.Move] | None:
-    """`turn` under `share` of the time left (without a deadline: `seconds`, or the whole
-    budget): None when its share runs out; LimitHit only when the caller's own limits are
-    hit. Its nodes are charged to `budget`."""
-    if budget.left() is None and seconds is None:
+            seconds: float | None = None, nodes: int | None = None
+            ) -> list[chess.Move] | None:
+    """`turn` under `share` of the time left; without a deadline, under `nodes` nodes (at most
+    what a node limit leaves), else `seconds`, else the whole budget. None when its share runs
+    out; LimitHit only when the caller's own limits are hit. Its nodes are charged to
+    `budget`."""
+    if budget.left() is not None:
+        inner = budget.share(share)
+    elif nodes is not None:
+        left = None if budget.nodes is None else max(budget.nodes - budget.spent, 0)
+        inner = budget.share(nodes=nodes if left is None else min(nodes, left))
+    elif seconds is not None:
+        inner = budget.share(seconds=seconds)
+    else:
         return turn(budget)
-    inner = budget.share(share) if budget.left() is not None else budget.share(seconds=seconds)
     game = None
     try:
         game = turn(inner)
