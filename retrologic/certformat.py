@@ -208,8 +208,13 @@ def stamp(cert: dict[str, Any], *, question: Any = None, position: Any = None,
 def write(cert: dict[str, Any], path: str | Path) -> Path:
     """Write a certificate as JSON, atomically (temporary file + rename), creating the
     directory; an existing file is never overwritten (the name gets a `-2`, `-3`... suffix).
-    Returns the path written."""
+    Returns the path written; InputError naming --certificate-dir when the system refuses (a
+    file where the directory should be, no permission, a full disk)."""
+    from retrologic.errors import InputError
     from retrologic.files import atomic_write_text, exclusive_path
     cert = stamp(cert)
-    path = exclusive_path(Path(path))
-    return atomic_write_text(path, json.dumps(cert, indent=1) + "\n")
+    try:
+        return atomic_write_text(exclusive_path(Path(path)), json.dumps(cert, indent=1) + "\n")
+    except OSError as e:
+        raise InputError(f"cannot write a certificate: {e.strerror or e}",
+                         field="--certificate-dir", value=str(Path(path).parent)) from None

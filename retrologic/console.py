@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from retrologic import limits
@@ -48,6 +49,23 @@ def _nodes_argument(text: str) -> int:
         raise argparse.ArgumentTypeError(f"a node limit is a positive whole number: {shown(text)}") from None
 
 
+def _directory_argument(text: str) -> str:
+    """--certificate-dir: a directory, or a path where one can be made; a file in the way is an
+    error before anything is solved (writing checks again: `certformat.write`)."""
+    path = Path(text)
+    for place in (path, *path.parents):
+        try:
+            if place.exists():
+                if not place.is_dir():
+                    raise argparse.ArgumentTypeError(f"not a directory: {shown(str(place))}")
+                break
+        except (OSError, ValueError) as e:
+            raise argparse.ArgumentTypeError(
+                f"cannot use this path ({getattr(e, 'strerror', None) or e}): {shown(text)}"
+            ) from None
+    return text
+
+
 def add_limit_arguments(p: argparse.ArgumentParser) -> None:
     """The options every solving command shares: limits, JSON, progress, certificates."""
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -56,7 +74,8 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--nodes", type=_nodes_argument, metavar="N",
                    help="node limit, per problem (-> unknown)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
-    p.add_argument("--certificate-dir", metavar="DIR", help="write proofs/counterexamples here")
+    p.add_argument("--certificate-dir", type=_directory_argument, metavar="DIR",
+                   help="write proofs/counterexamples here")
 
 
 def options_from(args: argparse.Namespace) -> SolveOptions:

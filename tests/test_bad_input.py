@@ -442,3 +442,33 @@ def test_a_fen_with_nine_kings_is_answered_illegal(capsys):
 ])
 def test_trajectory_numbers_are_bounded(capsys, argv, needle):
     bad(capsys, ["trajectory", *argv], needle)
+
+
+@pytest.mark.parametrize("command", [["legal", START], ["cage", "8/8/8/8/8/6P1/5PPB/8"],
+                                     ["spg", START, "--moves", "1.0"]])
+def test_a_file_given_as_certificate_directory_is_a_usage_error(capsys, tmp_path, command):
+    """--certificate-dir naming a file (or a path through one, or /dev/null) is refused before
+    anything is solved: exit 2, one line naming the option and the file in the way (fuzz seed
+    2919 found an internal error, exit 5, for `cage ... --certificate-dir /dev/null`)."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for where, culprit in [(afile, afile), (afile / "sub", afile), (Path("/dev/null"), None)]:
+        with pytest.raises(SystemExit) as stop:
+            main([*command, "--certificate-dir", str(where)])
+        err = capsys.readouterr().err.rstrip("\n").split("\n")
+        assert stop.value.code == 2 and len(err) == 1, err
+        assert "--certificate-dir" in err[0] and "not a directory" in err[0]
+        assert str(culprit or where) in err[0]
+
+
+def test_a_certificate_the_system_will_not_write_is_bad_input(capsys, tmp_path, monkeypatch):
+    """A certificate the system refuses to write once the question is answered (here a full
+    disk) is one line naming --certificate-dir and the directory, exit 3, no traceback."""
+    from retrologic import files
+
+    def full(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files, "atomic_write_text", full)
+    bad(capsys, ["legal", START, "--certificate-dir", str(tmp_path / "certs")],
+        "--certificate-dir", str(tmp_path / "certs"), "No space left on device")
