@@ -303,3 +303,30 @@ def test_census_time_limit_is_honoured(tmp_path: Path) -> None:
     assert time.monotonic() - t0 < 2.0
     assert summary["stopped"] == "time limit 1 s" and not summary["complete"]
     assert not list(tmp_path.glob("index-*.json"))  # no shard finished, none half-written
+
+
+def test_the_whole_census_stops_at_its_time_limit(tmp_path: Path) -> None:
+    """`census --all` lists 612,973 shards: looking for each one's file took 28 s of a 2 s
+    limit (fuzz seed 2919); the directory is now listed once. A shard already there counts."""
+    tasks = census.index_tasks(0, idx.SIZE, 100_000, "python")
+    assert len(tasks) == 612_973
+    shard = {"starts": 5, "solvable": 5, "nodes": 9, "seconds": 0.5, "unsolvable": []}
+    (tmp_path / census._name(tasks[0])).write_text(json.dumps(shard))
+    t0 = time.monotonic()
+    summary = census.run(tasks, tmp_path, workers=1, timeout=1.0)
+    assert time.monotonic() - t0 < 8.0          # 2.5 s here; 28 s before
+    assert summary["stopped"] == "time limit 1 s"
+    assert summary["shards_missing"] == len(tasks) - 1 and summary["starts"] == 5
+
+
+@pytest.mark.parametrize("argv", [["--sample", "99999999999999999999", "--shard-size", "4"],
+                                  ["--all", "--shard-size", "1"]])
+def test_a_census_of_too_many_shards_is_refused(tmp_path: Path, capsys, argv) -> None:
+    """More than census.MAX_SHARDS shards is bad input naming --shard-size, at once (the list
+    of 2.5e19 sample shards never ended)."""
+    from retrologic.cli import main
+    t0 = time.monotonic()
+    assert main(["puzzle4x4", "census", *argv, "--out", str(tmp_path), "--timeout", "2"]) == 3
+    assert time.monotonic() - t0 < 2.0
+    err = capsys.readouterr().err
+    assert "shard-size" in err and "more than 1,000,000" in err

@@ -292,7 +292,7 @@ def _generate(args: argparse.Namespace) -> int:
     try:
         got = rate.generate(args.difficulty, tolerance=args.tolerance, seed=args.seed,
                             playouts=args.playouts, attempts=args.attempts, progress=progress,
-                            budget=Budget(args.timeout))
+                            budget=budget)
     except p4.LimitReached as e:
         if args.progress:
             print(file=sys.stderr)
@@ -315,6 +315,7 @@ def _generate(args: argparse.Namespace) -> int:
 def _census(args: argparse.Namespace) -> int:
     from retrologic.puzzle4x4 import census
     from retrologic.puzzle4x4 import index as idx
+    budget = Budget(args.timeout)       # from the start: listing 600,000 shards takes a second
     if args.sample is not None:
         tasks = census.sample_tasks(args.sample, args.seed, args.shard_size, args.engine)
     else:
@@ -329,7 +330,7 @@ def _census(args: argparse.Namespace) -> int:
         raise InputError("must be positive", field="workers", value=args.workers)
     summary = census.run(tasks, args.out, workers=args.workers, dask=args.dask,
                          progress=census.stderr_progress if args.progress else None,
-                         budget=Budget(args.timeout))
+                         budget=budget)
     if args.progress:
         print(file=sys.stderr)
     from retrologic.files import atomic_write_text
