@@ -292,7 +292,7 @@ def _generate(args: argparse.Namespace) -> int:
     try:
         got = rate.generate(args.difficulty, tolerance=args.tolerance, seed=args.seed,
                             playouts=args.playouts, attempts=args.attempts, progress=progress,
-                            budget=budget)
+                            budget=Budget(args.timeout))
     except p4.LimitReached as e:
         if args.progress:
             print(file=sys.stderr)
