@@ -32,7 +32,7 @@ from retrologic.limits import Budget, LimitHit
 MEMO_CAP = 300_000          # the failed-position memo shared along a shard is cleared past this
 POLL = 0.1                  # seconds between two looks at the limits while waiting for shards
 SHARD_BYTES = 64 * 1024 * 1024  # a shard file larger than this is not one of ours
-MAX_SHARDS = 1_000_000      # shards one census may list (the whole set: 612,973 at the default size)
+MAX_SHARDS = 1_000_000      # shards a census may list (the whole set: 612,973 at the default)
 
 
 def _solve_all(items: Iterable[tuple[int, int]], budget: Budget | None = None) -> dict[str, Any]:
