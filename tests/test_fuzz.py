@@ -243,3 +243,22 @@ def test_runner_detects(entry, fault) -> None:
     assert outcome.crash == (fault == "crash"), outcome.stderr
     assert outcome.long_error == (fault == "long")
     assert outcome.faults()
+
+
+def _spin_briefly(argv):
+    end = time.process_time() + 1.6
+    while time.process_time() < end:
+        pass
+    return 4
+
+
+def test_a_case_within_its_own_timeout_is_no_hang(monkeypatch) -> None:
+    """A case that spins for 1.6 s under `--timeout 1` is within its allowance (1 s + 1 s +
+    1 s): neither a hang nor an overrun, though it passes a hang cap of 1 s. Seed 2921 called
+    `puzzle4x4 generate --timeout 10`, done in 10.3 s, a hang at the 10 s cap."""
+    monkeypatch.setattr(fz, "HANG_SECONDS", 1.0)
+    outcome = fz.run_cli(["legal", "x", "--timeout", "1"], entry=_spin_briefly)
+    assert outcome.status == 4 and not outcome.hang and not outcome.overrun
+    spinning = fz.run_cli(["legal", "x", "--timeout", "1"], entry=_spin)
+    assert spinning.hang and spinning.overrun and spinning.seconds < 10
+
