@@ -20,6 +20,7 @@ from retrologic.web.app import create_app  # noqa: E402
 from retrologic.web.jobs import Jobs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+BRANDIS_FEN = "8/8/8/8/8/1P6/1PkPP3/KR1b4 b - - 0 1"
 F4_FILE = ROOT / "problems/spg/f4-f5-nf3.toml"
 
 
@@ -66,6 +67,10 @@ def test_page_has_the_form(client) -> None:
     ({"text": "hello\nworld", "question": "spg", "timeout": 5}, "problem"),
     ({"text": "rnbqkbnr/8/8/8/8/8/8/RNBQKBNR", "question": "spg", "moves": "eight",
       "timeout": 5}, "moves"),
+    # JSON's true and 1.5 are no whole number of plies, nor true a number of seconds
+    ({"text": BRANDIS_FEN, "question": "lastmove", "plies": 1.5, "timeout": 5}, "plies"),
+    ({"text": BRANDIS_FEN, "question": "lastmove", "plies": True, "timeout": 5}, "plies"),
+    ({"text": BRANDIS_FEN, "question": "legal", "timeout": True}, "timeout"),
 ])
 def test_bad_input_is_one_line(client, body, field) -> None:
     r = client[0].post("/jobs", json=body)

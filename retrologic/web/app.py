@@ -44,6 +44,8 @@ def create_app(jobs: Jobs | None = None) -> Flask:
         try:
             plies_text = data.get("plies") or 1
             try:
+                if isinstance(plies_text, (bool, float)):   # int() would take True and 1.5
+                    raise ValueError
                 plies = int(plies_text)
             except (TypeError, ValueError):
                 raise InputError("a whole number", field="plies", value=plies_text) from None

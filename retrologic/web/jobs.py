@@ -59,6 +59,8 @@ class Job:
 def parse_timeout(value: Any) -> float:
     """The page's timeout field: seconds, more than 0 and at most MAX_TIMEOUT."""
     try:
+        if isinstance(value, bool):                 # float(True) is 1.0
+            raise TypeError
         seconds = float(value)
     except (TypeError, ValueError):
         raise InputError("a number of seconds", field="timeout", value=value) from None
