@@ -81,6 +81,26 @@ def test_time_limit_honoured_between_slices() -> None:
     assert time.monotonic() - started < 4
 
 
+def test_the_last_slice_is_cut_to_the_limits(monkeypatch) -> None:
+    """Slices that double without end (SLICE_MAX raised): the slice that would pass the node
+    limit is cut to it, exactly (200 + 400 + a cut 400 conflicts, where a full third slice
+    made 1,400); the one that would pass the deadline at the last slice's rate is cut too, so
+    a 2 s limit ends near 2 s, not at the end of a slice as long as all the ones before (how
+    far past depends on where the deadline falls: `spg --certificate-dir --timeout 10` on a
+    12.5-move problem ended at 13.1 s, now 9.8 s)."""
+    import time
+    from retrologic.spg import certify as writer
+    monkeypatch.setattr(writer, "SLICE_MAX", 10 ** 9)
+    budget = Budget(nodes=1_000)
+    with pytest.raises(LimitHit, match="node limit 1000"):
+        hinted_refutation(pigeonhole(11), [], budget)
+    assert budget.spent == 1_000
+    started = time.monotonic()
+    with pytest.raises(LimitHit, match="time limit 2 s"):
+        hinted_refutation(pigeonhole(11), [], Budget(timeout=2))
+    assert time.monotonic() - started < 2.6       # 1.95-2.02 s here
+
+
 def test_slices_sized_by_conflicts_make_the_log_reproducible(monkeypatch) -> None:
     """Two refutations of the same formula in many small slices (conflicts only, never time)
     give the same lemmas and core, however the machine is loaded in between."""
