@@ -46,7 +46,7 @@ def _nodes_argument(text: str) -> int:
     try:
         return limits.check_nodes(int(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a node limit is a positive whole number: {shown(text)}") from None
+        raise argparse.ArgumentTypeError(f"{limits.NODES_RULE}: {shown(text)}") from None
 
 
 def _directory_argument(text: str) -> str:

@@ -28,7 +28,10 @@ from typing import Callable, Iterator
 
 HARD_STOP_AFTER = 1.5       # seconds between the soft stop and the KeyboardInterrupt
 MAX_TIMEOUT = 1e9           # seconds; larger figures are usage errors (about 31 years)
+MAX_NODES = 10 ** 15        # nodes; larger figures are usage errors (the solvers' conflict
+#   budgets are C longs: --nodes 1e20 was an OverflowError in pysat and a TypeError in CP-SAT)
 INTERRUPTED = "interrupted"
+NODES_RULE = "a node limit is a positive whole number, at most 10**15"
 
 _interrupt = threading.Event()
 # called with every Budget made (see on_budget): how a progress reporter sees the engines' counts
@@ -62,11 +65,11 @@ def check_timeout(value: float | None) -> float | None:
 
 
 def check_nodes(value: int | None) -> int | None:
-    """A user's node limit, or ValueError: a positive whole number."""
+    """A user's node limit, or ValueError: a positive whole number, at most MAX_NODES."""
     if value is None:
         return None
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError("a node limit is a positive whole number")
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 < value <= MAX_NODES:
+        raise ValueError(NODES_RULE)
     return value
 
 

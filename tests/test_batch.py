@@ -141,6 +141,9 @@ def test_limit_hit_is_exit_4_even_with_expect(tmp_path):
                                           ("--timeout", "-1"), ("--timeout", "inf"),
                                           ("--timeout", "0"), ("--timeout", "soon"),
                                           ("--nodes", "0"), ("--nodes", "-5"), ("--nodes", "1e3"),
+                                          # a C long overflowed in the solvers (fuzz seed 2922)
+                                          ("--nodes", "99999999999999999999"),
+                                          ("--nodes", str(10 ** 15 + 1)),
                                           ("--timeout", "9" * 5000)])
 def test_bad_limits_are_usage_errors(capsys, option, value):
     for command in (["solve", FAST[0]], ["deduce", "8/8/8/8/8/8/8/K1k5 w - - 0 1", "--claim",

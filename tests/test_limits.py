@@ -357,3 +357,18 @@ def test_sigint_while_the_main_thread_holds_the_callback_lock_is_still_a_soft_st
     proc = subprocess.run([sys.executable, "-c", SIGINT_INSIDE_THE_LOCK], capture_output=True,
                           text=True, timeout=20)
     assert (proc.returncode, proc.stdout.strip()) == (0, "stopped"), proc.stderr
+
+
+def test_the_largest_node_figure_reaches_every_solver(capsys) -> None:
+    """--nodes at limits.MAX_NODES is given to pysat (a deduction) and to CP-SAT (the strategy
+    layer and the schedule model) as their conflict budgets and answers; one more is a usage
+    error (fuzz seed 2922: 10**20 was an OverflowError in pysat, a TypeError in CP-SAT)."""
+    figure = str(limits.MAX_NODES)
+    assert cli.main(["deduce", START, "--claim", "captures(white) <= 3", "--nodes", figure]) == 0
+    assert cli.main(["spg", "rnbqkbnr/ppppp1pp/8/5p2/5P2/5N2/PPPPP1PP/RNBQKB1R", "--moves",
+                     "1.5", "--engine", "schedule", "--nodes", figure]) == 0
+    out = capsys.readouterr().out
+    assert "proved" in out and "unique" in out and "CP-SAT solves" in out
+    with pytest.raises(SystemExit) as usage:
+        cli.main(["deduce", START, "--nodes", str(limits.MAX_NODES + 1)])
+    assert usage.value.code == 2
