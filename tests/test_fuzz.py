@@ -261,4 +261,3 @@ def test_a_case_within_its_own_timeout_is_no_hang(monkeypatch) -> None:
     assert outcome.status == 4 and not outcome.hang and not outcome.overrun
     spinning = fz.run_cli(["legal", "x", "--timeout", "1"], entry=_spin)
     assert spinning.hang and spinning.overrun and spinning.seconds < 10
-
