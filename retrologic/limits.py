@@ -114,6 +114,11 @@ class Budget:
     def node_reason(self) -> str:
         return f"node limit {self.nodes_figure or self.nodes}"
 
+    def nodes_left(self) -> int | None:
+        """Nodes still to charge before the node limit (None: no limit; negative once a
+        search has charged past it)."""
+        return None if self.nodes is None else self.nodes - self.spent
+
     def nodes_used_up(self) -> bool:
         """The node limit is reached: nothing more may be charged (a solver's conflict budget,
         a listing not yet begun); `check` raises only past it."""
@@ -163,7 +168,8 @@ class Budget:
     def share(self, fraction: float = 1.0, *, seconds: float | None = None,
               nodes: int | None = None) -> "Budget":
         """A child budget for an inner step: ending at `fraction` of the time left (or after
-        `seconds`, whichever is first), with its own node count, quoting the parent's figure."""
+        `seconds`, whichever is first), with its own node count: at most `nodes` and what the
+        parent's node limit leaves, quoting the parent's figure when that is the bound."""
         deadline = self.deadline
         now = time.monotonic()
         if deadline is not None and fraction < 1.0:
@@ -172,10 +178,11 @@ class Budget:
             deadline = now + seconds if deadline is None else min(deadline, now + seconds)
         child = Budget(None, None, deadline, now)
         child.timeout = self.timeout
-        if nodes is not None:
+        left = self.nodes_left()
+        if nodes is not None and (left is None or nodes < left):
             child.nodes = nodes
-        elif self.nodes is not None:
-            child.nodes = max(self.nodes - self.spent, 0)                     # 0: none left
+        elif left is not None:
+            child.nodes = max(left, 0)                                        # 0: none left
             child.nodes_figure = self.nodes_figure or self.nodes
         return child
 

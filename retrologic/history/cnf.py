@@ -75,8 +75,8 @@ def solve_limited(solver: Any, assumptions: list[int], budget: Budget) -> bool:
     True (SAT) or False (UNSAT); LimitHit (with the budget's reason) when the deadline passes,
     Ctrl-C arrives or the conflicts charged to the budget would exceed its node limit."""
     budget.check_now()
-    if budget.nodes is not None:
-        left = budget.nodes - budget.spent
+    left = budget.nodes_left()
+    if left is not None:
         if left <= 0:
             raise LimitHit(budget.node_reason())
         solver.conf_budget(left)

@@ -62,7 +62,7 @@ class CpSatBackend:
         if budget.nodes_used_up():
             raise LimitHit(budget.node_reason())
         if budget.nodes is not None:
-            solver.parameters.max_number_of_conflicts = budget.nodes - budget.spent
+            solver.parameters.max_number_of_conflicts = budget.nodes_left()
         with limits.on_interrupt(solver.stop_search):
             status = solver.solve(self.cp)
         budget.spent += solver.num_conflicts

@@ -234,8 +234,7 @@ def in_turn(budget: Budget, share: float,
     if budget.left() is not None:
         inner = budget.share(share)
     elif nodes is not None:
-        left = None if budget.nodes is None else max(budget.nodes - budget.spent, 0)
-        inner = budget.share(nodes=nodes if left is None else min(nodes, left))
+        inner = budget.share(nodes=nodes)
     elif seconds is not None:
         inner = budget.share(seconds=seconds)
     else:

@@ -359,9 +359,8 @@ class Solver:
     def _step(self) -> int:
         """Nodes until the next look at the limits and the clock."""
         budget = self._budget
-        if budget is None or budget.nodes is None:
-            return 4096
-        return max(1, min(4096, budget.nodes - budget.spent + 1))
+        left = None if budget is None else budget.nodes_left()
+        return 4096 if left is None else max(1, min(4096, left + 1))
 
     def _search(self, key: int, white: int, black: int, ksq: int, wtm: bool,
                 line: list[tuple[int, int]]) -> bool:

@@ -328,8 +328,9 @@ class LratSolver:
         """The next slice's conflicts, and the reason to stop after it when it was cut to fit
         the node limit or the time left (None: a full slice)."""
         size, last = self.slice, None
-        if budget.nodes is not None and budget.nodes - budget.spent < size:
-            size, last = budget.nodes - budget.spent, budget.node_reason()
+        nodes = budget.nodes_left()
+        if nodes is not None and nodes < size:
+            size, last = nodes, budget.node_reason()
         left = budget.left()
         if left is not None and self.rate is not None and self.rate * left < size:
             size, last = int(self.rate * left), budget.time_reason()

@@ -69,8 +69,7 @@ class Limits:
         if parent.nodes is not None:
             child.nodes_figure = parent.nodes_figure or parent.nodes
             if node_fraction < 1.0:
-                child.nodes = parent.spent + max(int((parent.nodes - parent.spent)
-                                                     * node_fraction), 1)
+                child.nodes = parent.spent + max(int(parent.nodes_left() * node_fraction), 1)
         return Limits(progress=self.progress, positions=self.positions, budget=child)
 
     def absorb(self, child: "Limits") -> None:
@@ -194,8 +193,9 @@ class Search:
         node limit (the budget's `spent` already holds every node up to `nodes`)."""
         nxt = nodes + CHECK_EVERY
         budget = self.limits.budget
-        if budget.nodes is not None:
-            nxt = min(nxt, nodes + max(budget.nodes - budget.spent, 0) + 1)
+        left = budget.nodes_left()
+        if left is not None:
+            nxt = min(nxt, nodes + max(left, 0) + 1)
         return nxt
 
     def _check_limits(self) -> None:

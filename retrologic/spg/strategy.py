@@ -63,9 +63,9 @@ def bound_conflicts(solver: Any, budget: Budget | None) -> bool:
     as in history/cpsat.py), so that `--nodes` bounds CP-SAT too; False past the limit. With
     none left a solve may still run without a conflict (as a search may reach its limit
     exactly): the same figure as a run without a limit spent then decides the question."""
-    if budget is None or budget.nodes is None:
+    left = None if budget is None else budget.nodes_left()
+    if left is None:
         return True
-    left = budget.nodes - budget.spent
     if left < 0:
         return False
     solver.parameters.max_number_of_conflicts = left
