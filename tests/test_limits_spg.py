@@ -319,6 +319,34 @@ def test_the_whole_census_stops_at_its_time_limit(tmp_path: Path) -> None:
     assert summary["shards_missing"] == len(tasks) - 1 and summary["starts"] == 5
 
 
+def test_the_shard_files_are_read_once_and_within_the_limit(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    """A finished census of 600,000 shards is a minute of reading: each file is read once
+    (twice before: the resume scan, then the summary), and a limit that runs out while they
+    are read ends the run with the shards not read counted, nothing run."""
+    tasks = census.index_tasks(0, 6_000, 4, "python")
+    shard = {"starts": 4, "solvable": 4, "nodes": 9, "seconds": 0.5, "unsolvable": []}
+    for t in tasks[:1_000]:
+        (tmp_path / census._name(t)).write_text(json.dumps(shard))
+    reads: list[Path] = []
+    real_read = census._read_shard
+    monkeypatch.setattr(census, "_read_shard", lambda path: reads.append(path) or real_read(path))
+    whole = census.summarise(tasks[:1_000], tmp_path)
+    assert whole["complete"] and whole["starts"] == 4_000 and len(reads) == 1_000
+    reads.clear()
+    budget = limits.Budget(timeout=60.0)
+    budget.deadline = time.monotonic()          # the limit is reached as the reading starts
+    cut = census.run(tasks, tmp_path, workers=2, budget=budget)
+    assert cut["stopped"] == "time limit 60 s" and not cut["complete"]
+    assert cut["shards_unread"] == 1_000 - len(reads) > 0
+    assert cut["shards_missing"] == len(tasks) - len(reads) and cut["run"]["new_starts"] == 0
+    assert len(list(tmp_path.glob("index-*.json"))) == 1_000      # nothing was run
+    reads.clear()
+    done = census.run(tasks[:1_000], tmp_path, workers=2, timeout=60.0)
+    assert done["complete"] and done["starts"] == 4_000 and "shards_unread" not in done
+    assert len(reads) == 1_000 and len(set(reads)) == 1_000
+
+
 @pytest.mark.parametrize("argv", [["--sample", "99999999999999999999", "--shard-size", "4"],
                                   ["--all", "--shard-size", "1"]])
 def test_a_census_of_too_many_shards_is_refused(tmp_path: Path, capsys, argv) -> None:

@@ -3,7 +3,8 @@
 Work is cut into shards: an index range of the symmetry-reduced set (puzzle4x4.index), or a
 seeded batch of random starts. Each finished shard is written as JSON in the output directory
 (atomically: a temporary file, then a rename), so an interrupted census resumes where it
-stopped; the summary is read back from the shard files (an unreadable one is run again).
+stopped; the summary is read back from the shard files, each read once (an unreadable one is
+run again).
 Shards run on all local cores (multiprocessing) or on a Dask cluster (optional dependency,
 imported only when asked for: `pip install "retrologic[cluster]"`).
 
@@ -33,6 +34,7 @@ MEMO_CAP = 300_000          # the failed-position memo shared along a shard is c
 POLL = 0.1                  # seconds between two looks at the limits while waiting for shards
 SHARD_BYTES = 64 * 1024 * 1024  # a shard file larger than this is not one of ours
 MAX_SHARDS = 1_000_000      # shards a census may list (the whole set: 612,973 at the default)
+READ_CHECK = 256            # shard files read between two looks at the limits
 
 
 def _solve_all(items: Iterable[tuple[int, int]], budget: Budget | None = None) -> dict[str, Any]:
@@ -286,15 +288,17 @@ def run(tasks: list[tuple], out_dir: str | Path, *, workers: int | None = None,
     workers = workers or os.cpu_count() or 1
     _check_engines({t[-1] for t in tasks})     # fail before any work is started
     budget = budget if budget is not None else Budget(timeout)
-    present = _present(out)
-    todo = [t for t in tasks if _name(t) not in present or _read_shard(out / _name(t)) is None]
+    finished, unread, stopped = _read_finished(tasks, out, budget)
+    todo = [] if stopped else [t for t in tasks if _name(t) not in finished]
     t0 = time.monotonic()
     done_starts = 0
-    stopped = ""
-    source = _dask(todo, dask, workers, budget) if dask else _local(todo, workers, budget)
+    source: Iterator[tuple[tuple, dict]] = iter(())   # nothing to run: no pool, no cluster
+    if todo:
+        source = _dask(todo, dask, workers, budget) if dask else _local(todo, workers, budget)
     try:
         for n, (task, res) in enumerate(source, 1):
             files.atomic_write_text(out / _name(task), json.dumps(res) + "\n")
+            finished[_name(task)] = res
             done_starts += res["starts"]
             elapsed = time.monotonic() - t0
             if progress:
@@ -308,7 +312,7 @@ def run(tasks: list[tuple], out_dir: str | Path, *, workers: int | None = None,
     finally:
         if hasattr(source, "close"):
             source.close()
-    summary = summarise(tasks, out)
+    summary = _summary(tasks, finished, unread)
     summary["run"] = {"workers": workers, "runner": f"dask {dask}" if dask else "local",
                       "new_starts": done_starts, "seconds": round(time.monotonic() - t0, 3),
                       "rate_per_s": round(done_starts / max(time.monotonic() - t0, 1e-9), 1)}
@@ -319,14 +323,19 @@ def run(tasks: list[tuple], out_dir: str | Path, *, workers: int | None = None,
 
 def summarise(tasks: list[tuple], out_dir: str | Path) -> dict[str, Any]:
     """The census summary from the shard files present (missing shards are counted as such)."""
-    out = Path(out_dir)
+    return _summary(tasks, _read_finished(tasks, Path(out_dir), Budget())[0])
+
+
+def _summary(tasks: list[tuple], finished: dict[str, dict[str, Any]],
+             unread: int = 0) -> dict[str, Any]:
+    """The census summary of the finished shards' results (by file name); `unread` shard files
+    were there but not read before a limit, and count as missing."""
     starts = solvable = nodes = 0
     seconds = cpu = 0.0
     unsolvable: list[dict[str, Any]] = []
     missing = 0
-    present = _present(out)
     for t in tasks:
-        res = _read_shard(out / _name(t)) if _name(t) in present else None
+        res = finished.get(_name(t))
         if res is None:
             missing += 1
             continue
@@ -346,12 +355,36 @@ def summarise(tasks: list[tuple], out_dir: str | Path) -> dict[str, Any]:
         "whole_set": idx.CANONICAL,
         "whole_set_cpu_days": round(idx.CANONICAL / rate / 86400, 1) if rate else None,
     }
+    if unread:
+        summary["shards_unread"] = unread
     if tasks and tasks[0][0] == "index":
         summary["range"] = [tasks[0][1], tasks[-1][2]]
     else:
         summary["sample"] = sum(t[3] for t in tasks)
         summary["seed"] = tasks[0][1] if tasks else None
     return summary
+
+
+def _read_finished(tasks: list[tuple], out: Path,
+                   budget: Budget) -> tuple[dict[str, dict[str, Any]], int, str]:
+    """The finished shards' results by file name, each file read once; when `budget` runs out
+    first, also how many shard files were left unread and why (reading 600,000 shards takes a
+    minute or more: a summary cut by the limit says so rather than overrunning it)."""
+    present = _present(out)
+    finished: dict[str, dict[str, Any]] = {}
+    reads = 0
+    for n, t in enumerate(tasks):
+        name = _name(t)
+        if name not in present:
+            continue
+        reads += 1
+        why = budget.expired() if reads % READ_CHECK == 0 else None
+        if why:
+            return finished, sum(1 for u in tasks[n:] if _name(u) in present), why
+        res = _read_shard(out / name)
+        if res is not None:
+            finished[name] = res
+    return finished, 0, ""
 
 
 def _present(out: Path) -> set[str]:
