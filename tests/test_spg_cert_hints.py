@@ -101,6 +101,37 @@ def test_the_last_slice_is_cut_to_the_limits(monkeypatch) -> None:
     assert time.monotonic() - started < 2.6       # 1.95-2.02 s here
 
 
+def test_the_log_reduction_looks_at_the_limit_throughout() -> None:
+    """Fuzz seed 2924: `spg --certificate-dir --timeout 5` ended at 7.7 s on a 6-move
+    problem: the listing was done, and the reduction of its log (reading it, marking back from
+    the empty clause, the top-level units, dropping what they imply, the check) looked at no
+    limit (5.8 s now). Each of those steps calls `tick`, and a LimitHit from any call ends the
+    reduction; with a tick that never stops, the result is the same as without one."""
+    import traceback
+    from retrologic.spg import certify as writer
+    clauses = pigeonhole(7)
+    order = writer.units_last(clauses)
+    with writer.LratSolver([clauses[i] for i in order], Budget(timeout=60)) as solver:
+        assert not solver.solve(Budget(timeout=60))
+        log = solver.log()
+    steps: list[str] = []
+
+    def watched() -> None:
+        steps.append(traceback.extract_stack(limit=2)[0].name)
+    plain = writer.reduce_log(log, clauses, [], order)
+    assert writer.reduce_log(log, clauses, [], order, watched) == plain
+    assert {"__init__", "reduce_log", "unit_closure", "load", "drop_top_level",
+            "check_lrat"} <= set(steps)
+    for stop in (1, 4, len(steps) // 2, len(steps)):
+        calls = iter(range(stop - 1, -1, -1))
+
+        def tick() -> None:
+            if next(calls) == 0:
+                raise LimitHit("time limit 5 s")
+        with pytest.raises(LimitHit, match="time limit 5 s"):
+            writer.reduce_log(log, clauses, [], order, tick)
+
+
 def test_slices_sized_by_conflicts_make_the_log_reproducible(monkeypatch) -> None:
     """Two refutations of the same formula in many small slices (conflicts only, never time)
     give the same lemmas and core, however the machine is loaded in between."""

@@ -317,14 +317,16 @@ class _Tracer(_Checker):
         self.reason[abs(lit)] = why
         self.trail.append(lit)
 
-    def load(self, clauses: list[list[int]]) -> None:
+    def load(self, clauses: list[list[int]], tick: Callable[[], None] | None = None) -> None:
         """Add the input clauses at once: watches first, then one propagation of the units
-        (much faster than adding them one by one; the same database)."""
+        (much faster than adding them one by one; the same database); `tick` as in `check`."""
         top = max((abs(lit) for c in clauses for lit in c), default=0)
         if top > self.nv:
             self._grow(top)
         watch, units, empty = self.watch, [], -1
         for lits in clauses:
+            if tick is not None and len(self.body) % (TICK_EVERY * 64) == 0:
+                tick()
             c = list(dict.fromkeys(lits))
             cid = len(self.clauses)
             self.body.append(c)
@@ -422,16 +424,20 @@ class _Tracer(_Checker):
         return deps
 
 
-def unit_support(clauses: list[list[int]], variables: Iterable[int]) -> set[int]:
+def unit_support(clauses: list[list[int]], variables: Iterable[int],
+                 tick: Callable[[], None] | None = None) -> set[int]:
     """The indices of the clauses whose unit propagation at the top level sets `variables` (the
     reasons of their values, and of those reasons' other literals, transitively): any set of
-    clauses containing these propagates the same values again. For the writer (untrusted)."""
+    clauses containing these propagates the same values again. For the writer (untrusted);
+    `tick` as in `check`."""
     chk = _Tracer(0)
-    chk.load(clauses)
+    chk.load(clauses, tick)
     out: set[int] = set()
     seen: set[int] = set()
     stack = [v for v in variables if 0 < v <= chk.nv]
     while stack:
+        if tick is not None and len(seen) % (TICK_EVERY * 64) == 0:
+            tick()
         v = stack.pop()
         if v in seen:
             continue
@@ -532,11 +538,15 @@ def parse_lrat(lines: Iterable[str]) -> list[tuple[list[int], list[int]]]:
     return out
 
 
-def unit_closure(clauses: Iterable[list[int]], nv: int = 0) -> set[int] | None:
+def unit_closure(clauses: Iterable[list[int]], nv: int = 0,
+                 tick: Callable[[], None] | None = None) -> set[int] | None:
     """The literals unit propagation derives from the clauses at the top level (consequences of
-    them), or None if it reaches a conflict (the clauses are then refuted)."""
+    them), or None if it reaches a conflict (the clauses are then refuted); `tick` as in
+    `check`."""
     chk = _Checker(nv, indexed=False)
-    for c in clauses:
+    for k, c in enumerate(clauses):
+        if tick is not None and k % (TICK_EVERY * 64) == 0:
+            tick()
         chk.add(list(c))
         if chk.conflict:
             return None
@@ -629,8 +639,8 @@ def check_lrat(clauses: Iterable[list[int]], steps: Iterable[tuple[list[int], li
     return res
 
 
-def drop_top_level(clauses: list[list[int]], steps: list[tuple[list[int], list[int]]]
-                   ) -> list[tuple[list[int], list[int]]]:
+def drop_top_level(clauses: list[list[int]], steps: list[tuple[list[int], list[int]]],
+                   tick: Callable[[], None] | None = None) -> list[tuple[list[int], list[int]]]:
     """For a writer (untrusted): the hinted steps without what check_lrat's top-level units make
     superfluous: the lemmas they satisfy and the hints to clauses they satisfy (at that step);
     ids renumbered. check_lrat keeps the same units, so a valid proof stays valid (the writer
@@ -640,14 +650,18 @@ def drop_top_level(clauses: list[list[int]], steps: list[tuple[list[int], list[i
     of a 20-ply listing): the top-level trail grows independently of the hints, so the first
     pass runs it (recording its length when each step is read and which lemmas it satisfies);
     a clause is then satisfied at a step iff its earliest true literal on the final trail came
-    before that length, computed once per clause."""
+    before that length, computed once per clause. `tick` as in `check`."""
     chk = _Checker(0, indexed=False)
-    for c in clauses:
+    for k, c in enumerate(clauses):
+        if tick is not None and k % (TICK_EVERY * 64) == 0:
+            tick()
         chk.add(list(dict.fromkeys(c)))
     n = len(clauses)
     body: dict[int, list[int]] = {i + 1: c for i, c in enumerate(clauses)}
     taken: list[tuple[int, int]] = []           # (step id, trail length when it was read)
     for k, (lits, _) in enumerate(steps, n + 1):
+        if tick is not None and k % TICK_EVERY == 0:
+            tick()
         if chk.conflict:
             break
         for lit in lits:
@@ -676,6 +690,8 @@ def drop_top_level(clauses: list[list[int]], steps: list[tuple[list[int], list[i
     new_id = {i: i for i in range(1, n + 1)}
     out: list[tuple[list[int], list[int]]] = []
     for k, length in taken:
+        if tick is not None and k % TICK_EVERY == 0:
+            tick()
         lits, hints = steps[k - n - 1]
         out.append((lits, [new_id[h] for h in hints if h in new_id and
                            (first[h] if h in first else satisfied_from(h)) > length]))

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import chess
 
@@ -43,6 +43,7 @@ DEFAULT_SECONDS = 120.0           # the CNF route's time when the question has n
 PRESET = 6                        # xz preset of the packed proof and core
 SLICE = 200                       # conflicts of CaDiCaL between two looks at the budget (first)
 LOAD_CHUNK = 50_000               # clauses loaded into the solver between two looks at the budget
+TICK_LINES = 4_096                # log lines indexed or marked between two looks at the budget
 SLICE_MAX = 10_000                # ... doubling per slice up to this (4-5 s on a 20-ply CNF)
 MAX_LOG_BYTES = 1024 * 1024 * 1024  # past 1 GiB of CaDiCaL's LRAT log the writer stops: the
 #   certificate would pass MAX_BYTES (irsigler-2004, given 3 GiB: a 1.2 GiB log, 79.8 MiB
@@ -177,7 +178,8 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
             out.core, out.proof, out.raw_lemmas = hinted_refutation(enc.clauses, blocks, budget)
             return out
         try:
-            out.core, out.proof, out.raw_lemmas = reduce_log(log, enc.clauses, blocks, order)
+            out.core, out.proof, out.raw_lemmas = reduce_log(log, enc.clauses, blocks, order,
+                                                             budget.check_now)
         except AssertionError:
             out.core, out.proof, out.raw_lemmas = hinted_refutation(enc.clauses, blocks, budget)
         return out
@@ -236,7 +238,7 @@ def hinted_refutation(clauses: list[list[int]], blocks: list[list[int]], budget:
         if s.solve(budget):
             raise AssertionError("internal error: CNF + blocking clauses have a model")
         log = s.log()
-    return reduce_log(log, clauses, blocks, order)
+    return reduce_log(log, clauses, blocks, order, budget.check_now)
 
 
 def units_last(clauses: list[list[int]]) -> list[int]:
@@ -353,7 +355,8 @@ class LratSolver:
 
 
 def reduce_log(log: Any, clauses: list[list[int]], blocks: list[list[int]],
-               order: list[int] | None = None) -> tuple[list[int], list[str], int]:
+               order: list[int] | None = None, tick: Callable[[], None] | None = None
+               ) -> tuple[list[int], list[str], int]:
     """(core, lines, lemmas logged) of CaDiCaL's LRAT log (bytes or an mmap: `LogIndex`) of the
     refutation of CNF + blocks. The ids not logged as derived are the inputs, in the order they
     were given to the solver: `order[p]` is the index in CNF + blocks of the p-th (default: the
@@ -361,12 +364,13 @@ def reduce_log(log: Any, clauses: list[list[int]], blocks: list[list[int]],
     CNF clauses it needs (`core`: CNF indices, ascending); the lines renumber them as
     `spg/proof_checker.py` reads them: the core's clauses 1..k, all blocks k+1..k+b, then the
     kept lemmas. The result is checked here (history.drup.check_lrat, linear): AssertionError
-    if the log is not as expected."""
+    if the log is not as expected. `tick` is called every few thousand lines or clauses (a
+    time limit raises from it: the reduction of a log near its 1 GiB cap takes minutes)."""
     inputs = clauses + blocks
     order = list(range(len(inputs))) if order is None else order
     if sorted(order) != list(range(len(inputs))):
         raise AssertionError("internal error: the solver's input order is not a permutation")
-    index = LogIndex(log)
+    index = LogIndex(log, tick)
     if index.final is None:
         raise AssertionError("internal error: the solver's log derives no empty clause")
     logged = index.lemmas()
@@ -376,6 +380,8 @@ def reduce_log(log: Any, clauses: list[list[int]], blocks: list[list[int]],
     used: set[int] = set()
     stack, seen = [index.final], {index.final}
     while stack:
+        if tick is not None and len(parsed) % TICK_LINES == 0:
+            tick()
         cid = stack.pop()
         nums = list(map(int, index.body(cid).split()))
         z = nums.index(0)
@@ -397,7 +403,7 @@ def reduce_log(log: Any, clauses: list[list[int]], blocks: list[list[int]],
     # the checker sets the top-level units of its input first (R): the lemmas R implies (most
     # of them: CaDiCaL logs each unit it propagates at the top level) and the hints to clauses
     # R satisfies are left out
-    top = unit_closure(checked)
+    top = unit_closure(checked, tick=tick)
     if top is None:
         return core, [], logged
     lemma_ids = [cid for cid in sorted(parsed) if not any(lit in top for lit in parsed[cid][0])]
@@ -408,15 +414,16 @@ def reduce_log(log: Any, clauses: list[list[int]], blocks: list[list[int]],
     falsified = {abs(lit) for h in named
                  for lit in (inputs[input_of[h]] if h in input_of else bodies.get(h, ()))
                  if -lit in top}
-    support = unit_support(checked, falsified)
+    support = unit_support(checked, falsified, tick)
     small = sorted({i for i in hinted if i < len(clauses)} |
                    {core[k] for k in support if k < len(core)})
     if len(small) < len(core):
         try:
-            return _hinted_lines(small, top, inputs, clauses, blocks, input_of, parsed, logged)
+            return _hinted_lines(small, top, inputs, clauses, blocks, input_of, parsed, logged,
+                                 tick)
         except AssertionError:
             pass
-    return _hinted_lines(core, top, inputs, clauses, blocks, input_of, parsed, logged)
+    return _hinted_lines(core, top, inputs, clauses, blocks, input_of, parsed, logged, tick)
 
 
 class LogIndex:
@@ -426,13 +433,15 @@ class LogIndex:
     it (a fifth to a quarter of them). Deletion lines are skipped. The ids not derived are the
     solver's inputs, in the order given: the k-th input has the k-th id not derived."""
 
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data: Any, tick: Callable[[], None] | None = None) -> None:
         from array import array
         self.data = data
         self.ids, self.starts = array("q"), array("q")
         self.final: int | None = None          # the first derived empty clause
         pos, size, last = 0, len(data), 0
         while pos < size:
+            if tick is not None and len(self.ids) % TICK_LINES == 0:
+                tick()
             end = data.find(b"\n", pos)
             end = size if end < 0 else end
             space = data.find(b" ", pos, end)
@@ -480,8 +489,8 @@ class LogIndex:
 
 def _hinted_lines(core: list[int], top: set[int], inputs: list[list[int]],
                   clauses: list[list[int]], blocks: list[list[int]], input_of: dict[int, int],
-                  parsed: dict[int, tuple[list[int], list[int]]], logged: int
-                  ) -> tuple[list[int], list[str], int]:
+                  parsed: dict[int, tuple[list[int], list[int]]], logged: int,
+                  tick: Callable[[], None] | None = None) -> tuple[list[int], list[str], int]:
     """reduce_log's result for this core: the lemmas not implied by the whole core's top-level
     units (`top`), renumbered (the core's clauses, the blocks, the lemmas), then without what
     the checker's top-level units make superfluous (history.drup.drop_top_level); checked
@@ -494,8 +503,8 @@ def _hinted_lines(core: list[int], top: set[int], inputs: list[list[int]],
     for n, cid in enumerate(kept, len(new_id) + 1):
         renum[cid] = n
     steps = drop_top_level(checked, [(parsed[cid][0], [renum[h] for h in parsed[cid][1]
-                                                       if h in renum]) for cid in kept])
-    res = check_lrat(checked, steps)
+                                                       if h in renum]) for cid in kept], tick)
+    res = check_lrat(checked, steps, tick)
     if not res.ok:
         raise AssertionError(f"internal error: the solver's hints do not check ({res.reason})")
     lines = [" ".join(map(str, lits + [0] + hints + [0])) for lits, hints in steps]
