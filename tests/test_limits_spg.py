@@ -331,9 +331,6 @@ def test_the_shard_files_are_read_once_and_within_the_limit(tmp_path: Path,
     reads: list[Path] = []
     real_read = census._read_shard
     monkeypatch.setattr(census, "_read_shard", lambda path: reads.append(path) or real_read(path))
-    whole = census.summarise(tasks[:1_000], tmp_path)
-    assert whole["complete"] and whole["starts"] == 4_000 and len(reads) == 1_000
-    reads.clear()
     budget = limits.Budget(timeout=60.0)
     budget.deadline = time.monotonic()          # the limit is reached as the reading starts
     cut = census.run(tasks, tmp_path, workers=2, budget=budget)

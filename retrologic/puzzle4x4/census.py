@@ -321,11 +321,6 @@ def run(tasks: list[tuple], out_dir: str | Path, *, workers: int | None = None,
     return summary
 
 
-def summarise(tasks: list[tuple], out_dir: str | Path) -> dict[str, Any]:
-    """The census summary from the shard files present (missing shards are counted as such)."""
-    return _summary(tasks, _read_finished(tasks, Path(out_dir), Budget())[0])
-
-
 def _summary(tasks: list[tuple], finished: dict[str, dict[str, Any]],
              unread: int = 0) -> dict[str, Any]:
     """The census summary of the finished shards' results (by file name); `unread` shard files
