@@ -188,3 +188,31 @@ def test_untrimmed_when_the_time_runs_out_during_trimming(monkeypatch) -> None:
     assert "core" in cert["lengths"][0] or "core_xz" in cert["lengths"][0]
     assert all("core" not in e and "core_xz" not in e for e in cert["lengths"][1:])
     assert check(cert).ok, check(cert).reason
+
+
+def test_packing_looks_at_the_limit_and_makes_the_same_stream(monkeypatch) -> None:
+    """xz takes seconds per ten MiB of proof, and a listing done just before the limit was
+    packed whole past it: the text is fed one PACK_CHUNK at a time with `tick` before each, a
+    LimitHit from any call ends it, and the stream is the standard library's one-shot one (the
+    certificate is the same whatever the chunks). The certificate's packing gets the budget."""
+    from retrologic.limits import LimitHit
+    from retrologic.spg import certify as writer
+    monkeypatch.setattr(writer, "PACK_CHUNK", 1 << 14)
+    text = "\n".join(f"{k} {-3 * k} 0 {k + 7} {2 * k} 0" for k in range(1, 15_000))
+    calls: list[int] = []
+    packed = pack(text, lambda: calls.append(1))
+    assert packed == base64.b64encode(lzma.compress(text.encode(), preset=6)).decode()
+    assert len(calls) == -(-len(text) // writer.PACK_CHUNK) >= 3
+
+    def third() -> None:
+        calls.append(1)
+        if len(calls) % 3 == 0:
+            raise LimitHit("time limit 1 s")
+    with pytest.raises(LimitHit):
+        pack(text, third)
+    ticks: list[object] = []
+    real_pack = writer.pack
+    monkeypatch.setattr(writer, "pack", lambda t, tick=None: ticks.append(tick) or real_pack(t))
+    budget = Budget(timeout=120)
+    certificate(chess.BaseBoard(KNIGHTS), 4, budget, hints=False)
+    assert ticks and all(getattr(t, "__self__", None) is budget for t in ticks)

@@ -44,6 +44,7 @@ PRESET = 6                        # xz preset of the packed proof and core
 SLICE = 200                       # conflicts of CaDiCaL between two looks at the budget (first)
 LOAD_CHUNK = 50_000               # clauses loaded into the solver between two looks at the budget
 TICK_LINES = 4_096                # log lines indexed or marked between two looks at the budget
+PACK_CHUNK = 1 << 20              # bytes of proof packed between two looks at the budget
 SLICE_MAX = 10_000                # ... doubling per slice up to this (4-5 s on a 20-ply CNF)
 MAX_LOG_BYTES = 1024 * 1024 * 1024  # past 1 GiB of CaDiCaL's LRAT log the writer stops: the
 #   certificate would pass MAX_BYTES (irsigler-2004, given 3 GiB: a 1.2 GiB log, 79.8 MiB
@@ -72,28 +73,40 @@ class LengthListing:
         core = len(" ".join(map(str, deltas(self.core)))) if self.core is not None else 0
         return max(proof, core)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, tick: Callable[[], None] | None = None) -> dict[str, Any]:
+        """The length's entry of the certificate, its proof and core packed (`tick` as in
+        `pack`)."""
         out: dict[str, Any] = {"plies": self.plies,
                                "games": [[m.uci() for m in g] for g in self.games],
                                "illegal": [[m.uci() for m in p] for p in self.illegal]}
         if self.core is not None:
-            out.update(smaller("core", " ".join(map(str, deltas(self.core)))))
-        out.update(smaller("lrat" if self.hinted else "proof", "\n".join(self.proof)))
+            out.update(smaller("core", " ".join(map(str, deltas(self.core))), tick))
+        out.update(smaller("lrat" if self.hinted else "proof", "\n".join(self.proof), tick))
         return out
 
 
-def smaller(key: str, text: str) -> dict[str, str]:
+def smaller(key: str, text: str, tick: Callable[[], None] | None = None) -> dict[str, str]:
     """{key: text} or {key_xz: packed text}, whichever is shorter (xz has a fixed overhead of
     about 100 bytes: a short proof stays plain)."""
-    packed = pack(text)
+    packed = pack(text, tick)
     return {f"{key}_xz": packed} if len(packed) < len(text) else {key: text}
 
 
-def pack(text: str) -> str:
-    """xz (LZMA) of the text, in base64: a DRUP proof or a clause list shrinks about tenfold."""
+def pack(text: str, tick: Callable[[], None] | None = None) -> str:
+    """xz (LZMA) of the text, in base64: a DRUP proof or a clause list shrinks about tenfold.
+    Fed in PACK_CHUNK pieces with `tick` called before each (a time limit raises from it: xz
+    takes seconds per ten MiB of proof); the stream is the same as one `lzma.compress`."""
     import base64
     import lzma
-    return base64.b64encode(lzma.compress(text.encode("ascii"), preset=PRESET)).decode("ascii")
+    data = text.encode("ascii")
+    packer = lzma.LZMACompressor(preset=PRESET)
+    pieces = []
+    for start in range(0, len(data), PACK_CHUNK):
+        if tick is not None:
+            tick()
+        pieces.append(packer.compress(data[start:start + PACK_CHUNK]))
+    pieces.append(packer.flush())
+    return base64.b64encode(b"".join(pieces)).decode("ascii")
 
 
 def deltas(ascending: list[int]) -> list[int]:
@@ -553,7 +566,7 @@ def certificate(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
     status = "cooked" if count >= 2 else "no solution" if count == 0 else \
         "shorter" if shorter else "unique"
     cert = {"type": TYPE, "encoding": ENCODING, "target": target.board_fen(), "plies": plies,
-            "status": status, "lengths": [lst.as_dict() for lst in listings]}
+            "status": status, "lengths": [lst.as_dict(budget.check_now) for lst in listings]}
     return cert, listings
 
 
