@@ -109,6 +109,7 @@ def test_the_log_reduction_looks_at_the_limit_throughout() -> None:
     reduction; with a tick that never stops, the result is the same as without one."""
     import traceback
     from retrologic.spg import certify as writer
+    from retrologic.spg.lratlog import reduce_log
     clauses = pigeonhole(7)
     order = writer.units_last(clauses)
     with writer.LratSolver([clauses[i] for i in order], Budget(timeout=60)) as solver:
@@ -118,8 +119,8 @@ def test_the_log_reduction_looks_at_the_limit_throughout() -> None:
 
     def watched() -> None:
         steps.append(traceback.extract_stack(limit=2)[0].name)
-    plain = writer.reduce_log(log, clauses, [], order)
-    assert writer.reduce_log(log, clauses, [], order, watched) == plain
+    plain = reduce_log(log, clauses, [], order)
+    assert reduce_log(log, clauses, [], order, watched) == plain
     assert {"__init__", "reduce_log", "unit_closure", "load", "drop_top_level",
             "check_lrat"} <= set(steps)
     for stop in (1, 4, len(steps) // 2, len(steps)):
@@ -129,7 +130,7 @@ def test_the_log_reduction_looks_at_the_limit_throughout() -> None:
             if next(calls) == 0:
                 raise LimitHit("time limit 5 s")
         with pytest.raises(LimitHit, match="time limit 5 s"):
-            writer.reduce_log(log, clauses, [], order, tick)
+            reduce_log(log, clauses, [], order, tick)
 
 
 def test_slices_sized_by_conflicts_make_the_log_reproducible(monkeypatch) -> None:

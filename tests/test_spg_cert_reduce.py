@@ -178,7 +178,7 @@ def test_drop_top_level_agrees_with_the_naive_rule_on_random_input() -> None:
 
 
 def test_log_index_reads_the_log_as_the_dict_did() -> None:
-    """`certify.LogIndex` (the log mapped, not copied) against a plain reading of the same
+    """`lratlog.LogIndex` (the log mapped, not copied) against a plain reading of the same
     lines: derived ids and bodies, deletions skipped, the first empty clause, and every input's
     position (the k-th id not derived is the k-th input); ids not ascending are an error."""
     import mmap
@@ -186,7 +186,7 @@ def test_log_index_reads_the_log_as_the_dict_did() -> None:
 
     import pytest
 
-    from retrologic.spg.certify import LogIndex
+    from retrologic.spg.lratlog import LogIndex
     log = (b"4 1 2 0 1 3 0\n4 d 1 0\n7 -1 0 4 5 0\n8 d 4 0\n10 0 7 6 9 0\n11 0 10 0\n")
     plain = {}
     for line in log.split(b"\n"):
