@@ -435,8 +435,10 @@ def unit_support(clauses: list[list[int]], variables: Iterable[int],
     out: set[int] = set()
     seen: set[int] = set()
     stack = [v for v in variables if 0 < v <= chk.nv]
+    steps = 0
     while stack:
-        if tick is not None and len(seen) % (TICK_EVERY * 64) == 0:
+        steps += 1
+        if tick is not None and steps % (TICK_EVERY * 64) == 0:
             tick()
         v = stack.pop()
         if v in seen:

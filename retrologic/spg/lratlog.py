@@ -99,9 +99,10 @@ class LogIndex:
         self.data = data
         self.ids, self.starts = array("q"), array("q")
         self.final: int | None = None          # the first derived empty clause
-        pos, size, last = 0, len(data), 0
+        pos, size, last, lines = 0, len(data), 0, 0
         while pos < size:
-            if tick is not None and len(self.ids) % TICK_LINES == 0:
+            lines += 1
+            if tick is not None and lines % TICK_LINES == 0:
                 tick()
             end = data.find(b"\n", pos)
             end = size if end < 0 else end
