@@ -339,12 +339,13 @@ def _census(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=1), flush=True)
     else:
+        still, unread = "", summary.get("shards_unread")
+        if not summary["complete"]:
+            still = (f" ({summary['shards_missing']} of {summary['shards']} shards still to run"
+                     + (f", {unread} of them finished but not read before the limit"
+                        if unread else "") + ")")
         print(f"census: {summary['starts']} starts, {summary['solvable']} solvable, "
-              f"{summary['unsolvable_count']} unsolvable"
-              + ("" if summary["complete"] else f" ({summary['shards_missing']} of "
-                 f"{summary['shards']} shards still to run"
-                 + (f", {summary['shards_unread']} of them finished but not read before "
-                    "the limit)" if summary.get("shards_unread") else ")")))
+              f"{summary['unsolvable_count']} unsolvable{still}")
         for u in summary["unsolvable"][:20]:
             print(f"  unsolvable: {u['board']} (index {u['index']})")
         print(f"  {summary['starts_per_cpu_second']} starts per CPU second; the whole set "
