@@ -29,6 +29,14 @@ it is the lowest pawn of its column throughout, never captured and never capturi
 enters its column below it; a Black pawn on its seventh rank likewise at the top. So a White
 pawn never gets above a Black pawn at home, and never promotes on that file.
 
+Originals sealed at home (Retractor's static cages, `legality.static_cages.sealed_homes`): a
+bishop or queen whose every exit was frozen all game never left its home square. When the
+square does not hold it now, it was taken there, by an enemy piece (a pawn takes onto the
+first rank only from a diagonal neighbour, and those are exits, frozen all game). Such a
+capture changes no column, so a search may make it first: it starts from the array without
+that original, and the pieces of its class on the board need one promotion more (a Black
+dark-squared bishop on the board when the bishop of f8 was sealed in by e7 and g7 is promoted).
+
 The search is depth first with transpositions (a state found dead stays dead) and the
 pruning of the doc's section: captures left per side (a side makes exactly one capture per
 missing enemy unit), columns that some move must still touch (a move touches at most two), the
@@ -44,9 +52,10 @@ from typing import Iterator, NamedTuple
 
 import chess
 
+from retrologic.legality import static_cages
 from retrologic.legality.reason import Reason
-from retrologic.position import Position
-from retrologic.vocabulary import color_name
+from retrologic.position import HOME, Position
+from retrologic.vocabulary import DIAGONAL_NEIGHBOURS, color_name
 
 RULE = "pawn-columns"
 NODES = 3_000  # kernel states one search expands at most (then: unknown, the rule is silent)
@@ -82,16 +91,46 @@ def columns_of(board: chess.BaseBoard) -> tuple[str, ...]:
     return tuple(out)
 
 
-def promotions_needed(board: chess.BaseBoard, color: chess.Color) -> int:
+def promotions_needed(board: chess.BaseBoard, color: chess.Color, lost: int = 0) -> int:
     """The fewest promotions `color`'s pieces on the board show: every queen, rook or knight
-    beyond the array's, every bishop beyond one per square colour."""
+    beyond the array's, every bishop beyond one per square colour; the originals whose home
+    squares are in `lost` (`sealed_losses`) are gone and count for none."""
     need = 0
     for piece_type, original in ORIGINAL.items():
-        need += max(0, chess.popcount(board.pieces_mask(piece_type, color)) - original)
+        gone = chess.popcount(lost & HOME[(piece_type, color)])
+        need += max(0, chess.popcount(board.pieces_mask(piece_type, color)) - original + gone)
     bishops = board.pieces_mask(chess.BISHOP, color)
-    need += max(0, chess.popcount(bishops & chess.BB_LIGHT_SQUARES) - 1)
-    need += max(0, chess.popcount(bishops & chess.BB_DARK_SQUARES) - 1)
+    homes = HOME[(chess.BISHOP, color)]
+    for shade in (chess.BB_LIGHT_SQUARES, chess.BB_DARK_SQUARES):
+        original = 1 - chess.popcount(lost & homes & shade)
+        need += max(0, chess.popcount(bishops & shade) - original)
     return need
+
+
+SEALABLE = (chess.BISHOP, chess.QUEEN)  # originals no enemy pawn can take at home when sealed
+
+
+def sealed_losses(pos: Position) -> int:
+    """The home squares of the bishops and queens sealed in all game (`static_cages`) that do
+    not hold their original now: each was taken there by an enemy piece (module docstring)."""
+    placement, gone = pos.placement, 0
+    for (piece_type, color), squares in HOME.items():
+        if piece_type in SEALABLE:
+            pawns = placement.pieces(chess.PAWN, color)
+            for square in chess.scan_forward(squares & ~placement.pieces(piece_type, color)):
+                # a quick look first: the diagonal exits can be frozen by own pawns alone
+                if not DIAGONAL_NEIGHBOURS[square] & ~pawns:
+                    gone |= chess.BB_SQUARES[square]
+    if not gone:
+        return 0
+    return gone & static_cages.sealed_homes(pos, static_cages.frozen_units(pos))
+
+
+def start_without(lost: int) -> State:
+    """The array's kernel state with the originals of `lost` already taken by pieces."""
+    white = chess.popcount(lost & chess.BB_RANK_1)
+    return State(INITIAL.columns, INITIAL.white_pieces - white,
+                 INITIAL.black_pieces - (chess.popcount(lost) - white), 0, 0)
 
 
 def state_of(board: chess.BaseBoard, white_promotions: int = 0,
@@ -116,10 +155,13 @@ def home_files(board: chess.BaseBoard) -> tuple[int, int]:
     return white, black
 
 
-def kernel_goal(board: chess.BaseBoard) -> tuple[State, tuple[int, int], tuple[int, int]]:
+def kernel_goal(board: chess.BaseBoard, lost: int = 0) -> tuple[State, tuple[int, int],
+                                                                  tuple[int, int]]:
     """What a search towards `board`'s placement needs of it: its state, the promotions its
-    pieces show (White, Black) and its pawns at home (`home_files`)."""
-    needed = (promotions_needed(board, chess.WHITE), promotions_needed(board, chess.BLACK))
+    pieces show (White, Black; `lost`: originals taken at home, `sealed_losses`) and its pawns
+    at home (`home_files`)."""
+    needed = (promotions_needed(board, chess.WHITE, lost),
+              promotions_needed(board, chess.BLACK, lost))
     return state_of(board), needed, home_files(board)
 
 
@@ -357,12 +399,13 @@ class _Capped(Exception):
 
 @functools.lru_cache(maxsize=4096)
 def has_no_kernel(goal: State, needed: tuple[int, int], home: tuple[int, int],
-                  nodes: int = NODES) -> bool:
-    """Whether the search proves that no kernel leads from the initial array to `goal` (with
-    `needed` promotions of White and Black, the pawns at home all game on the files of `home`).
-    Memoised: all it depends on is its arguments, and a last-move proof tree asks it of many
-    positions that differ by quiet piece moves only."""
-    return Kernel(goal, needed[0], needed[1], nodes, home).reachable() is False
+                  nodes: int = NODES, start: State = INITIAL) -> bool:
+    """Whether the search proves that no kernel leads from `start` (the initial array, or it
+    without the originals taken at home: `start_without`) to `goal` (with `needed` promotions
+    of White and Black, the pawns at home all game on the files of `home`). Memoised: all it
+    depends on is its arguments, and a last-move proof tree asks it of many positions that
+    differ by quiet piece moves only."""
+    return Kernel(goal, needed[0], needed[1], nodes, home).reachable(start) is False
 
 
 def reasons(pos: Position, nodes: int = NODES) -> list[Reason]:
@@ -375,8 +418,9 @@ def reasons(pos: Position, nodes: int = NODES) -> list[Reason]:
             any(chess.popcount(board.occupied_co[c]) > 16 for c in chess.COLORS) or \
             board.pawns & (chess.BB_RANK_1 | chess.BB_RANK_8):
         return []                          # the counting rules speak for these
-    goal, needed, home = kernel_goal(board)
-    if not has_no_kernel(goal, needed, home, nodes):
+    lost = sealed_losses(pos)
+    goal, needed, home = kernel_goal(board, lost)
+    if not has_no_kernel(goal, needed, home, nodes, start_without(lost)):
         return []
     missing = {c: 16 - chess.popcount(board.occupied_co[c]) for c in chess.COLORS}
     changed = ", ".join(f"{chess.FILE_NAMES[f]}: {column or '-'}"
@@ -386,8 +430,24 @@ def reasons(pos: Position, nodes: int = NODES) -> list[Reason]:
                          f"columns (a pawn never passes another on its file; from the first "
                          f"rank up: {changed}), with {missing[chess.BLACK]} capture(s) by "
                          f"{color_name(chess.WHITE)} and {missing[chess.WHITE]} by "
-                         f"{color_name(chess.BLACK)}")]
+                         f"{color_name(chess.BLACK)}{_sealed_words(lost)}")]
+
+
+def _sealed_words(lost: int) -> str:
+    """The reason's words for the originals taken at home (`sealed_losses`), if any."""
+    if not lost:
+        return ""
+    names = ", ".join(f"{color_name(chess.square_rank(sq) == 0)}'s original "
+                      f"{chess.piece_name(_home_type(sq))} of {chess.square_name(sq)}"
+                      for sq in chess.scan_forward(lost))
+    return (f"; {names}: sealed in at home all game and gone, so taken there by a piece "
+            f"(a piece of its class on the board is a promoted one)")
+
+
+def _home_type(square: chess.Square) -> int:
+    return next(t for (t, _), homes in HOME.items() if homes & chess.BB_SQUARES[square])
 
 
 __all__ = ["INITIAL", "Kernel", "RULE", "State", "columns_of", "has_no_kernel", "home_files",
-           "kernel_goal", "promotions_needed", "reasons", "state_of"]
+           "kernel_goal", "promotions_needed", "reasons", "sealed_losses", "start_without",
+           "state_of"]
