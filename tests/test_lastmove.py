@@ -117,3 +117,21 @@ def test_discovered_cage_leaves_are_reverified(brandis_discovered):
     assert leaf["rule"] == "cage"
     leaf["cage"] = "8/8/8/8/8/8/P1kPP3/KR1b4"
     assert not check(bad).ok
+
+
+def test_the_text_lists_some_candidates_of_each_status_and_counts_the_rest() -> None:
+    """hoeg-1915's last three moves (bench/lastmove-collection) have about ten thousand
+    candidate sequences: the text lists every possible one and at most SHOWN of the others per
+    status, then the count of the rest; the facts and the JSON details keep every one."""
+    from retrologic.questions import lastmove as question
+    pos = Position.from_fen("bN6/pPkR3p/PpPpPP2/8/2KP4/B6B/1q1P2PQ/br1R2Nr b - - 0 1")
+    result = question.answer(pos, plies=3, nodes=20, discover=False, use_library=False)
+    unresolved, impossible = result.facts["unresolved"], result.facts["impossible"]
+    assert len(unresolved) > 5_000 and 0 < len(impossible) <= question.SHOWN
+    assert len(result.details["candidates"]) == len(unresolved) + len(impossible)
+    listed = [line for line in result.lines if line.split(" ")[0] != "..."
+              and ("unresolved" in line or "impossible" in line)]
+    assert len(listed) == question.SHOWN + len(impossible)
+    assert f"... and {len(unresolved) - question.SHOWN} more unresolved (all with --json" in \
+        "\n".join(result.lines)
+    assert all(n in "\n".join(result.lines) for n in impossible)

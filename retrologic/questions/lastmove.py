@@ -93,10 +93,20 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
                   lines=lines, unordered=frozenset(facts) | {"answer"}, position=pos)
 
 
+SHOWN = 40  # impossible or unresolved candidates the text lists per status; JSON has them all
+
+
 def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
-    """The readable lines, the [expect] facts and the JSON details of one solve."""
-    lines = []
+    """The readable lines, the [expect] facts and the JSON details of one solve. The text lists
+    every possible candidate and at most `SHOWN` of each other status (a last-3-moves question
+    may have thousands), then counts the rest."""
+    lines: list[str] = []
+    listed = {Status.IMPOSSIBLE: 0, Status.UNRESOLVED: 0}
     for c in res.candidates:
+        if c.status in listed:
+            listed[c.status] += 1
+            if listed[c.status] > SHOWN:
+                continue
         if c.status == Status.IMPOSSIBLE:
             lines.append(f"{c.notation:<28} impossible: {_summary(c.proof)}")
         elif c.status == Status.POSSIBLE:
@@ -107,6 +117,10 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
                          f"{' '.join(c.support_line)}")
         else:
             lines.append(f"{c.notation:<28} unresolved: {c.reason}")
+    unlisted = [f"{count - SHOWN} more {status}" for status, count in listed.items()
+                if count > SHOWN]
+    if unlisted:
+        lines.append(f"... and {' and '.join(unlisted)} (all with --json and in the certificate)")
     if res.finding:
         lines.append(f"{res.finding}" + (f": {', '.join(res.answer)}" if res.answer else ""))
     if res.illegal_for:
