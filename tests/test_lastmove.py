@@ -132,6 +132,6 @@ def test_the_text_lists_some_candidates_of_each_status_and_counts_the_rest() -> 
     listed = [line for line in result.lines if line.split(" ")[0] != "..."
               and ("unresolved" in line or "impossible" in line)]
     assert len(listed) == question.SHOWN + len(impossible)
-    assert f"... and {len(unresolved) - question.SHOWN} more unresolved (all with --json" in \
+    assert f"... and {len(unresolved) - question.SHOWN} more unresolved (--json lists" in \
         "\n".join(result.lines)
     assert all(n in "\n".join(result.lines) for n in impossible)

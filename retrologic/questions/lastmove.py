@@ -120,7 +120,7 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
     unlisted = [f"{count - SHOWN} more {status}" for status, count in listed.items()
                 if count > SHOWN]
     if unlisted:
-        lines.append(f"... and {' and '.join(unlisted)} (all with --json and in the certificate)")
+        lines.append(f"... and {' and '.join(unlisted)} (--json lists every one)")
     if res.finding:
         lines.append(f"{res.finding}" + (f": {', '.join(res.answer)}" if res.answer else ""))
     if res.illegal_for:
