@@ -31,8 +31,9 @@ pawn never gets above a Black pawn at home, and never promotes on that file.
 
 Originals sealed at home (Retractor's static cages, `legality.static_cages.sealed_homes`): a
 bishop or queen whose every exit was frozen all game never left its home square. When the
-square does not hold it now, it was taken there, by an enemy piece (a pawn takes onto the
-first rank only from a diagonal neighbour, and those are exits, frozen all game). Such a
+square does not hold it now, it was taken there, by an enemy piece (an enemy pawn takes onto
+the side's first rank only from a diagonal neighbour, and those are exits, frozen all game;
+nothing else of that kind can have entered the square since). Such a
 capture changes no column, so a search may make it first: it starts from the array without
 that original, and the pieces of its class on the board need one promotion more (a Black
 dark-squared bishop on the board when the bishop of f8 was sealed in by e7 and g7 is promoted).
@@ -223,7 +224,8 @@ class Kernel:
 
     @classmethod
     def towards(cls, board: chess.BaseBoard, nodes: int = NODES) -> "Kernel":
-        """The search towards `board`'s placement."""
+        """The search towards `board`'s placement from the full array (a board carries no
+        frozen units: `reasons` adds the originals sealed in at home, `sealed_losses`)."""
         goal, needed, home = kernel_goal(board)
         return cls(goal, needed[0], needed[1], nodes, home)
 
