@@ -108,6 +108,7 @@ def promotions_needed(board: chess.BaseBoard, color: chess.Color, lost: int = 0)
     return need
 
 
+ARRAY = chess.BaseBoard()  # the initial array: which original stands on a home square
 SEALABLE = (chess.BISHOP, chess.QUEEN)  # originals no enemy pawn can take at home when sealed
 
 
@@ -439,15 +440,14 @@ def _sealed_words(lost: int) -> str:
     """The reason's words for the originals taken at home (`sealed_losses`), if any."""
     if not lost:
         return ""
-    names = ", ".join(f"{color_name(chess.square_rank(sq) == 0)}'s original "
-                      f"{chess.piece_name(_home_type(sq))} of {chess.square_name(sq)}"
-                      for sq in chess.scan_forward(lost))
-    return (f"; {names}: sealed in at home all game and gone, so taken there by a piece "
+    names = []
+    for square in chess.scan_forward(lost):
+        original = ARRAY.piece_at(square)
+        assert original is not None, "a sealed home square holds a unit of the array"
+        names.append(f"{color_name(original.color)}'s original "
+                     f"{chess.piece_name(original.piece_type)} of {chess.square_name(square)}")
+    return (f"; {', '.join(names)}: sealed in at home all game and gone, so taken there by a piece "
             f"(a piece of its class on the board is a promoted one)")
-
-
-def _home_type(square: chess.Square) -> int:
-    return next(t for (t, _), homes in HOME.items() if homes & chess.BB_SQUARES[square])
 
 
 __all__ = ["INITIAL", "Kernel", "RULE", "State", "columns_of", "has_no_kernel", "home_files",
