@@ -69,6 +69,22 @@ class Rejected(ValueError):
     """A malformed or false part of a certificate; the message is the reason it is rejected."""
 
 
+def format_fault(cert: dict[str, Any]) -> str | None:
+    """Why a certificate's `format` and `retrologic` fields are not acceptable (None: they are);
+    asked of every certificate, the embedded ones included (a cage proof's lemmas, the facts of
+    a SAT cage proof)."""
+    fmt = cert.get("format")
+    if isinstance(fmt, bool) or not isinstance(fmt, int):
+        return (f"no integer 'format' field (got {shown(fmt)}): a certificate of format "
+                f"{FORMAT} is expected (re-create it with this retrologic)")
+    if fmt != FORMAT:
+        return f"unsupported certificate format {fmt} (this retrologic reads format {FORMAT})"
+    if not isinstance(cert.get("retrologic"), str):
+        return ("'retrologic' (the version that wrote it) must be a string, not "
+                f"{shown(cert.get('retrologic'))}")
+    return None
+
+
 def verdict_of(kind: str, body: Callable[[dict[str, Any]], str], cert: dict[str, Any]) -> Verdict:
     """Run a checker body that returns the claim it accepted or raises Rejected."""
     try:

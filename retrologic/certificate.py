@@ -7,7 +7,9 @@ assumptions), so a certificate for another position cannot pass for the one a us
 
 Files: `format` (FORMAT), `retrologic` (the version that wrote it), and, where known, `question`
 and `position` (the problem's tables) and `problem` (its file and title). The metadata is
-informational, but each checker compares it with the certificate's own data where it can.
+informational, but each checker compares it with the certificate's own data where it can;
+every other field must be read by the checker (retrologic.certread), or the certificate is
+rejected.
 `check_file` reads at most MAX_CERT_BYTES of UTF-8 JSON nested at most MAX_DEPTH deep; every
 fault of a malformed certificate is a rejection with a reason, never an exception.
 
@@ -27,7 +29,8 @@ from typing import Any, Callable
 from retrologic.certformat import (FORMAT, MAX_REASON, Destination, Rejected, Verdict,  # noqa: F401
                                    as_destination, destination, digest, frozen_mask, short,
                                    shown, stamp, verdict_of, with_destination, write)
-from retrologic.certformat import checking
+from retrologic.certformat import checking, format_fault
+from retrologic.certread import tracked, unread
 from retrologic.errors import InputError
 from retrologic.limits import Budget, LimitHit
 
@@ -64,14 +67,9 @@ KIND_OF: dict[str, str] = {
 
 def _metadata_fault(cert: dict[str, Any]) -> str | None:
     """Why the certificate's format and metadata fields are not acceptable (None: they are)."""
-    fmt = cert.get("format")
-    if isinstance(fmt, bool) or not isinstance(fmt, int):
-        return (f"no integer 'format' field (got {shown(fmt)}): a certificate of format "
-                f"{FORMAT} is expected (re-create it with this retrologic)")
-    if fmt != FORMAT:
-        return f"unsupported certificate format {fmt} (this retrologic reads format {FORMAT})"
-    if not isinstance(cert.get("retrologic"), str):
-        return f"'retrologic' (the version that wrote it) must be a string, not {shown(cert.get('retrologic'))}"
+    fault = format_fault(cert)
+    if fault:
+        return fault
     for key in ("question", "position", "problem"):
         if key in cert and not isinstance(cert[key], dict):
             return f"'{key}' must be an object, not {shown(cert[key])}"
@@ -92,8 +90,9 @@ def check(cert: Any, budget: Budget | None = None) -> Verdict:
 
     Not an object, no type or an unknown type: InputError (exit 3). Anything else wrong with a
     certificate is a rejection naming the fault (a checker's unexpected exception included:
-    a malformed certificate must never crash `check`). A check that the limit or Ctrl-C ends
-    first, or that rejects after it (a re-verification cut short), is neither: `stopped`."""
+    a malformed certificate must never crash `check`), and so is a field the checker accepted
+    without reading it (retrologic.certread). A check that the limit or Ctrl-C ends first, or
+    that rejects after it (a re-verification cut short), is neither: `stopped`."""
     if not isinstance(cert, dict) or not isinstance(cert.get("type"), str):
         raise InputError("a certificate is a JSON object with a string field 'type'", field="type")
     ctype = cert["type"]
@@ -107,6 +106,7 @@ def check(cert: Any, budget: Budget | None = None) -> Verdict:
     checker: Callable[[dict[str, Any]], Verdict] = getattr(importlib.import_module(module), func)
     budget = budget if budget is not None else Budget()
     try:
+        cert, made = tracked(cert)          # every field the checker reads (certread)
         with checking(budget):
             verdict = checker(cert)
     except LimitHit as e:
@@ -122,6 +122,11 @@ def check(cert: Any, budget: Budget | None = None) -> Verdict:
     expired = budget.expired() if not verdict.ok else None
     if expired is not None:                     # a rejection after the limit: a part cut short
         return _stopped(ctype, expired)
+    fields = unread(made) if verdict.ok else None
+    if fields:
+        return Verdict(ctype, False, short(
+            f"field(s) {', '.join(fields)} not part of a {ctype} certificate (its checker reads "
+            f"every field it accepts)"))
     limit = MAX_CLAIM if verdict.ok else MAX_REASON
     return Verdict(verdict.type, verdict.ok, short(verdict.reason, limit))
 

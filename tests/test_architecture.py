@@ -49,8 +49,10 @@ CHECKER_RULES: dict[str, frozenset[str]] = {
         "chess", "retrologic.certformat", "retrologic.errors", "retrologic.position",
         "retrologic.retract", "retrologic.legality.rules", "retrologic.cages.search",
         "retrologic.legalgame.checker"}),
-    # the legal-game checker: python-chess alone, never the finder or the proof-game analysis
-    "retrologic.legalgame.checker": frozenset({"chess", "retrologic.certformat"}),
+    # the legal-game checker: python-chess and the proof-game checker's SAN text, never the
+    # finder or the proof-game analysis
+    "retrologic.legalgame.checker": frozenset({"chess", "retrologic.certformat",
+                                               "retrologic.spg.checker"}),
     # the deduce checker rebuilds the CNF (model, query, clauses) and checks the proof with drup
     "retrologic.history.checker": frozenset({
         "chess", "retrologic.certformat", "retrologic.errors", "retrologic.position",

@@ -19,11 +19,12 @@ import json
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import chess
 import pytest
 
-from retrologic import certificate
+from retrologic import certificate, certread
 from retrologic.lastmove import search as lastmove
 from retrologic.puzzle4x4 import game as p4
 from retrologic.spg import solver as spg
@@ -555,6 +556,92 @@ def test_random_mutations_are_rejected_or_still_true(real):
     assert not bad, "\n".join(bad[:10])
     assert sum(total.values()) >= min(MUTATIONS, 1000)
     assert total["rejected"] > 0 and total["accepted, still true"] > 0
+
+
+def _objects(doc: Any, path: str = "") -> list[tuple[str, dict]]:
+    """Every JSON object of a certificate with its path (`lemmas[0].proof`), the metadata
+    tables (question, position, problem: informational) left out."""
+    out: list[tuple[str, dict]] = []
+    if isinstance(doc, dict):
+        out.append((path, doc))
+        for k, v in doc.items():
+            if not (path == "" and k in certread.METADATA):
+                out += _objects(v, f"{path}.{k}" if path else k)
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += _objects(v, f"{path}[{i}]")
+    return out
+
+
+def test_a_field_no_checker_reads_is_rejected_at_any_depth(real):
+    """A real certificate of every type with one field added, at the top or in a nested object
+    (a proof node, a lemma, a candidate, a length of a listing), is rejected, and the reason
+    names the field's path: nothing in an accepted certificate passes unread."""
+    rng = random.Random(29)
+    tried, nested = collections.Counter(), 0
+    for ctype, certs in sorted(real.items()):
+        cert = certs[0]
+        objects = _objects(cert)
+        for where, _ in [objects[0]] + rng.sample(objects[1:], min(2, len(objects) - 1)):
+            mutant = copy.deepcopy(cert)
+            target = dict(_objects(mutant))[where]
+            key = "remark"
+            target[key] = "x"
+            reason = _rejected(mutant)
+            named = f"{where}.{key}" if where else key
+            if "not part of" in reason:
+                assert f"{named} not part of" in reason, reason
+                tried[ctype] += 1
+                nested += bool(where)
+            else:   # objects whose checker already lists its fields (a cage's zone states)
+                assert "unknown field" in reason or "expected {" in reason, reason
+    assert set(tried) == set(ORACLES) and nested >= 3, (tried, nested)
+
+
+def test_a_certificate_nested_past_the_stack_is_rejected_not_a_crash():
+    """`check` of a decoded object (the API: no file, so no depth cap) nested thousands deep."""
+    deep: Any = "x"
+    for _ in range(20_000):
+        deep = {"a": deep}
+    cert = _stamped(dict(_game_cert(), extra=deep))
+    assert check(cert).reason == "malformed certificate: nested too deeply"
+
+
+def test_informational_words_are_checked_too():
+    """The words a reader sees beside the checked data are re-derived: a proof leaf's message,
+    a legal game's SAN text, and a candidate not proved impossible carries no proof."""
+    cert = _lastmove_cert(KNIGHT)
+    assert check(cert).ok
+    leaves = [node for c in cert["candidates"] if c["proof"]
+              for node in _tree_nodes(c["proof"]) if "message" in node]
+    assert leaves
+    forged = copy.deepcopy(cert)
+    for c in forged["candidates"]:
+        for node in _tree_nodes(c["proof"] or {}):
+            if "message" in node:
+                node["message"] = "White has no king"
+    _rejected(forged, "message", "not the rule's")
+    open_ones = [i for i, c in enumerate(cert["candidates"]) if c["status"] != "impossible"]
+    assert open_ones
+    forged = copy.deepcopy(cert)
+    forged["candidates"][open_ones[0]]["proof"] = cert["candidates"][
+        next(i for i, c in enumerate(cert["candidates"]) if c["proof"])]["proof"]
+    _rejected(forged, "a proof, but not impossible")
+    from retrologic.legalgame.game import LegalGame
+    moves = tuple(chess.Move.from_uci(u) for u in ("e2e4", "e7e5", "g1f3"))
+    board = chess.Board()
+    for m in moves:
+        board.push(m)
+    game = LegalGame(moves, board).certificate()
+    assert game["san"] == "1.e4 e5 2.Nf3" and check(game).ok
+    _rejected(dict(game, san="1.e4 e5 2.Nc3"), "san")
+
+
+def _tree_nodes(node: dict) -> list[dict]:
+    out = [node]
+    for kid in node.get("retractions", []):
+        out += _tree_nodes(kid["proof"])
+    return out
 
 
 # --- (c) `check` on malformed files ---------------------------------------------------------------

@@ -38,7 +38,7 @@ from typing import Any
 
 import chess
 
-from retrologic.certformat import Verdict, short, shown, tick
+from retrologic.certformat import Verdict, format_fault, short, shown, tick
 from retrologic.errors import InputError
 from retrologic.position import CASTLINGS, Placement, Position
 from retrologic.retract import apply, retractions
@@ -365,6 +365,12 @@ def _check_proof(cert: dict[str, Any], depth: int) -> Verdict:
     for k, lemma in enumerate(lemmas):
         if not isinstance(lemma, dict) or not isinstance(lemma.get("proof"), dict):
             raise Malformed(f"lemmas[{k}]: expected an object with a 'proof' object")
+        if not all(isinstance(lemma.get(key, ""), str) for key in ("name", "source")):
+            raise Malformed(f"lemmas[{k}]: 'name' and 'source' (the library entry's, shown "
+                            "only) must be strings")
+        fault = format_fault(lemma["proof"])
+        if fault:
+            raise Malformed(f"lemmas[{k}].proof: {fault}")
         v = check_proof(lemma["proof"], depth + 1)
         if not v.ok:
             return Verdict(t, False, f"known cage {shown(lemma.get('name', k))}: {v.reason}")

@@ -25,7 +25,7 @@ from typing import Any
 import chess
 
 from retrologic.cages.sat_encode import MODELS, Encoding, Restriction, Spec, Unsupported
-from retrologic.certformat import Rejected, Verdict, shown, tick, verdict_of
+from retrologic.certformat import Rejected, Verdict, format_fault, shown, tick, verdict_of
 from retrologic.history.drup import check_lines
 
 TYPE = "cage-sat-proof"
@@ -150,6 +150,9 @@ def _facts(cert: dict[str, Any], placement: chess.BaseBoard, claimed: list[str])
     for i, fact in enumerate(facts):
         if fact.get("type") != "deduce-drup" or fact.get("fen") != fen:
             raise Rejected(f"facts[{i}] is not a deduce-drup certificate of the position {fen}")
+        fault = format_fault(fact)
+        if fault:
+            raise Rejected(f"facts[{i}]: {fault}")
         if fact.get("assumptions") != [] or fact.get("frozen") != []:
             raise Rejected(f"facts[{i}] relies on assumptions or frozen units")
         claim = fact.get("claim")

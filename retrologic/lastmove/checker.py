@@ -24,8 +24,8 @@ from typing import Any, NamedTuple
 
 import chess
 
-from retrologic.certformat import (Rejected, Verdict, check_budget, frozen_mask, stated_position,
-                                   tick, verdict_of)
+from retrologic.certformat import (Rejected, Verdict, check_budget, frozen_mask, shown,
+                                   stated_position, tick, verdict_of)
 from retrologic.legality import rules as legality
 from retrologic.position import Position
 from retrologic.retract import Retraction, apply, in_check, retractions
@@ -123,9 +123,10 @@ def check_proof(cert: dict[str, Any]) -> Verdict:
     engine's retraction generator (retrologic.retract, tested against python-chess and brute
     force), so completeness rests on it; every candidate step and every proof-tree edge is
     re-derived by python-chess (the forward move is legal and gives back the position above);
-    static rules are re-derived by retrologic.legality.rules; a cage leaf's units must stand in the
-    position, its frozen units must be immobile there (frozen in the diagram or pinned by a
-    castling right), and the cage is verified again from scratch. The diagram's castling
+    static rules are re-derived by retrologic.legality.rules, and a leaf's message must be the
+    one they give; a cage leaf's units must stand in the position, its frozen units must be
+    immobile there (frozen in the diagram or pinned by a castling right), and the cage is
+    verified again from scratch. The diagram's castling
     rights, e.p. square, side to move and frozen units are those of the certificate's `fen`,
     `to_move` and `frozen`, which the verdict repeats."""
     return verdict_of("lastmove-proof", _check, cert)
@@ -151,6 +152,8 @@ def _check(cert: dict[str, Any]) -> str:
             raise Rejected(f"candidate {e['notation'][:40]}: impossible without a proof")
         if e["status"] == "possible" and not isinstance(e.get("game"), list):
             raise Rejected(f"candidate {e['notation'][:40]}: possible without a game")
+        if e["status"] != "impossible" and e.get("proof") is not None:
+            raise Rejected(f"candidate {e['notation'][:40]}: a proof, but not impossible")
         key = (e["notation"], tuple(e["uci"]))
         if key in have:
             raise Rejected(f"candidate {e['notation'][:40]} is listed twice")
@@ -290,19 +293,22 @@ def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
         if rule == "retro-stalemate":
             if retractions(pos):
                 raise Rejected(f"retractions exist where retro-stalemate is claimed ({pos.fen()})")
+            side = chess.COLOR_NAMES[not pos.turn] if pos.turn is not None else "either side"
+            _same_message(node, f"{side} made the last move but has no retraction")
             return
         if rule == "cage":
             _check_cage_leaf(pos, node, cages)
             return
         if rule == legality.UNREACHABLE:
-            found = {r.rule for r in legality.reachability_reasons(pos)}
+            reasons = legality.reachability_reasons(pos)
         elif rule == legality.PAWN_COLUMNS:
-            found = {r.rule for r in legality.pawn_column_reasons(pos)}
+            reasons = legality.pawn_column_reasons(pos)
         else:
-            found = {r.rule for r in legality.state_and_count_reasons(pos) +
-                     legality.cage_rule_reasons(pos)}
-        if rule not in found:
+            reasons = legality.state_and_count_reasons(pos) + legality.cage_rule_reasons(pos)
+        found = [r.message for r in reasons if r.rule == rule]
+        if not found:
             raise Rejected(f"rule {rule[:40]} does not hold in {pos.fen()}")
+        _same_message(node, *found)
         return
     kids = node.get("retractions")
     if not isinstance(kids, list):
@@ -326,10 +332,18 @@ def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
         _check_tree(child, by_key[key]["proof"], cages)
 
 
+def _same_message(node: dict[str, Any], *derived: str) -> None:
+    """A leaf's `message`, the words a reader sees, must be one the checker derives itself."""
+    if node.get("message") not in derived:
+        raise Rejected(f"the leaf's message {shown(node.get('message'), 60)} is not the rule's "
+                       f"({shown(derived[0], 60)})")
+
+
 def _check_cage_leaf(pos: Position, node: dict[str, Any], cages: _Cages) -> None:
     """A cage leaf: the cage's units stand in the position, its frozen units are immobile in
     the position (frozen, or pinned by a castling right) and its zone holds its units, and the
-    cage verifies again from scratch (no library; at most REVERIFY_NODES positions)."""
+    cage verifies again from scratch (no library; at most REVERIFY_NODES positions). Its `name`
+    (the library entry's) is shown only, in its `message`; the cage itself is checked."""
     from retrologic.position import Placement
     board, zone, frozen, model = (node.get(k) for k in ("cage", "zone", "frozen", "model"))
     if not isinstance(board, str) or model not in ("lines", "plain"):
@@ -369,6 +383,10 @@ def _check_cage_leaf(pos: Position, node: dict[str, Any], cages: _Cages) -> None
     ok, why = cages.done[key]
     if not ok:
         raise Rejected(why)
+    name = node.get("name")
+    if not isinstance(name, str):
+        raise Rejected("a cage leaf needs its 'name', a string")
+    _same_message(node, f"contains the verified cage {name} ({board})")
 
 
 

@@ -1,8 +1,9 @@
 """The independent checker of `legal-game` certificates: a legal game from the initial array
 that reaches a full position exactly, the proof that the position is legal (issue #19).
 
-Rule: this module imports python-chess and the flat core (retrologic.certformat) only; never
-the finder nor the proof-game analysis. Every move is replayed with python-chess, and the final
+Rule: this module imports python-chess, the flat core (retrologic.certformat) and the SAN text
+of the proof-game checker (retrologic.spg.checker.san_text) only; never the finder nor the
+proof-game analysis. Every move is replayed with python-chess, and the final
 position is compared field by field with the one stated: placement, side to move, castling
 rights (a right the FEN gives must still be available, a right it lacks must be lost) and the
 e.p. square (stated: the last move is that double step; not stated: no e.p. capture is legal).
@@ -89,6 +90,10 @@ def _body(cert: dict[str, Any]) -> str:
             raise Rejected(f"the stated position {other.fen()} is not the certificate's")
     if "plies" in cert and cert["plies"] != len(moves):
         raise Rejected(f"'plies' {shown(cert['plies'])} is not the game's length {len(moves)}")
+    if "san" in cert:
+        from retrologic.spg.checker import san_text
+        if cert["san"] != san_text([chess.Move.from_uci(m) for m in moves]):
+            raise Rejected("'san' is not the game's moves")
     return (f"legal: a game of {len(moves)} plies from the initial array reaches "
             f"{' '.join(_fields(target))}")
 
@@ -101,5 +106,6 @@ def _fields(board: chess.Board) -> list[str]:
 
 def check_certificate(cert: dict[str, Any]) -> Verdict:
     """Check a `legal-game` certificate: the claim accepted is "the position is legal", proved
-    by the game replayed from the initial array."""
+    by the game replayed from the initial array; `plies` and the SAN text (`san`), when given,
+    must be the game's."""
     return verdict_of("legal-game", _body, cert)

@@ -24,13 +24,9 @@ class LegalGame:
         return [m.uci() for m in self.moves]
 
     def san(self) -> str:
-        """The game in SAN with move numbers ("1.e4 e5 2.Nf3 ...")."""
-        board, out = chess.Board(), []
-        for move in self.moves:
-            san = board.san(move)
-            out.append(f"{board.fullmove_number}.{san}" if board.turn == chess.WHITE else san)
-            board.push(move)
-        return " ".join(out)
+        """The game in SAN with move numbers ("1.e4 e5 2.Nf3 ..."), as the checkers read it."""
+        from retrologic.spg.checker import san_text
+        return san_text(list(self.moves))
 
     def certificate(self) -> dict[str, Any]:
         """The `legal-game` certificate: the position and the moves (UCI), with the SAN text."""
