@@ -29,8 +29,8 @@ from typing import Any, Callable
 from retrologic.certformat import (FORMAT, MAX_REASON, Destination, Rejected, Verdict,  # noqa: F401
                                    as_destination, destination, digest, frozen_mask, short,
                                    shown, stamp, verdict_of, with_destination, write)
-from retrologic.certformat import checking, format_fault
-from retrologic.certread import tracked, unread
+from retrologic.certformat import checking, format_fault, tick
+from retrologic.certread import TooManyObjects, tracked, unread
 from retrologic.errors import InputError
 from retrologic.limits import Budget, LimitHit
 
@@ -106,11 +106,13 @@ def check(cert: Any, budget: Budget | None = None) -> Verdict:
     checker: Callable[[dict[str, Any]], Verdict] = getattr(importlib.import_module(module), func)
     budget = budget if budget is not None else Budget()
     try:
-        cert, made = tracked(cert)          # every field the checker reads (certread)
         with checking(budget):
+            cert, made = tracked(cert, tick)    # every field the checker reads (certread)
             verdict = checker(cert)
     except LimitHit as e:
         return _stopped(ctype, e.reason)
+    except TooManyObjects as e:
+        return Verdict(ctype, False, f"not a certificate: {e}")
     except InputError as e:
         return Verdict(ctype, False, short(f"malformed certificate: {e}"))
     except RecursionError:
@@ -154,6 +156,17 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: with a key twice, `json.loads` would keep
+    the last value and hide the first, which no checker would then see."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"the key {shown(twice)} appears twice in one object")
+    return out
+
+
 def check_file(path: str | Path, budget: Budget | None = None) -> Verdict:
     """Read and check a certificate file: InputError (exit 3) if it cannot be read as a JSON
     object (too large, binary, not UTF-8, malformed, nested deeper than MAX_DEPTH)."""
@@ -163,7 +176,7 @@ def check_file(path: str | Path, budget: Budget | None = None) -> Verdict:
     if nesting_depth(text) > MAX_DEPTH:
         raise InputError(f"JSON nested deeper than {MAX_DEPTH} levels: not a certificate", file=file)
     try:
-        cert = json.loads(text, parse_constant=_no_constant)
+        cert = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
     except RecursionError:
         raise InputError(f"JSON nested deeper than {MAX_DEPTH} levels", file=file) from None
     except ValueError as e:

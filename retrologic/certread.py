@@ -11,20 +11,31 @@ docstring says what it does with them.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
+
+from retrologic.certformat import short
 
 METADATA = frozenset({"format", "retrologic", "type", "question", "position", "problem"})
 
 
+MAX_OBJECTS = 2_000_000     # JSON objects a certificate may hold (the largest written: ~100,000)
+
+
+class TooManyObjects(ValueError):
+    """A certificate with more than MAX_OBJECTS objects: refused before its check."""
+
+
 class ReadDict(dict):  # type: ignore[type-arg]
-    """A JSON object that records which of its keys were asked for (looked up, tested for,
-    iterated). Code that copies it with C-level dict calls reads nothing: such a field is then
-    reported unread, a rejection of a genuine certificate that the tests catch, never an
-    acceptance of a forged one."""
+    """A JSON object that records which of its keys were asked for: looked up, tested for, or
+    iterated. Iterating counts as reading every key, and so do copies and serialisations that
+    iterate (`dict(d)`, `{**d}`, `json.dumps`): the checkers iterate an object only to compare
+    its key set with the fields they allow, or to check each value, never to copy it unread.
+    `where` is its place in the certificate, a chain of (parent, key or index) kept as links
+    and spelled out only for a report (a long key is not copied into every path below it)."""
 
     __slots__ = ("read", "where")
 
-    def __init__(self, items: Any, where: str) -> None:
+    def __init__(self, items: Any, where: tuple[Any, Any] | None) -> None:
         super().__init__(items)
         self.read: set[Any] = set()
         self.where = where
@@ -69,28 +80,50 @@ def _plain(value: Any) -> bool:
     return not isinstance(value, (dict, list))
 
 
-def tracked(cert: dict[str, Any]) -> tuple[ReadDict, list[ReadDict]]:
+def tracked(cert: dict[str, Any], tick: Callable[[], None] | None = None
+            ) -> tuple[ReadDict, list[ReadDict]]:
     """A copy of `cert` whose objects are ReadDicts (the metadata tables left plain), and
     every ReadDict made, for `unread`. Lists of plain values (a proof's clauses) are shared,
-    not copied."""
+    not copied. TooManyObjects past MAX_OBJECTS; `tick` is called every 4,096 objects (the
+    check's time limit and Ctrl-C hold while the copy is made)."""
     made: list[ReadDict] = []
 
-    def convert(value: Any, where: str) -> Any:
+    def convert(value: Any, where: tuple[Any, Any]) -> Any:
         if isinstance(value, dict):
-            out = ReadDict(((k, convert(v, f"{where}.{k}" if where else str(k)))
-                            for k, v in value.items()), where)
+            if len(made) % 4096 == 4095:
+                if len(made) >= MAX_OBJECTS:
+                    raise TooManyObjects(f"more than {MAX_OBJECTS:,} JSON objects")
+                if tick is not None:
+                    tick()
+            out = ReadDict((), where)
             made.append(out)
+            for k, v in value.items():
+                dict.__setitem__(out, k, convert(v, (out, k)))
             return out
         if isinstance(value, list):
             if all(map(_plain, value)):
                 return value
-            return [convert(v, f"{where}[{i}]") for i, v in enumerate(value)]
+            return [convert(v, (where, i)) for i, v in enumerate(value)]
         return value
 
-    top = ReadDict(((k, v if k in METADATA else convert(v, str(k))) for k, v in cert.items()), "")
-    top.read.update(METADATA)
+    top = ReadDict((), None)
     made.append(top)
+    for k, v in cert.items():
+        dict.__setitem__(top, k, v if k in METADATA else convert(v, (top, k)))
+    top.read.update(METADATA)
     return top, made
+
+
+def path(obj: ReadDict, key: Any) -> str:
+    """The field `key` of `obj` spelled as a path: `lengths[0].lemma`."""
+    steps: list[str] = []
+    link: Any = (obj, key)
+    while link is not None:
+        parent, step = link
+        steps.append(f"[{step}]" if isinstance(step, int) and not isinstance(parent, ReadDict)
+                     else f".{short(str(step), 40)}")
+        link = parent.where if isinstance(parent, ReadDict) else parent
+    return "".join(reversed(steps)).lstrip(".")
 
 
 def unread(made: list[ReadDict], limit: int = 3) -> list[str]:
@@ -99,7 +132,7 @@ def unread(made: list[ReadDict], limit: int = 3) -> list[str]:
     for obj in made:
         for key in dict.keys(obj):
             if key not in obj.read:
-                found.append(f"{obj.where}.{key}" if obj.where else str(key))
+                found.append(path(obj, key))
                 if len(found) >= limit:
                     return found
     return found

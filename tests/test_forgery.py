@@ -206,13 +206,15 @@ def test_a_lemma_applies_only_under_its_restrictions():
     assert restricted.proved and verify(FIG7).verdict == "refuted"
     lemma = restricted.certificate()
     _rejected(_with_lemma(FIG7, lemma), "restriction")
-    white_only = {"expr": "w", "pawn_captures": {"side": "white", "from_file": "d", "to_file": "e"}}
+    white_only = {"expr": 'pawn_captures(white, from_file="d", to_file="e") == 0',
+                  "pawn_captures": {"side": "white", "from_file": "d", "to_file": "e"}}
     _rejected(_with_lemma(FIG7, lemma, [white_only]), "restriction")
     assert check(_with_lemma(FIG7, lemma, [NO_DXE])).ok
     # with the colours swapped the lemma needs the swapped side: "white" does not give "black"
     lemma_b = copy.deepcopy(lemma)
-    lemma_b["restrictions"] = [{"expr": "b", "pawn_captures": {"side": "black", "from_file": "d",
-                                                                "to_file": "e"}}]
+    lemma_b["restrictions"] = [{"expr": 'pawn_captures(black, from_file="d", to_file="e") == 0',
+                                "pawn_captures": {"side": "black", "from_file": "d",
+                                                  "to_file": "e"}}]
     swapped_board = Placement.from_board_fen(FIG7).colour_swapped().board_fen()
     _rejected(_with_lemma(swapped_board, lemma_b, [white_only | {}], swap=True))
     # a restriction missing a field is malformed, not "any file"
@@ -637,6 +639,33 @@ def test_informational_words_are_checked_too():
     _rejected(dict(game, san="1.e4 e5 2.Nc3"), "san")
 
 
+def test_a_hostile_shape_costs_no_more_than_its_objects(monkeypatch):
+    """The copy that records what a checker reads: a long key above many objects is not copied
+    into every path below it (a 300,000-character key over 50,000 objects stays small), paths
+    are spelled as JSON addresses, and past MAX_OBJECTS the certificate is refused unchecked."""
+    import tracemalloc
+    key = "k" * 300_000
+    tracemalloc.start()
+    top, made = certread.tracked({"type": "x", key: [{} for _ in range(50_000)]})
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(made) == 50_001 and peak < 100 * 2 ** 20, peak
+    inner = certread.tracked({"a": [[{"b": {"c": 1}}]]})[1]
+    assert sorted(certread.unread(inner)) == ["a", "a[0][0].b", "a[0][0].b.c"]
+    monkeypatch.setattr(certread, "MAX_OBJECTS", 10_000)
+    cert = _stamped(dict(_game_cert(), extra=[{} for _ in range(20_000)]))
+    assert check(cert).reason == "not a certificate: more than 10,000 JSON objects"
+
+
+def test_a_restriction_says_what_it_restricts():
+    """A cage proof's restriction text (`expr`) must be the text of its pawn_captures."""
+    cert = _stamped(verify(FIG7, restrictions=[NO_DXE["expr"]]).certificate())
+    assert check(cert).ok and cert["restrictions"] == [NO_DXE]
+    forged = copy.deepcopy(cert)
+    forged["restrictions"][0]["expr"] = 'never_moved("e1")'
+    _rejected(forged, "is not its pawn_captures")
+
+
 def _tree_nodes(node: dict) -> list[dict]:
     out = [node]
     for kid in node.get("retractions", []):
@@ -670,6 +699,8 @@ def _write(path: Path, data: bytes | str) -> str:
     ("nan", lambda d: _write(d / "x.json", '{"type": "spg-game", "plies": NaN}'), 3),
     ("huge-int", lambda d: _write(d / "h.json", '{"type": "spg-game", "plies": ' + "9" * 5000 + "}"), 3),
     ("unknown-type", lambda d: _write(d / "t.json", '{"type": "' + "z" * 5000 + '"}'), 3),
+    ("duplicate-key", lambda d: _write(d / "k.json", '{"type": "legal-game", "moves": ["e2e4"], '
+                                       '"moves": []}'), 3),
     ("wrong-shapes", lambda d: _write(d / "w.json", json.dumps(
         {"type": "deduce-drup", "format": certificate.FORMAT, "retrologic": "0", "fen": 5,
          "assumptions": None, "proof": {"a": 1}})), 1),

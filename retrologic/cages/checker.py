@@ -117,7 +117,8 @@ def _describe(pos: Position) -> str:
 
 def _restrictions(items: Any, what: str = "restrictions") -> list[dict[str, Any]]:
     """Validated restrictions: each {"pawn_captures": {"side", "from_file", "to_file"}} with every
-    key present (a file is a letter a-h or null for any file) and an optional string "expr"."""
+    key present (a file is a letter a-h or null for any file) and an optional "expr", which
+    must be the text of that pawn_captures (what a reader sees is what is checked)."""
     if not isinstance(items, list):
         raise Malformed(f"{what}: expected a list")
     out = []
@@ -134,6 +135,9 @@ def _restrictions(items: Any, what: str = "restrictions") -> list[dict[str, Any]
         for k in ("from_file", "to_file"):
             if pc[k] is not None and pc[k] not in chess.FILE_NAMES:
                 raise Malformed(f"{what}[{i}]: bad {k} {shown(pc[k])}")
+        if "expr" in rest and rest["expr"] != _restriction_text(rest):
+            raise Malformed(f"{what}[{i}].expr {shown(rest['expr'], 60)} is not its pawn_captures "
+                            f"({_restriction_text(rest)})")
         out.append(rest)
     return out
 
@@ -416,7 +420,7 @@ def _check_proof(cert: dict[str, Any], depth: int) -> Verdict:
         if pruned:
             return Verdict(t, False, f"member {i}: pruned retractions that do not exist: "
                                      f"{shown(sorted(pruned), 80)}")
-    used = sorted({f"{short(lemmas[m['lemma']['index']].get('name', '?'), 40)} "
+    used = sorted({f"{lemma_ok[m['lemma']['index']]['start']['board']} "     # checked, not named
                    f"({lemma_ok[m['lemma']['index']]['model']})" for m in raw_members if "lemma" in m})
     return Verdict(t, True, f"cage: {_claim(start, zone, model, restrictions)}; "
                             f"{len(members)} positions closed"
