@@ -16,9 +16,8 @@ from typing import Any, Callable, Iterator
 from retrologic.certformat import short
 
 METADATA = frozenset({"format", "retrologic", "type", "question", "position", "problem"})
-
-
-MAX_OBJECTS = 2_000_000     # JSON objects a certificate may hold (the largest written: ~100,000)
+MAX_OBJECTS = 2_000_000     # JSON objects a certificate may hold (copied at about 4.5 µs each;
+                            # the largest measured: 10,494, hoeg-1915's last-move proof)
 
 
 class TooManyObjects(ValueError):

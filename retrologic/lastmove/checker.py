@@ -126,9 +126,9 @@ def check_proof(cert: dict[str, Any]) -> Verdict:
     static rules are re-derived by retrologic.legality.rules, and a leaf's message must be the
     one they give; a cage leaf's units must stand in the position, its frozen units must be
     immobile there (frozen in the diagram or pinned by a castling right), and the cage is
-    verified again from scratch. The diagram's castling
-    rights, e.p. square, side to move and frozen units are those of the certificate's `fen`,
-    `to_move` and `frozen`, which the verdict repeats."""
+    verified again from scratch. The diagram's castling rights, e.p. square, side to move and
+    frozen units are those of the certificate's `fen`, `to_move` and `frozen`, which the
+    verdict repeats."""
     return verdict_of("lastmove-proof", _check, cert)
 
 
