@@ -18,6 +18,7 @@ from typing import Any
 
 import chess
 
+from retrologic.lastmove.checker import cage_message
 from retrologic.limits import Budget, LimitHit
 from retrologic.position import Placement, Position
 
@@ -102,7 +103,7 @@ class CageCloser:
             pl, zone, frozen = pl.colour_swapped(), chess.flip_vertical(zone), chess.flip_vertical(frozen)
         return "cage", {"cage": pl.board_fen(), "zone": _squares(zone), "frozen": _squares(frozen),
                         "model": e.model, "name": e.name,
-                        "message": f"contains the verified cage {e.name} ({pl.board_fen()})"}
+                        "message": cage_message(e.name, pl.board_fen())}
 
     def known(self, pos: Position) -> tuple[str, dict[str, Any]] | None:
         """A library cage standing in `pos` (only entries that assume no restriction)."""

@@ -293,8 +293,7 @@ def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
         if rule == "retro-stalemate":
             if retractions(pos):
                 raise Rejected(f"retractions exist where retro-stalemate is claimed ({pos.fen()})")
-            side = chess.COLOR_NAMES[not pos.turn] if pos.turn is not None else "either side"
-            _same_message(node, f"{side} made the last move but has no retraction")
+            _same_message(node, stalemate_message(pos))
             return
         if rule == "cage":
             _check_cage_leaf(pos, node, cages)
@@ -330,6 +329,17 @@ def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
         child = apply(pos, r)
         _replay(child, r, pos)
         _check_tree(child, by_key[key]["proof"], cages)
+
+
+def stalemate_message(pos: Position) -> str:
+    """The words of a retro-stalemate leaf (the engine writes them, the checker compares)."""
+    side = chess.COLOR_NAMES[not pos.turn] if pos.turn is not None else "either side"
+    return f"{side} made the last move but has no retraction"
+
+
+def cage_message(name: str, board: str) -> str:
+    """The words of a cage leaf: the library entry's name and the cage's board."""
+    return f"contains the verified cage {name} ({board})"
 
 
 def _same_message(node: dict[str, Any], *derived: str) -> None:
@@ -386,7 +396,7 @@ def _check_cage_leaf(pos: Position, node: dict[str, Any], cages: _Cages) -> None
     name = node.get("name")
     if not isinstance(name, str):
         raise Rejected("a cage leaf needs its 'name', a string")
-    _same_message(node, f"contains the verified cage {name} ({board})")
+    _same_message(node, cage_message(name, board))
 
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import chess
 
-from retrologic.lastmove.checker import Status, diagram_fault
+from retrologic.lastmove.checker import Status, diagram_fault, stalemate_message
 from retrologic.legality import rules as legality
 from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Position
@@ -141,9 +141,7 @@ def _refute(pos: Position, depth: int, search: Search) -> dict[str, Any] | None:
         return None  # the game array itself
     rs = retractions(pos)
     if not rs:
-        side = chess.COLOR_NAMES[not pos.turn] if pos.turn is not None else "either side"
-        return {"fen": fen, "rule": "retro-stalemate",
-                "message": f"{side} made the last move but has no retraction"}
+        return {"fen": fen, "rule": "retro-stalemate", "message": stalemate_message(pos)}
     for closer in search.closers:
         closed = closer.known(pos)
         if closed is not None:
