@@ -25,6 +25,8 @@ class CpuBudget(Budget):
 
     def check(self, nodes: int = 0, *, every: int = 64) -> None:
         self.spent += nodes
+        if self.nodes is not None and self.spent > self.nodes:     # a turn's share of nodes
+            raise LimitHit(self.node_reason())
         self._calls += 1
         if self._calls >= every:
             self._calls = 0

@@ -1,8 +1,9 @@
 """The legal-game finders' entry (issue #19): `find_game` runs the plain finder
 (`legalgame.finder.Finder`), then the plan finder (`legalgame.plan_tail`), and for a position
 near the initial array takes turns with the proof-game route (`legalgame.proof_route`);
-`Finders` is that schedule, resumable between turns. What it returns is a game to replay, never
-a proof: `legalgame.checker` replays it with python-chess.
+`Finders` is that schedule, resumable between turns. A target whose last move must have been a
+capture or a promotion goes through the positions before it (`legalgame.last_move`). What it
+returns is a game to replay, never a proof: `legalgame.checker` replays it with python-chess.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ def _find_game(target: chess.Board, budget: Budget, node_cap: int, plain: bool, 
                first_pass: int, victims: bool, route: bool) -> list[chess.Move] | None:
     """`find_game` inside the collector's policy."""
     ep = target.ep_square
+    if ep is None and not (route and _near(target)):
+        from retrologic.legalgame.last_move import Turns, bound_last_move
+        before = bound_last_move(target)    # the last move took a unit or promoted
+        if before is not None:
+            return Turns(target, before, node_cap, lambda board, cap: Finders(
+                board, cap, plain, plan, first_pass, victims)).run(budget)
     if ep is None:
         return _find_any(target, budget, node_cap, plain, plan, first_pass, victims, route)
     mover = not target.turn
@@ -60,6 +67,12 @@ def _find_game(target: chess.Board, budget: Budget, node_cap: int, plain: bool, 
         board.push(move)
     double_step = chess.Move(pawn_from, pawn_to)
     return head + [double_step] if board.is_legal(double_step) else None
+
+
+def _near(target: chess.Board) -> bool:
+    """A position the proof-game route takes turns on (`proof_route.near_initial_array`)."""
+    from retrologic.legalgame.proof_route import near_initial_array
+    return near_initial_array(target)
 
 
 def _find_any(target: chess.Board, budget: Budget, node_cap: int, plain: bool = True,

@@ -1,0 +1,131 @@
+"""A target whose last move must have been a capture or a promotion: the game reaches a position
+before that move and then plays it (issue #19).
+
+The finder makes its captures first and then places the units (`legalgame.finder`), so it ends a
+game on a capture only when that capture happens to land on the target exactly. When every
+retraction of the target (Hwa's retraction, `retrologic.retract`) that no static rule refutes is
+an uncapture or an un-promotion, the last move took a unit or promoted -- in seed 10569 a
+rook gives check along an open f-file from f4, so it took the unit that stood there (every
+retraction uncaptures on f4); seed 10516's only retraction is f2-f1=Q++ -- and the finder's
+two phases miss such a target. Its predecessors lose that bond: the finder runs on them in
+turns (`Turns`, each turn's share of positions doubling per round), and a game found to one,
+followed by the retraction's move, must reach the target exactly (the checker's
+`reached_fault`). Measured
+(bench/README-legal.md, 2026-11-29 night): such targets are 2 of seeds 10000-10599 and 4 of the
+fresh seeds 10600-12599; the finder on the target found none of the 6 at 25 s of CPU, the
+turns on their predecessors all 6, in 1.0-14.1 s.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+import chess
+
+from retrologic.legalgame.checker import reached_fault
+from retrologic.legality import rules as legality
+from retrologic.limits import Budget, LimitHit
+from retrologic.position import Position
+from retrologic.retract import Retraction, apply, retractions
+
+FIRST_SLICE = 600      # positions of each start's first turn; doubled every round
+MOST_BEFORE = 8        # predecessors tried at most (the target's retractions, best first)
+ORIGINALS = {chess.PAWN: 8, chess.KNIGHT: 2, chess.BISHOP: 2, chess.ROOK: 2, chess.QUEEN: 1}
+
+
+class Resumable(Protocol):
+    """What `legalgame.find.Finders` offers: a turn under a budget, resumed by the next call."""
+
+    def run(self, budget: Budget) -> list[chess.Move] | None: ...
+
+
+def retraction_order(target: chess.BaseBoard, r: Retraction) -> tuple[int, bool, bool]:
+    """The order predecessors are tried in: no uncapture first (no unit to bring back), then
+    an uncaptured unit of a type its side has fewer of than in the initial array (no extra
+    promotion to explain), pawns first; un-promotions after the plain moves of each group."""
+    if r.uncapture is None:
+        return (0, r.unpromotion, False)
+    kind = r.uncapture
+    fewer = kind in ORIGINALS and \
+        chess.popcount(target.pieces_mask(kind, not r.color)) < ORIGINALS[kind]
+    return (1 if fewer else 2, r.unpromotion, kind != chess.PAWN)
+
+
+def bound_last_move(target: chess.Board) -> list[tuple[chess.Board, chess.Move]] | None:
+    """The positions before the target's last move that no static rule refutes, best first
+    (`retraction_order`), at most MOST_BEFORE, as (position, its move to the target), when
+    every such retraction is an uncapture or an un-promotion; None when a plain move (no
+    capture, no promotion) may have been the last one, or no retraction fits."""
+    pos = Position.from_board(target)
+    found = []
+    for r in sorted(retractions(pos), key=lambda r: retraction_order(target, r)):
+        before = apply(pos, r)
+        if legality.state_and_count_reasons(before):
+            continue
+        if r.uncapture is None and not r.unpromotion:
+            return None
+        if len(found) < MOST_BEFORE:
+            found.append((before.to_board(), r.move()))
+    return found or None
+
+
+class Turns:
+    """The finder on the positions `before` the target in turns (round robin, each turn's
+    positions doubling per round from FIRST_SLICE), all together within `node_cap` positions;
+    `make(board, cap)` makes the resumable finders of one start."""
+
+    def __init__(self, target: chess.Board, before: list[tuple[chess.Board, chess.Move]],
+                 node_cap: int, make: Callable[[chess.Board, int], Resumable]) -> None:
+        self.target = target
+        self.node_cap = node_cap
+        self.starts = [(make(board, node_cap), move) for board, move in before]
+
+    def run(self, budget: Budget) -> list[chess.Move] | None:
+        """A game to the target, or None when every start's finders stopped or the cap is
+        spent; LimitHit when the budget runs out."""
+        live = list(self.starts)
+        spent_at_start = budget.spent
+        slice_ = FIRST_SLICE
+        while live:
+            for start in list(live):
+                left = self.node_cap - (budget.spent - spent_at_start)
+                if left < 2:
+                    return None
+                finders, move = start
+                # a search stops one position past its share: so the cap holds
+                inner = budget.share(nodes=min(slice_, left) - 1)
+                head, paused = None, False
+                try:
+                    head = finders.run(inner)
+                except LimitHit:
+                    if budget.expired() is not None:
+                        raise
+                    paused = True               # the turn's share spent: the next start
+                finally:
+                    budget.spent += inner.spent
+                if head is None:
+                    budget.check(0, every=1)    # the caller's node limit
+                if paused:
+                    continue
+                if head is None:
+                    live.remove(start)          # this start's finders are done
+                    continue
+                game = self.ending(head, move)
+                if game is not None:
+                    return game
+                live.remove(start)
+            slice_ *= 2
+        return None
+
+    def ending(self, head: list[chess.Move], move: chess.Move) -> list[chess.Move] | None:
+        """`head` and then `move`, when it replays legally to the target exactly."""
+        board = chess.Board()
+        for m in head:
+            board.push(m)
+        if not board.is_legal(move):
+            return None
+        board.push(move)
+        return head + [move] if reached_fault(board, self.target) is None else None
+
+
+__all__ = ["FIRST_SLICE", "MOST_BEFORE", "Turns", "bound_last_move", "retraction_order"]

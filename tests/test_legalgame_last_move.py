@@ -1,0 +1,87 @@
+"""A target whose last move took a unit or promoted, reached through the positions before that
+move (`legalgame.last_move`, issue #19). Oracles: python-chess (each predecessor's move is
+legal there and ends on the target; a real game's position before its last move is among them;
+a target whose real last move was a plain one is never bound) and the checker's replay
+(`legalgame.checker.reached_fault`)."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from conftest import random_game
+from retrologic.legalgame import last_move
+from retrologic.legalgame.checker import reached_fault
+from retrologic.legalgame.find import Finders, find_game
+from retrologic.limits import Budget, LimitHit
+
+# seed 10569 of bench/legal.py: White in check from the rook on f4 along an open f-file, so the
+# rook took the unit that stood on f4 (every retraction uncaptures there); the finder on the
+# target, which makes its captures before it places the units, found no game within 10 s
+ROOK_TOOK_THE_BLOCKER = "1n2n3/2p3rQ/3bk3/R7/3PNrP1/7B/2P5/2n1QKN1 w - - 0 38"
+
+
+def test_bound_targets_of_real_games_and_their_predecessors(monkeypatch) -> None:
+    monkeypatch.setattr(last_move, "MOST_BEFORE", 1000)
+    bound = plain = 0
+    for seed in range(5):
+        for before, move in random_game(seed):
+            target = before.copy(stack=False)
+            special = before.is_capture(move) or move.promotion is not None
+            target.push(move)
+            if target.ep_square is not None or target.is_game_over():
+                continue
+            found = last_move.bound_last_move(target)
+            if not special:             # a plain last move fits: never bound
+                assert found is None, (target.fen(), move.uci())
+                plain += 1
+                continue
+            if found is None:
+                continue
+            bound += 1
+            for board, last in found:
+                assert board.is_legal(last), (target.fen(), board.fen(), last.uci())
+                after = board.copy(stack=False)
+                after.push(last)
+                assert after.board_fen() == target.board_fen() and after.turn == target.turn
+                assert board.is_capture(last) or last.promotion is not None
+            assert any(board.board_fen() == before.board_fen() and last == move
+                       for board, last in found), (target.fen(), move.uci())
+    assert bound >= 3 and plain >= 300
+
+
+def test_the_order_tries_the_pawns_taken_first_and_no_extra_promotion() -> None:
+    found = last_move.bound_last_move(chess.Board(ROOK_TOOK_THE_BLOCKER))
+    assert found is not None and len(found) == last_move.MOST_BEFORE
+    # every retraction uncaptures on f4; White has three pawns left of eight: a pawn first
+    first, move = found[0]
+    assert move.to_square == chess.F4
+    assert first.piece_at(chess.F4) == chess.Piece(chess.PAWN, chess.WHITE)
+    # a second queen stands on the board: an uncaptured queen (another promotion) comes last
+    assert all(board.piece_at(chess.F4) != chess.Piece(chess.QUEEN, chess.WHITE)
+               for board, _ in found)
+
+
+def test_a_check_given_by_a_capture_is_reached_through_the_position_before_it() -> None:
+    target = chess.Board(ROOK_TOOK_THE_BLOCKER)
+    game = find_game(target, Budget(nodes=6_000), route=True)
+    assert game is not None
+    board = chess.Board()
+    for move in game[:-1]:
+        assert board.is_legal(move)
+        board.push(move)
+    assert board.is_capture(game[-1]) and game[-1].to_square == chess.F4
+    board.push(game[-1])
+    assert reached_fault(board, target) is None
+
+
+def test_the_turns_keep_to_their_cap_and_the_node_limit() -> None:
+    target = chess.Board(ROOK_TOOK_THE_BLOCKER)
+    before = last_move.bound_last_move(target)
+    turns = last_move.Turns(target, before, 300, lambda board, cap: Finders(board, cap))
+    budget = Budget()
+    turns.run(budget)
+    assert 0 < budget.spent <= 300
+    with pytest.raises(LimitHit, match="node limit 200"):
+        last_move.Turns(target, before, 60_000,
+                            lambda board, cap: Finders(board, cap)).run(Budget(nodes=200))
