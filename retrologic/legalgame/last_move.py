@@ -11,9 +11,9 @@ two phases miss such a target. Its predecessors lose that bond: the finder runs 
 turns (`Turns`, each turn's share of positions doubling per round), and a game found to one,
 followed by the retraction's move, must reach the target exactly (the checker's
 `reached_fault`). Measured
-(bench/README-legal.md, 2026-11-29 night): such targets are 2 of seeds 10000-10599 and 4 of the
-fresh seeds 10600-12599; the finder on the target found none of the 6 at 25 s of CPU, the
-turns on their predecessors all 6, in 1.0-14.1 s.
+(bench/README-legal.md, 2026-11-29 night): such targets are 17 of 6,600 random positions (seeds
+10000-16599); the finder on the target found none of them at 25 s of CPU, the turns on their
+predecessors 13, in 1.0-22.3 s.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from retrologic.retract import Retraction, apply, retractions
 
 FIRST_SLICE = 600      # positions of each start's first turn; doubled every round
 MOST_BEFORE = 8        # predecessors tried at most (the target's retractions, best first)
-ORIGINALS = {chess.PAWN: 8, chess.KNIGHT: 2, chess.BISHOP: 2, chess.ROOK: 2, chess.QUEEN: 1}
+INITIAL = chess.BaseBoard()   # the game array: how many units of each type a side starts with
 
 
 class Resumable(Protocol):
@@ -42,12 +42,12 @@ class Resumable(Protocol):
 def retraction_order(target: chess.BaseBoard, r: Retraction) -> tuple[int, bool, bool]:
     """The order predecessors are tried in: no uncapture first (no unit to bring back), then
     an uncaptured unit of a type its side has fewer of than in the initial array (no extra
-    promotion to explain), pawns first; un-promotions after the plain moves of each group."""
+    promotion to explain), then the rest; within each, un-promotions last, pawns first."""
     if r.uncapture is None:
         return (0, r.unpromotion, False)
-    kind = r.uncapture
-    fewer = kind in ORIGINALS and \
-        chess.popcount(target.pieces_mask(kind, not r.color)) < ORIGINALS[kind]
+    kind, side = r.uncapture, not r.color
+    fewer = chess.popcount(target.pieces_mask(kind, side)) < \
+        chess.popcount(INITIAL.pieces_mask(kind, side))
     return (1 if fewer else 2, r.unpromotion, kind != chess.PAWN)
 
 
@@ -64,8 +64,9 @@ def bound_last_move(target: chess.Board) -> list[tuple[chess.Board, chess.Move]]
             continue
         if r.uncapture is None and not r.unpromotion:
             return None
-        if len(found) < MOST_BEFORE:
-            found.append((before.to_board(), r.move()))
+        found.append((before.to_board(), r.move()))
+        if len(found) == MOST_BEFORE:
+            break           # the plain retractions come first: none was left
     return found or None
 
 
