@@ -24,13 +24,14 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterator, TypeVar
 
 HARD_STOP_AFTER = 1.5       # seconds between the soft stop and the KeyboardInterrupt
 MAX_TIMEOUT = 1e9           # seconds; larger figures are usage errors (about 31 years)
 MAX_NODES = 10 ** 15        # nodes; larger figures are usage errors (the solvers' conflict
 #   budgets are C longs: --nodes 1e20 was an OverflowError in pysat and a TypeError in CP-SAT)
 INTERRUPTED = "interrupted"
+T = TypeVar("T")             # what a turn under a share gives back (`in_share`)
 NODES_RULE = "a node limit is a positive whole number, at most 10**15"
 
 _interrupt = threading.Event()
@@ -185,6 +186,23 @@ class Budget:
             child.nodes = max(left, 0)                                        # 0: none left
             child.nodes_figure = self.nodes_figure or self.nodes
         return child
+
+
+def in_share(budget: Budget, inner: Budget, turn: Callable[[Budget], T | None]) -> T | None:
+    """`turn` run under `inner`, a share of `budget` (`Budget.share`), its nodes charged to
+    `budget`: None when it gives none or the share alone runs out (then `inner.nodes_left()` is
+    negative when its node count did); LimitHit only when `budget`'s own limits are hit."""
+    result = None
+    try:
+        result = turn(inner)
+    except LimitHit:
+        if budget.expired() is not None:      # the caller's limit, not the share's
+            raise
+    finally:
+        budget.spent += inner.spent
+    if result is None:
+        budget.check(0, every=1)              # the caller's node limit (a result found is kept)
+    return result
 
 
 def on_budget(hook: Callable[[Budget], None]) -> Callable[[], None]:

@@ -24,7 +24,7 @@ import chess
 
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legality import rules as legality
-from retrologic.limits import Budget, LimitHit
+from retrologic.limits import Budget, in_share
 from retrologic.position import Position
 from retrologic.retract import Retraction, apply, retractions
 
@@ -95,26 +95,14 @@ class Turns:
                 finders, move = start
                 # a search stops one position past its share: so the cap holds
                 inner = budget.share(nodes=min(slice_, left) - 1)
-                head, paused = None, False
-                try:
-                    head = finders.run(inner)
-                except LimitHit:
-                    if budget.expired() is not None:
-                        raise
-                    paused = True               # the turn's share spent: the next start
-                finally:
-                    budget.spent += inner.spent
-                if head is None:
-                    budget.check(0, every=1)    # the caller's node limit
-                if paused:
-                    continue
-                if head is None:
-                    live.remove(start)          # this start's finders are done
-                    continue
-                game = self.ending(head, move)
-                if game is not None:
-                    return game
-                live.remove(start)
+                head = in_share(budget, inner, finders.run)
+                if head is None and inner.nodes_left() < 0:
+                    continue                    # its share spent: its turn again next round
+                live.remove(start)              # its finders are done, or gave a game
+                if head is not None:
+                    game = self.ending(head, move)
+                    if game is not None:
+                        return game
             slice_ *= 2
         return None
 

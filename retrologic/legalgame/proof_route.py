@@ -22,7 +22,7 @@ from typing import Callable
 import chess
 
 from retrologic.legalgame.rights import lose_rights
-from retrologic.limits import Budget, LimitHit
+from retrologic.limits import Budget, LimitHit, in_share
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.search import Limits, Search
 
@@ -239,17 +239,7 @@ def in_turn(budget: Budget, share: float,
         inner = budget.share(seconds=seconds)
     else:
         return turn(budget)
-    game = None
-    try:
-        game = turn(inner)
-    except LimitHit:
-        if budget.expired() is not None:      # the user's limit, not the turn's share
-            raise
-    finally:
-        budget.spent += inner.spent
-    if game is None:
-        budget.check(0, every=1)              # the user's node limit (a game found is kept)
-    return game
+    return in_share(budget, inner, turn)
 
 
 __all__ = ["FirstGameSearch", "LimitHit", "ProofRoute", "ROUTE_NODES", "ROUTE_PLIES",
