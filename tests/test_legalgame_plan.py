@@ -121,6 +121,21 @@ def test_reaches_rejects_a_wrong_game() -> None:
     assert not reaches([], [chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")], target)
 
 
+def test_reaches_rejects_a_game_ending_with_an_unstated_ep_capture_legal() -> None:
+    """A tail ending on f7-f5 beside the pawn on e5 leaves exf6 e.p. legal (python-chess says
+    so): that is not the position a FEN stating no e.p. square describes; the same placement
+    reached with two knight moves each after the double steps is."""
+    target = chess.Board("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3")
+    late = [chess.Move.from_uci(u) for u in ("e2e4", "d7d5", "e4e5")]
+    played = chess.Board()
+    for move in late + [chess.Move.from_uci("f7f5")]:
+        played.push(move)
+    assert played.has_legal_en_passant() and played.board_fen() == target.board_fen()
+    assert not reaches(late, [chess.Move.from_uci("f7f5")], target)
+    waited = late + [chess.Move.from_uci(u) for u in ("f7f5", "g1f3", "g8f6", "f3g1")]
+    assert reaches(waited, [chess.Move.from_uci("f6g8")], target)
+
+
 def test_the_node_limit_and_ctrl_c_stop_it() -> None:
     target = chess.Board(BRANDIS_BEFORE)
     with pytest.raises(LimitHit) as hit:

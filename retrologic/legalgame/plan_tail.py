@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import chess
 
+from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.plan import plan_finder
 from retrologic.legalgame.plan_order import settle_layers, settle_steps
 from retrologic.legality.rules import reasons
@@ -83,14 +84,15 @@ def tails(target: chess.Board, budget: Budget,
 
 def reaches(head: list[chess.Move], tail: list[chess.Move], target: chess.Board) -> bool:
     """Whether `head` then `tail`, played from the initial array by python-chess, are legal and
-    end on `target` (placement, side to move, castling rights)."""
+    end on `target` exactly as the checker compares them (`checker.reached_fault`: placement,
+    side to move, castling rights, e.p. state): a tail ending on a double step that leaves an
+    e.p. capture legal reaches another position than a target stating no e.p. square."""
     board = chess.Board()
     for move in head + tail:
         if not board.is_legal(move):
             return False
         board.push(move)
-    return (board.board_fen() == target.board_fen() and board.turn == target.turn
-            and board.clean_castling_rights() == target.clean_castling_rights())
+    return reached_fault(board, target) is None
 
 
 def find_with_tail(base: type, target: chess.Board, budget: Budget,
