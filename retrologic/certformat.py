@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 if TYPE_CHECKING:
+    import chess
+
     from retrologic.position import Position
 
 FORMAT = 2                 # certificate format version (1: before issue 17, no metadata)
@@ -130,6 +132,37 @@ def stated_position(cert: dict[str, Any]) -> Position:
         return Position.from_fen(fen)
     except ValueError as e:
         raise Rejected(f"bad fen: {str(e)[:80]}") from None
+
+
+def same_stated_position(stated: Any, pos: Position | chess.Board) -> None:
+    """The problem's position a certificate repeats (its `position` table: fen or board,
+    frozen, to_move), when given, must be the position the certificate proves something about
+    (`pos`; a python-chess board: no frozen units): placement, side to move, castling rights,
+    e.p. square and frozen units; Rejected otherwise. One comparison for the checkers of
+    lastmove, deduce and legal-game certificates."""
+    import chess
+    from retrologic.position import Position, parse
+    if not isinstance(stated, dict) or not stated:
+        return
+    if isinstance(pos, chess.Board):
+        pos = Position.from_board(pos)
+    try:
+        other = parse(fen=stated.get("fen"), board=stated.get("board"),
+                      frozen=stated.get("frozen"), to_move=stated.get("to_move"))
+    except (ValueError, TypeError) as e:
+        raise Rejected(f"the stated position is malformed: {str(e)[:80]}") from None
+    if (other.placement, other.turn, other.castling, other.ep_square, other.partial) != \
+            (pos.placement, pos.turn, pos.castling, pos.ep_square, pos.partial):
+        raise Rejected(f"the stated position {other.fen()} is not the certificate's {pos.fen()}")
+    if other.frozen != pos.frozen:
+        raise Rejected(f"the stated position's frozen units {_squares(other.frozen)} are not "
+                       f"the certificate's {_squares(pos.frozen)}")
+
+
+def _squares(mask: int) -> str:
+    """Square names of `mask`, comma-separated ("none" when empty)."""
+    import chess
+    return ",".join(chess.square_name(s) for s in chess.scan_forward(mask)) or "none"
 
 
 # --- writing ----------------------------------------------------------------------------------

@@ -158,6 +158,20 @@ def castling_frozen(castling: int) -> int:
     return out
 
 
+def castling_field(castling: int) -> str:
+    """The FEN castling field of the rook squares `castling` (python-chess's mask) as stated:
+    KQkq for the corners, a file letter (X-FEN) for any other square, White's first."""
+    corners = {chess.H1: "K", chess.A1: "Q", chess.H8: "k", chess.A8: "q"}
+    letters = []
+    for rank, order in ((chess.BB_RANK_1, (chess.H1, chess.A1)),
+                        (chess.BB_RANK_8, (chess.H8, chess.A8))):
+        letters += [corners[sq] for sq in order if castling & chess.BB_SQUARES[sq]]
+        for sq in chess.scan_forward(castling & rank & ~chess.BB_CORNERS):
+            letter = chess.FILE_NAMES[chess.square_file(sq)]
+            letters.append(letter.upper() if rank == chess.BB_RANK_1 else letter)
+    return "".join(letters) or "-"
+
+
 @dataclass(frozen=True)
 class Position:
     """A retro position.
@@ -214,6 +228,13 @@ class Position:
             return self.placement.board_fen()
         board = self.to_board()
         fen = board.fen(en_passant="fen")
+        if self.castling != board.clean_castling_rights():
+            # python-chess prints only the rights whose king and rook are at home; a right
+            # stated without them (an illegal diagram, which the rules refute) is shown as
+            # stated, or a verdict on it would quote another diagram
+            fields = fen.split(" ")
+            fields[2] = castling_field(self.castling)
+            fen = " ".join(fields)
         return fen.rsplit(" ", 2)[0] + " 0 1"
 
     def with_turn(self, turn: chess.Color | None) -> "Position":
@@ -298,7 +319,11 @@ def _with_to_move(pos: Position, to_move: str) -> Position:
     if to_move in ("white", "black"):
         if pos.partial:
             raise ValueError("to_move applies to a full position (fen) only")
-        return pos.with_turn(to_move == "white")
+        if (to_move == "white") != pos.turn:
+            # the FEN states the side to move already; only "?" opens it
+            raise ValueError(f"to_move {to_move!r} contradicts the FEN's side to move "
+                             f"({'w' if pos.turn else 'b'}); '?' leaves it open")
+        return pos
     raise ValueError("to_move must be 'white', 'black' or '?'")
 
 

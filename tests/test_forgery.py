@@ -339,6 +339,21 @@ def test_a_game_array_is_never_impossible():
     _rejected(cert)
 
 
+def test_a_game_shows_only_the_candidate_it_plays():
+    """Fabel's record (bench/lastmove-collection/fabel-record-qxn.toml): Qe1-d1 and Qe1xNd1
+    both play e1d1, and only the capture is possible (Qe1-d1 is retro-stalemate). The capture's
+    game, whose position before the last move has a knight on d1, shows no plain Qe1-d1: the
+    checker accepted it as "several" before it compared the game with the candidate's own
+    position before the move."""
+    cert = _lastmove_cert("8/8/8/8/8/8/P1PPP1P1/k1KQ1B2 b - - 0 1")
+    assert "unique" in check(cert).reason
+    capture = next(c for c in cert["candidates"] if c["notation"] == "Qe1xNd1")
+    plain = next(c for c in cert["candidates"] if c["notation"] == "Qe1-d1")
+    assert capture["status"] == "possible" and plain["status"] == "impossible"
+    plain.update(status="possible", proof=None, game=capture["game"])
+    _rejected(cert, "Qe1-d1", "before its last moves")
+
+
 # --- (a) proof games ------------------------------------------------------------------------------
 
 def _game_cert() -> dict:

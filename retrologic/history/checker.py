@@ -21,13 +21,13 @@ from typing import Any
 
 import chess
 
-from retrologic.certformat import (Rejected, Verdict, frozen_mask, stated_position, tick,
-                                   verdict_of)
+from retrologic.certformat import (Rejected, Verdict, frozen_mask, same_stated_position,
+                                   stated_position, tick, verdict_of)
 from retrologic.errors import InputError
 from retrologic.history.clauses import dimacs, to_cnf
 from retrologic.history.drup import check_lines
 from retrologic.history.query import Constraint, Query
-from retrologic.position import Position, parse
+from retrologic.position import Position
 
 
 def certificate_cnf(query: Query, core: list[int], claim: Constraint | None
@@ -115,7 +115,7 @@ def _check_drup(cert: dict[str, Any]) -> str:
     clauses, nv, text = _REBUILT[key]
     if cnf != text:
         raise Rejected("the CNF is not the encoding of this position, core and claim")
-    _stated_position(cert, pos)
+    same_stated_position(cert.get("position"), pos)
     res = check_lines(clauses, proof_lines, nv, tick)
     if not res.ok:
         raise Rejected(res.reason)
@@ -128,15 +128,3 @@ def _check_drup(cert: dict[str, Any]) -> str:
     return f"{what}: {where} ({res.lemmas} lemmas checked by RUP)"
 
 
-def _stated_position(cert: dict[str, Any], pos: Position) -> None:
-    """The problem's position (when stated) must be the certificate's own."""
-    stated = cert.get("position")
-    if not isinstance(stated, dict) or not stated:
-        return
-    try:
-        other = parse(fen=stated.get("fen"), board=stated.get("board"), frozen=stated.get("frozen"))
-    except (ValueError, TypeError) as e:
-        raise Rejected(f"the stated position is malformed: {str(e)[:80]}") from None
-    if (other.placement, other.turn, other.castling, other.ep_square, other.frozen) != \
-            (pos.placement, pos.turn, pos.castling, pos.ep_square, pos.frozen):
-        raise Rejected(f"the stated position {other.fen()} is not the certificate's {pos.fen()}")

@@ -24,8 +24,9 @@ from typing import Any, NamedTuple
 
 import chess
 
-from retrologic.certformat import (Rejected, Verdict, check_budget, frozen_mask, shown,
-                                   stated_position, tick, verdict_of)
+from retrologic.certformat import (Rejected, Verdict, check_budget, frozen_mask,
+                                   same_stated_position, shown, stated_position, tick,
+                                   verdict_of)
 from retrologic.legality import rules as legality
 from retrologic.position import Position
 from retrologic.retract import Retraction, apply, in_check, retractions
@@ -98,17 +99,7 @@ def _diagram(cert: dict[str, Any]) -> Position:
 
 def _metadata(cert: dict[str, Any], diagram: Position, plies: int) -> None:
     """The problem's position and question (when stated) must be the certificate's own."""
-    from retrologic.position import parse
-    pos = cert.get("position")
-    if isinstance(pos, dict) and pos:
-        try:
-            stated = parse(fen=pos.get("fen"), board=pos.get("board"), frozen=pos.get("frozen"),
-                           to_move=pos.get("to_move"))
-        except (ValueError, TypeError) as e:
-            raise Rejected(f"the stated position is malformed: {str(e)[:80]}") from None
-        if (stated.placement, stated.turn, stated.castling, stated.ep_square, stated.frozen) != \
-                (diagram.placement, diagram.turn, diagram.castling, diagram.ep_square, diagram.frozen):
-            raise Rejected(f"the stated position {stated.fen()} is not the certificate's {diagram.fen()}")
+    same_stated_position(cert.get("position"), diagram)
     q = cert.get("question")
     if isinstance(q, dict) and "plies" in q and q["plies"] != plies:
         raise Rejected(f"the question asks for {q['plies']!r} plies, the certificate has {plies}")
@@ -228,17 +219,25 @@ def diagram_fault(board: chess.Board, diagram: chess.Board) -> str | None:
 def _check_game(moves: Any, c: _Line, diagram: Position) -> None:
     """A possible candidate's game: legal from the initial array (python-chess), reaching the
     diagram (placement, side to move, castling rights, and the e.p. square when the FEN states
-    one: `diagram_fault`), its last moves those of the candidate, and never moving nor taking a
-    unit the diagram says is frozen."""
+    one: `diagram_fault`), its last moves those of the candidate, played from the candidate's
+    own positions (each retraction's placement and side to move: the unit uncaptured, a plain
+    move or a capture, e.p. or not; a game of Qe1xNd1 is no game of Qe1-d1, though both play
+    e1d1), and never moving nor taking a unit the diagram says is frozen."""
     from retrologic.legalgame.checker import replay
     want = [r.move().uci() for r in reversed(c.line)]
     if not isinstance(moves, list) or moves[len(moves) - len(want):] != want or \
             len(moves) < len(want):
         raise Rejected(f"candidate {c.notation}: its game does not end with {' '.join(want)}")
     try:
-        replay(moves, chess.Board(diagram.fen()), ep_open=True)
+        end = replay(moves, chess.Board(diagram.fen()), ep_open=True)
     except Rejected as why:
         raise Rejected(f"candidate {c.notation}: game: {why}") from None
+    for before in c.positions:          # the position before the last move, then earlier ones
+        end.pop()
+        if end.board_fen() != before.placement.board_fen() or end.turn != before.turn:
+            raise Rejected(f"candidate {c.notation}: its game reaches {end.board_fen()} "
+                           f"{'w' if end.turn else 'b'} before its last moves, not the "
+                           f"candidate's {before.fen().split()[0]}")
     for uci in moves:                   # the diagram's frozen units never moved nor were taken
         move = chess.Move.from_uci(uci)
         if (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & diagram.frozen:

@@ -15,7 +15,7 @@ from typing import Any
 
 import chess
 
-from retrologic.certformat import Rejected, Verdict, shown, verdict_of
+from retrologic.certformat import Rejected, Verdict, same_stated_position, shown, verdict_of
 
 MAX_GAME_PLIES = 5_000     # a legal game is never longer (the 50-move rule aside): refused beyond
 
@@ -83,11 +83,7 @@ def _body(cert: dict[str, Any]) -> str:
         raise Rejected("the FEN's castling rights need a king or rook that is not at home")
     moves = cert.get("moves")
     replay(moves, target)
-    stated = cert.get("position")
-    if isinstance(stated, dict) and isinstance(stated.get("fen"), str):
-        other = target_board(stated["fen"])
-        if _fields(other) != _fields(target):
-            raise Rejected(f"the stated position {other.fen()} is not the certificate's")
+    same_stated_position(cert.get("position"), target)
     if "plies" in cert and cert["plies"] != len(moves):
         raise Rejected(f"'plies' {shown(cert['plies'])} is not the game's length {len(moves)}")
     if "san" in cert:

@@ -228,7 +228,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("fen", metavar="FEN", help="the diagram (its side to move says who moved last)")
     p.add_argument("--plies", type=int, default=1,
                    help=f"number of last single moves (1 to {MAX_PLIES})")
-    p.add_argument("--to-move", choices=["white", "black", "?"], help="override the side to move")
+    p.add_argument("--to-move", choices=["white", "black", "?"],
+                   help="'?': either side may have moved last; 'white' or 'black' must be the "
+                        "FEN's own side to move (a contradiction is an input error)")
     p.add_argument("--depth", type=int, default=6,
                    help=f"plies of refutation search (1 to {MAX_DEPTH})")
     p.add_argument("--lemma", action="append", default=[], metavar="CAGE.toml",
