@@ -128,8 +128,13 @@ def test_kbnk_longest_mate_is_33(kbnk: Table) -> None:
 
 def test_kbnk_forward_check_with_python_chess(lib: Library, kbnk: Table) -> None:
     report = check(lib, "KBNK", sample=1500, seed=11)
-    assert report.checked == 1500 and report.children > 10000
-    assert report.mismatches == []
+    # 1,500 of each table, KK (fewer legal positions than that) in full: the sub-tables whose
+    # values the captures of KBNK's positions look up are checked the same way
+    assert report.tables == ["KBNK", "KBK", "KNK", "KK"]
+    kk = int((lib.table("KK").outcome != rg.INVALID).sum())
+    assert report.checked == 3 * 1500 + kk and report.children > 10000
+    assert report.indices == 3 * 2 * 1500 + lib.table("KK").layout.size
+    assert report.ok and report.mismatches == [] and report.wrong_marks == 0
     # and every position at the longest distance (these are the hardest to get right)
     longest = np.flatnonzero((kbnk.outcome == rg.WIN) & (kbnk.dist == 65))
     report = check(lib, "KBNK", longest)
@@ -165,6 +170,76 @@ def test_forward_check_rejects_corrupted_values(lib: Library) -> None:
     report = check(bad_lib, "KRK", np.concatenate([won, drawn]))
     assert len(report.mismatches) == 6
     assert check(lib, "KRK", np.concatenate([won, drawn])).ok
+
+
+def _krk_with_hidden_mates(lib: Library) -> Library:
+    """A library whose KRK table marks its 27 checkmates INVALID and calls every other legal
+    position a draw (a forgery the checker accepted before it checked the markings)."""
+    good = lib.table("KRK")
+    outcome, dist = good.outcome.copy(), good.dist.copy()
+    mated = (outcome == rg.LOSS) & (dist == 0)
+    outcome[outcome != rg.INVALID] = rg.DRAW
+    dist[outcome == rg.DRAW] = -1
+    outcome[mated] = rg.INVALID
+    forged = Library()
+    forged.tables["KRK"] = Table("KRK", outcome, dist)
+    forged.tables["KK"] = lib.table("KK")
+    return forged
+
+
+def test_forward_check_rejects_positions_hidden_as_invalid(lib: Library) -> None:
+    """A mate marked INVALID is a legal position by python-chess (a wrong marking), and a
+    position one move before it sees a legal child marked INVALID (a wrong value): both found,
+    on the mate's index and its parent's alone."""
+    good = lib.table("KRK")
+    forged = _krk_with_hidden_mates(lib)
+    mates = np.flatnonzero((good.outcome == rg.LOSS) & (good.dist == 0))
+    assert len(mates) == 27
+    report = check(forged, "KRK", mates[:1])
+    assert not report.ok and report.wrong_marks == 1
+    assert report.misplaced == [("KRK", int(mates[0]), "a legal position marked INVALID")]
+    parent = np.flatnonzero((good.outcome == rg.WIN) & (good.dist == 1))[:1]
+    report = check(forged, "KRK", parent)
+    assert not report.ok and report.wrong_marks == 0
+    assert report.mismatches[0][2] == (rg.INVALID, -1)
+    assert check(lib, "KRK", np.concatenate([mates[:1], parent])).ok
+
+
+def test_markings_follow_the_checkers_own_rule(lib: Library) -> None:
+    """`valid` against brute force with python-chess on random KRK indices: distinct squares,
+    the canonical index of its squares, the side not to move not in check; the engine's own
+    INVALID markings agree with it."""
+    from retrologic.tablebase.checker import valid
+    table = lib.table("KRK")
+    lay = table.layout
+    rng = np.random.default_rng(5)
+    idx = rng.choice(lay.size, size=3000, replace=False)
+    side, squares = ti.decode(lay, idx)
+    want = []
+    for s, sq, i in zip(side, squares, idx):
+        if len(set(sq.tolist())) < len(sq) or ti.index_of(lay, s[None], sq[None])[0] != i:
+            want.append(False)
+            continue
+        want.append(not board_of(lay, s, sq).was_into_check())
+    assert valid(lay, idx).tolist() == want
+    assert sum(want) > 500 and (table.outcome[idx] != rg.INVALID).tolist() == want
+
+
+def test_sub_tables_are_checked_too(lib: Library) -> None:
+    """A KK table calling every position lost is found by checking KRK: the captures of the
+    rook look their values up in KK (so some KRK values disagree with their children), and the
+    check then checks KK itself, whose positions disagree with theirs."""
+    kk = lib.table("KK")
+    forged = Library()
+    forged.tables["KK"] = Table("KK", np.where(kk.outcome == rg.INVALID, rg.INVALID, rg.LOSS)
+                                .astype(kk.outcome.dtype), np.where(kk.outcome == rg.INVALID,
+                                                                    kk.dist, 0))
+    forged.tables["KRK"] = lib.table("KRK")
+    report = check(forged, "KRK", sample=50, seed=3)
+    assert report.tables == ["KRK", "KK"] and not report.ok
+    boards = [fen.split()[0] for fen, _, _ in report.mismatches]
+    assert any("R" in b for b in boards) and any("R" not in b for b in boards)
+    assert check(lib, "KRK", sample=50, seed=3).ok
 
 
 # -- storage, limits --------------------------------------------------------------------------
@@ -243,7 +318,7 @@ def test_cli_build_probe_verify(tmp_path, capsys) -> None:
     data = json.loads(capsys.readouterr().out)
     assert data["answer"] == "mate in 14" and data["facts"]["best_moves"] == ["Rd1"]
     assert cli.main(["tablebase", "verify", "KRK", "--dir", str(tmp_path), "--sample", "100"]) == 0
-    assert "100 positions" in capsys.readouterr().out
+    assert "200 positions" in (out := capsys.readouterr().out) and "tables KRK, KK" in out
 
 
 def test_cli_plot_writes_png(tmp_path, capsys) -> None:

@@ -106,12 +106,12 @@ def build(lib: Library, signature: str, verify: int = 0) -> Result:
         from retrologic.tablebase.checker import check
         report = check(lib, sig, sample=verify)
         facts["verified"] = report.checked
-        facts["mismatches"] = len(report.mismatches)
+        facts["mismatches"] = len(report.mismatches) + report.wrong_marks
         lines.append(f"forward check (python-chess): {report.checked:,} positions, "
-                     f"{report.children:,} moves, {len(report.mismatches)} mismatches")
-        for fen, have, want in report.mismatches[:5]:
-            lines.append(f"  MISMATCH {fen}: stored {have}, children give {want}")
-        if report.mismatches:
+                     f"{report.children:,} moves, {report.indices:,} INVALID markings "
+                     f"({', '.join(report.tables)}): {facts['mismatches']} mismatches")
+        lines += ["  MISMATCH " + text for text in report_lines(report)[:5]]
+        if not report.ok:
             verdict = "unknown"
     return Result(KIND, verdict, answer=stats["longest_mate"], facts=facts,
                   details={"counts_per_ply": table.counts}, lines=lines,
@@ -220,11 +220,27 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("must be a positive number", field="--sample", value=args.sample)
     report = check(lib, _cli_signature(args.table), sample=args.sample)
     if args.json:
-        print(json.dumps({"table": args.table, "checked": report.checked, "moves": report.children,
-                          "mismatches": report.mismatches}, indent=2))
+        print(json.dumps({"table": args.table, "tables": report.tables,
+                          "checked": report.checked, "moves": report.children,
+                          "mismatches": report.mismatches, "markings": report.indices,
+                          "wrong_markings": report.wrong_marks,
+                          "misplaced": report.misplaced}, indent=2))
     else:
+        wrong = len(report.mismatches) + report.wrong_marks
         print(f"{args.table}: {report.checked:,} positions, {report.children:,} moves checked "
-              f"with python-chess: {len(report.mismatches)} mismatches")
-        for fen, have, want in report.mismatches[:20]:
-            print(f"  {fen}: stored {have}, children give {want}")
+              f"with python-chess, {report.indices:,} INVALID markings (tables "
+              f"{', '.join(report.tables)}): {wrong} mismatches")
+        for text in report_lines(report)[:20]:
+            print(f"  {text}")
     return EXIT_OK if report.ok else EXIT_MISMATCH
+
+
+def report_lines(report: Any) -> list[str]:
+    """A forward check's faults as lines: wrong INVALID markings, then wrong values."""
+    from retrologic.tablebase import retrograde as rg
+    lines = [f"{sig} index {index}: {why}" for sig, index, why in report.misplaced]
+    for fen, have, want in report.mismatches:
+        lines.append(f"{fen}: stored {have}, but a child reached by a legal move is marked "
+                     "INVALID" if want[0] == rg.INVALID else
+                     f"{fen}: stored {have}, children give {want}")
+    return lines

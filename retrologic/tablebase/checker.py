@@ -7,7 +7,11 @@ squares; tablebase.retrograde: the outcome codes WIN, LOSS, DRAW, INVALID only);
 tablebase.moves, the engine's move and unmove generator whose result it checks.
 
 Checked on every position of a table this proves it correct (by induction on the distance: the
-first wrong position would have correct children); checked on a sample, it samples that proof.
+first wrong position would have correct children), given its sub-tables, which `check` then
+checks the same way (the captures and promotions of its positions look values up there);
+checked on a sample, it samples that proof. Which indices are INVALID is checked too, by this
+module's own rule (`valid`): a legal position hidden as INVALID (a mate, say) would otherwise
+drop out of the check and count as a draw among its parent's children.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ import numpy as np
 
 from retrologic.tablebase import retrograde as rg
 from retrologic.tablebase import index as ti
-from retrologic.tablebase.table import Library, squares_of
+from retrologic.tablebase.table import Library, Table, squares_of
+
+
+SHOWN = 20   # wrong INVALID markings kept in a report (their count is kept in full)
 
 
 @dataclass
@@ -29,10 +36,14 @@ class Report:
     checked: int = 0
     children: int = 0
     mismatches: list[tuple[str, tuple[int, int], tuple[int, int]]] = field(default_factory=list)
+    indices: int = 0            # indices whose INVALID marking was checked
+    wrong_marks: int = 0        # ... and found wrong; the first SHOWN of them:
+    misplaced: list[tuple[str, int, str]] = field(default_factory=list)  # (table, index, why)
+    tables: list[str] = field(default_factory=list)   # the table, then its sub-tables checked
 
     @property
     def ok(self) -> bool:
-        return self.checked > 0 and not self.mismatches
+        return self.checked > 0 and not self.mismatches and not self.wrong_marks
 
 
 def board_of(lay: ti.Layout, side: bool, squares: np.ndarray) -> chess.Board:
@@ -59,8 +70,31 @@ def _batch_values(lib: Library, keys: list[tuple[str, bool, list[int]]]) -> list
     return out
 
 
+def valid(lay: ti.Layout, idx: np.ndarray) -> np.ndarray:
+    """Which indices are positions the table must hold (this module's rule, not the engine's):
+    the canonical index of its squares under the layout's symmetries, no two units on one
+    square, no pawn on the first or last rank, and the side not to move not in check
+    (python-chess: `was_into_check`)."""
+    idx = np.asarray(idx, dtype=np.int64)
+    side, squares = ti.decode(lay, idx)
+    ok = ti.index_of(lay, side, squares) == idx
+    for a in range(lay.k):
+        for b in range(a + 1, lay.k):
+            ok &= squares[:, a] != squares[:, b]
+        if lay.units[a][1] == chess.PAWN:
+            rank = squares[:, a] // 8
+            ok &= (rank != 0) & (rank != 7)
+    for row in np.flatnonzero(ok):
+        ok[row] = not board_of(lay, side[row], squares[row]).was_into_check()
+    return ok
+
+
 def expected(children: list[tuple[int, int]], board: chess.Board) -> tuple[int, int]:
-    """The value a position must have, from its children's values (negamax on plies)."""
+    """The value a position must have, from its children's values (negamax on plies);
+    (INVALID, -1), which no stored value equals, when a child is marked INVALID: python-chess
+    reached it by a legal move, so it is a position the table must hold."""
+    if any(o == rg.INVALID for o, _ in children):
+        return rg.INVALID, -1
     if not children:
         return (rg.LOSS, 0) if board.is_check() else (rg.DRAW, -1)
     wins = [d + 1 for o, d in children if o == rg.LOSS]
@@ -73,17 +107,68 @@ def expected(children: list[tuple[int, int]], board: chess.Board) -> tuple[int, 
 
 def check(lib: Library, signature: str, indices: np.ndarray | None = None, *,
           sample: int | None = None, seed: int = 0) -> Report:
-    """Forward-check `indices` (or a random sample of legal positions, or all of them)."""
-    table = lib.table(signature)
-    lay = table.layout
-    legal = np.flatnonzero(table.outcome != rg.INVALID)
-    if indices is None:
-        if sample is not None and sample < len(legal):
-            indices = np.sort(np.random.default_rng(seed).choice(legal, size=sample, replace=False))
-        else:
-            indices = legal
+    """Forward-check `indices` of the table, their INVALID markings included. Without them:
+    every index of the table (or, with `sample`, that many random legal positions and as many
+    INVALID indices), then the same for every sub-table the children's values came from,
+    recursively, so that the values the check leans on are checked too."""
     report = Report()
-    side, squares = ti.decode(lay, np.asarray(indices, dtype=np.int64))
+    todo = [signature]
+    while todo:
+        table = lib.table(todo.pop(0))
+        if table.layout.signature in report.tables:
+            continue
+        report.tables.append(table.layout.signature)
+        subtables = _check_table(lib, table, indices, sample, seed, report)
+        if indices is not None:
+            break                       # the given positions only: no sub-table
+        todo += sorted(subtables - {table.layout.signature})
+    return report
+
+
+def _check_table(lib: Library, table: Table, indices: np.ndarray | None, sample: int | None,
+                 seed: int, report: Report) -> set[str]:
+    """`check` on one table; the signatures (oriented) of the tables its children were looked
+    up in."""
+    lay = table.layout
+    marked = table.outcome == rg.INVALID
+    legal = np.flatnonzero(~marked)
+    if indices is not None:
+        indices = np.asarray(indices, dtype=np.int64)
+        _check_marks(report, lay, indices, marked[indices])
+    elif sample is not None and sample < len(legal):
+        rng = np.random.default_rng(seed)
+        indices = np.sort(rng.choice(legal, size=sample, replace=False))
+        invalid = np.flatnonzero(marked)
+        looked = np.concatenate([indices, rng.choice(invalid, size=min(sample, len(invalid)),
+                                                     replace=False)])
+        _check_marks(report, lay, looked, marked[looked])
+    else:
+        _check_marks(report, lay, np.arange(lay.size, dtype=np.int64), marked)
+        indices = legal
+    return _check_values(lib, table, indices, report)
+
+
+def _check_marks(report: Report, lay: ti.Layout, indices: np.ndarray,
+                 marked: np.ndarray) -> None:
+    """Each index marked INVALID must be no position of the table (`valid`), and each other
+    one must be one."""
+    for start in range(0, len(indices), 20_000):
+        part = indices[start:start + 20_000]
+        wrong = np.flatnonzero(valid(lay, part) == marked[start:start + 20_000])
+        report.indices += len(part)
+        report.wrong_marks += len(wrong)
+        for row in wrong[:max(SHOWN - len(report.misplaced), 0)]:
+            why = "a legal position marked INVALID" if marked[start + row] else \
+                "no position of the table (not canonical, or illegal), given a value"
+            report.misplaced.append((lay.signature, int(part[row]), why))
+
+
+def _check_values(lib: Library, table: Table, indices: np.ndarray, report: Report) -> set[str]:
+    """The forward check of the stored values of `indices` (legal positions): each must be the
+    negamax of its children's values (`expected`); the oriented signatures looked up."""
+    lay = table.layout
+    side, squares = ti.decode(lay, indices)
+    looked: set[str] = set()
     for start in range(0, len(indices), 2000):
         boards, kids, spans = [], [], []
         for i in range(start, min(start + 2000, len(indices))):
@@ -96,6 +181,7 @@ def check(lib: Library, signature: str, indices: np.ndarray | None = None, *,
                 b.pop()
             spans.append((first, len(kids)))
         values = _batch_values(lib, kids)
+        looked |= {ti.oriented(*ti.parse_signature(sig))[0] for sig, _, _ in kids}
         report.children += len(kids)
         for b, (lo, hi), i in zip(boards, spans, range(start, start + len(boards))):
             want = expected(values[lo:hi], b)
@@ -105,4 +191,4 @@ def check(lib: Library, signature: str, indices: np.ndarray | None = None, *,
             report.checked += 1
             if have != want:
                 report.mismatches.append((b.fen(), have, want))
-    return report
+    return looked
