@@ -252,6 +252,13 @@ def test_stated_facts_are_checked(certs: dict[str, dict]) -> None:
     bad = copy.deepcopy(certs["cooked"])
     bad["question"] = {"kind": "spg", "moves": "3.0"}
     _rejected(bad, "asks for")
+    target = certs["unique"]["target"]          # 3 plies: Black to move (accepted before)
+    for fen, ok in [(target, True), (target + " b - - 0 1", True), (target + " w - - 0 1", False)]:
+        stated = copy.deepcopy(certs["unique"]) | {"position": {"fen": fen}}
+        if ok:
+            assert check(stated).ok
+        else:
+            _rejected(stated, "side to move")
 
 
 def test_cli_writes_a_listing_certificate_check_accepts(tmp_path, capsys) -> None:

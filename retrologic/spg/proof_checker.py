@@ -259,8 +259,12 @@ def _stated(cert: dict[str, Any], target: chess.BaseBoard, plies: int) -> None:
     """The problem's stated diagram and length (when given) must be the certificate's."""
     pos = cert.get("position")
     if isinstance(pos, dict) and isinstance(pos.get("fen"), str):
-        if pos["fen"].split()[:1] != [target.board_fen()]:
+        fields = pos["fen"].split()
+        if fields[:1] != [target.board_fen()]:
             raise Rejected("the stated position is not the certificate's target")
+        if len(fields) > 1 and fields[1] != ("w" if plies % 2 == 0 else "b"):
+            raise Rejected(f"the stated side to move {fields[1][:4]!r} is not the one after "
+                           f"{plies} plies")
     q = cert.get("question")
     if isinstance(q, dict) and "moves" in q:
         from retrologic.spg.checker import parse_moves
