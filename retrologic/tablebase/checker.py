@@ -43,7 +43,8 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return self.checked > 0 and not self.mismatches and not self.wrong_marks
+        return (self.checked > 0 or self.indices > 0) and not self.mismatches and \
+            not self.wrong_marks
 
 
 def board_of(lay: ti.Layout, side: bool, squares: np.ndarray) -> chess.Board:
@@ -135,6 +136,7 @@ def _check_table(lib: Library, table: Table, indices: np.ndarray | None, sample:
     if indices is not None:
         indices = np.asarray(indices, dtype=np.int64)
         _check_marks(report, lay, indices, marked[indices])
+        indices = indices[~marked[indices]]     # the values of the positions marked legal
     elif sample is not None and sample < len(legal):
         rng = np.random.default_rng(seed)
         indices = np.sort(rng.choice(legal, size=sample, replace=False))
@@ -181,7 +183,7 @@ def _check_values(lib: Library, table: Table, indices: np.ndarray, report: Repor
                 b.pop()
             spans.append((first, len(kids)))
         values = _batch_values(lib, kids)
-        looked |= {ti.oriented(*ti.parse_signature(sig))[0] for sig, _, _ in kids}
+        looked |= {ti.oriented(*ti.parse_signature(sig))[0] for sig in {k[0] for k in kids}}
         report.children += len(kids)
         for b, (lo, hi), i in zip(boards, spans, range(start, start + len(boards))):
             want = expected(values[lo:hi], b)
