@@ -134,10 +134,12 @@ def stated_position(cert: dict[str, Any]) -> Position:
         raise Rejected(f"bad fen: {str(e)[:80]}") from None
 
 
-def same_stated_position(stated: Any, pos: Position | chess.Board) -> None:
+def same_stated_position(stated: Any, pos: Position | chess.Board, *,
+                         side_to_move: bool = True) -> None:
     """The problem's position a certificate repeats (its `position` table: fen or board,
     frozen, to_move), when given, must be the position the certificate proves something about
-    (`pos`; a python-chess board: no frozen units): placement, side to move, castling rights,
+    (`pos`; a python-chess board: no frozen units): placement, side to move (unless
+    `side_to_move` is False: a claim that does not depend on it, as deduce's), castling rights,
     e.p. square and frozen units; Rejected otherwise. One comparison for the checkers of
     lastmove, deduce and legal-game certificates."""
     import chess
@@ -151,6 +153,8 @@ def same_stated_position(stated: Any, pos: Position | chess.Board) -> None:
                       frozen=stated.get("frozen"), to_move=stated.get("to_move"))
     except (ValueError, TypeError) as e:
         raise Rejected(f"the stated position is malformed: {str(e)[:80]}") from None
+    if not side_to_move:
+        other = other.with_turn(pos.turn)
     if (other.placement, other.turn, other.castling, other.ep_square, other.partial) != \
             (pos.placement, pos.turn, pos.castling, pos.ep_square, pos.partial):
         raise Rejected(f"the stated position {other.fen()} is not the certificate's {pos.fen()}")

@@ -123,6 +123,29 @@ def test_tampered_certificates_are_rejected(tmp_path):
     assert "not RUP" in rejected(lambda c: c.update(proof=["-1 0"] + c["proof"]))
 
 
+def test_a_stated_position_is_compared_but_its_side_may_be_open(tmp_path):
+    """A problem file's position, repeated in the certificate, must be the certificate's: the
+    history model does not read the side to move, so `to_move = "?"` (which a deduce problem
+    may state) is the same claim (rejected for a while on 2026-11-30); another placement or
+    other frozen units are not."""
+    pos = Position.from_fen(D_TO_E)
+    claim = Constraint.parse("d-to-e", 'pawn_captures(white, from_file="d", to_file="e") == 1')
+    cert = json.loads(Path(deduce(pos, [], [claim], certificate_dir=str(tmp_path))
+                           .certificates[0]).read_text())
+
+    def verdict(position: dict):
+        path = tmp_path / "stated.json"
+        path.write_text(json.dumps(dict(cert, position=position)))
+        return check_file(path)
+
+    assert verdict({"fen": D_TO_E, "to_move": "?"}).ok
+    assert verdict({"fen": D_TO_E}).ok
+    other = chess.Board(D_TO_E)
+    other.remove_piece_at(chess.A2)
+    assert "not the certificate's" in verdict({"fen": other.fen()}).reason
+    assert "frozen" in verdict({"fen": D_TO_E, "frozen": ["e1"]}).reason
+
+
 def _pawn_file_bound(board: chess.Board, color: chess.Color) -> int:
     """Brute force: the fewest file changes that put the side's pawns where they stand (each
     pawn from its own file, at most one file per rank advanced) -- a lower bound on its pawn
