@@ -8,13 +8,13 @@ import chess
 import pytest
 
 from retrologic import limits
-from retrologic.legalgame.checker import check_certificate
+from retrologic.legalgame.checker import check_certificate, reaches
 from retrologic.legalgame.find import find_game
 from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.game import LegalGame
 from retrologic.legalgame.plan import plan_finder
 from retrologic.legalgame.plan_order import OPEN, pawn_attacks, settle_layers
-from retrologic.legalgame.plan_tail import find_with_tail, reaches, tails
+from retrologic.legalgame.plan_tail import find_with_tail, tails
 from retrologic.limits import Budget, LimitHit
 
 # Brandis (Hwa, Figure 1) before Ka2-a1: the white king in the corner cage, White to play
@@ -115,10 +115,10 @@ def test_tails_lead_forward_to_the_target() -> None:
 
 def test_reaches_rejects_a_wrong_game() -> None:
     target = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
-    assert reaches([chess.Move.from_uci("e2e4")], [], target)
-    assert not reaches([chess.Move.from_uci("e2e3")], [], target)         # another placement
-    assert not reaches([chess.Move.from_uci("e2e5")], [], target)         # illegal
-    assert not reaches([], [chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")], target)
+    assert reaches([chess.Move.from_uci("e2e4")], target)
+    assert not reaches([chess.Move.from_uci("e2e3")], target)         # another placement
+    assert not reaches([chess.Move.from_uci("e2e5")], target)         # illegal
+    assert not reaches([chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")], target)
 
 
 def test_reaches_rejects_a_game_ending_with_an_unstated_ep_capture_legal() -> None:
@@ -131,9 +131,9 @@ def test_reaches_rejects_a_game_ending_with_an_unstated_ep_capture_legal() -> No
     for move in late + [chess.Move.from_uci("f7f5")]:
         played.push(move)
     assert played.has_legal_en_passant() and played.board_fen() == target.board_fen()
-    assert not reaches(late, [chess.Move.from_uci("f7f5")], target)
+    assert not reaches(late + [chess.Move.from_uci("f7f5")], target)
     waited = late + [chess.Move.from_uci(u) for u in ("f7f5", "g1f3", "g8f6", "f3g1")]
-    assert reaches(waited, [chess.Move.from_uci("f6g8")], target)
+    assert reaches(waited + [chess.Move.from_uci("f6g8")], target)
 
 
 def test_the_node_limit_and_ctrl_c_stop_it() -> None:

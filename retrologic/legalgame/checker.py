@@ -55,6 +55,18 @@ def reached_fault(board: chess.Board, target: chess.Board, *, ep_open: bool = Fa
     return None
 
 
+def reaches(moves: list[chess.Move], target: chess.Board) -> bool:
+    """Whether `moves`, played from the initial array by python-chess, are all legal and end on
+    `target` exactly (`reached_fault`): the engines' test of a game they built (the finder's
+    tails, the positions before a target's last move) before they hand it on."""
+    board = chess.Board()
+    for move in moves:
+        if not board.is_legal(move):
+            return False
+        board.push(move)
+    return reached_fault(board, target) is None
+
+
 def replay(moves: Any, target: chess.Board, *, ep_open: bool = False) -> chess.Board:
     """Replay UCI `moves` from the initial array with python-chess; Rejected at an illegal move or
     when the end is not `target` (`ep_open`: as in `reached_fault`). Returns the final board."""

@@ -10,7 +10,7 @@ retraction uncaptures on f4); seed 10516's only retraction is f2-f1=Q++ -- and t
 two phases miss such a target. Its predecessors lose that bond: the finder runs on them in
 turns (`Turns`, each turn's share of positions doubling per round), and a game found to one,
 followed by the retraction's move, must reach the target exactly (the checker's
-`reached_fault`). Measured
+`reaches`). Measured
 (bench/README-legal.md, 2026-11-29 night): such targets are 17 of 6,600 random positions (seeds
 10000-16599); the finder on the target found none of them at 25 s of CPU, the turns on their
 predecessors 13, in 1.0-22.3 s.
@@ -22,7 +22,7 @@ from typing import Callable, Protocol
 
 import chess
 
-from retrologic.legalgame.checker import reached_fault
+from retrologic.legalgame.checker import reaches
 from retrologic.legality import rules as legality
 from retrologic.limits import Budget, in_share
 from retrologic.position import Position
@@ -108,13 +108,7 @@ class Turns:
 
     def ending(self, head: list[chess.Move], move: chess.Move) -> list[chess.Move] | None:
         """`head` and then `move`, when it replays legally to the target exactly."""
-        board = chess.Board()
-        for m in head:
-            board.push(m)
-        if not board.is_legal(move):
-            return None
-        board.push(move)
-        return head + [move] if reached_fault(board, self.target) is None else None
+        return head + [move] if reaches(head + [move], self.target) else None
 
 
 __all__ = ["FIRST_SLICE", "MOST_BEFORE", "Turns", "bound_last_move", "retraction_order"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import chess
 
-from retrologic.legalgame.checker import reached_fault
+from retrologic.legalgame.checker import reaches
 from retrologic.legalgame.plan import plan_finder
 from retrologic.legalgame.plan_order import settle_layers, settle_steps
 from retrologic.legality.rules import reasons
@@ -82,19 +82,6 @@ def tails(target: chess.Board, budget: Budget,
     return [(board, moves) for _, _, board, moves in found]
 
 
-def reaches(head: list[chess.Move], tail: list[chess.Move], target: chess.Board) -> bool:
-    """Whether `head` then `tail`, played from the initial array by python-chess, are legal and
-    end on `target` exactly as the checker compares them (`checker.reached_fault`: placement,
-    side to move, castling rights, e.p. state): a tail ending on a double step that leaves an
-    e.p. capture legal reaches another position than a target stating no e.p. square."""
-    board = chess.Board()
-    for move in head + tail:
-        if not board.is_legal(move):
-            return False
-        board.push(move)
-    return reached_fault(board, target) is None
-
-
 def find_with_tail(base: type, target: chess.Board, budget: Budget,
                    node_cap: int) -> list[chess.Move] | None:
     """A game to `target` (no e.p. square) by the staged search on the plain finder class
@@ -133,9 +120,11 @@ def find_with_tail(base: type, target: chess.Board, budget: Budget,
         finder = cls(board, budget, cap)
         finder.plan()
         head = finder.find()
-        if head is not None and reaches(head, tail, target):
+        # compared as the checker compares (the e.p. state included: a tail ending on a double
+        # step that leaves an e.p. capture legal reaches another position than the target)
+        if head is not None and reaches(head + tail, target):
             return head + tail
     return None
 
 
-__all__ = ["TAIL_PLIES", "TAIL_TRIES", "find_with_tail", "reaches", "tails"]
+__all__ = ["TAIL_PLIES", "TAIL_TRIES", "find_with_tail", "tails"]

@@ -106,7 +106,7 @@ def build(lib: Library, signature: str, verify: int = 0) -> Result:
         from retrologic.tablebase.checker import check
         report = check(lib, sig, sample=verify)
         facts["verified"] = report.checked
-        facts["mismatches"] = len(report.mismatches) + report.wrong_marks
+        facts["mismatches"] = report.faults
         lines.append(f"forward check (python-chess): {report.checked:,} positions, "
                      f"{report.children:,} moves, {report.indices:,} INVALID markings "
                      f"({', '.join(report.tables)}): {facts['mismatches']} mismatches")
@@ -226,10 +226,9 @@ def run(args: argparse.Namespace) -> int:
                           "wrong_markings": report.wrong_marks,
                           "misplaced": report.misplaced}, indent=2))
     else:
-        wrong = len(report.mismatches) + report.wrong_marks
         print(f"{args.table}: {report.checked:,} positions, {report.children:,} moves checked "
               f"with python-chess, {report.indices:,} INVALID markings (tables "
-              f"{', '.join(report.tables)}): {wrong} mismatches")
+              f"{', '.join(report.tables)}): {report.faults} mismatches")
         for text in report_lines(report)[:20]:
             print(f"  {text}")
     return EXIT_OK if report.ok else EXIT_MISMATCH

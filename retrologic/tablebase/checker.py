@@ -42,9 +42,13 @@ class Report:
     tables: list[str] = field(default_factory=list)   # the table, then its sub-tables checked
 
     @property
+    def faults(self) -> int:
+        """Wrong values and wrong INVALID markings, all counted."""
+        return len(self.mismatches) + self.wrong_marks
+
+    @property
     def ok(self) -> bool:
-        return (self.checked > 0 or self.indices > 0) and not self.mismatches and \
-            not self.wrong_marks
+        return (self.checked > 0 or self.indices > 0) and not self.faults
 
 
 def board_of(lay: ti.Layout, side: bool, squares: np.ndarray) -> chess.Board:
