@@ -29,7 +29,7 @@ from typing import Any, Callable
 from retrologic.certformat import (FORMAT, MAX_REASON, Destination, Rejected, Verdict,  # noqa: F401
                                    as_destination, destination, digest, frozen_mask, short,
                                    shown, stamp, verdict_of, with_destination, write)
-from retrologic.certformat import checking, format_fault, tick
+from retrologic.certformat import checking, format_fault, same_stated_position, tick
 from retrologic.certread import TooManyObjects, tracked, unread
 from retrologic.errors import InputError
 from retrologic.limits import Budget, LimitHit
@@ -193,7 +193,8 @@ def check_retraction_line(cert: dict[str, Any]) -> Verdict:
     valid position for python-chess with clean castling rights (a right needs its king and rook
     at home); each move, replayed with python-chess, must be legal and give back the position
     before it: placement, side to move, castling rights, and the e.p. square when one is stated
-    (a stated e.p. square says the last move was that double step; '-' assumes nothing)."""
+    (a stated e.p. square says the last move was that double step; '-' assumes nothing). The
+    problem's stated position, when given, must be the line's start (`same_stated_position`)."""
     import chess
     t = "retraction-line"
     fens, moves = cert.get("positions"), cert.get("moves")
@@ -233,5 +234,10 @@ def check_retraction_line(cert: dict[str, Any]) -> Verdict:
         if after.ep_square is not None and board.ep_square != after.ep_square:
             return Verdict(t, False, f"step {i + 1}: {uci} is not the double step the e.p. "
                                      f"square of {fens[i]} says")
-    return Verdict(t, True, f"retraction line: {len(moves)} legal move(s) lead from {fens[-1]} "
-                            f"to {fens[0]}")
+    try:
+        same_stated_position(cert.get("position"), boards[0])
+    except Rejected as e:
+        return Verdict(t, False, str(e))
+    # the move counters are no part of what the line shows: the claim leaves them out
+    return Verdict(t, True, f"retraction line: {len(moves)} legal move(s) lead from "
+                            f"{boards[-1].epd()} to {boards[0].epd()}")

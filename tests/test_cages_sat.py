@@ -24,6 +24,7 @@ from retrologic.cages.sat_encode import GONE, Encoding
 from retrologic.cages.search import verify
 from retrologic.certificate import check
 from retrologic.cli import main
+from retrologic.errors import InputError
 from retrologic.position import Position
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -244,6 +245,52 @@ def test_figure6_facts_tampered(fig7_from_fig6: dict) -> None:
     c = copy.deepcopy(fig7_from_fig6)
     c["board"] = "8/5p2/5P2/4PKP1/4pRrB/5pp1/7P/8"
     assert not check(c).ok                       # a board not in the position
+
+
+# Three legal positions (each reached by the game beside it, replayed with python-chess) that
+# contain a cage only under something they do not show: a knight on g1 frozen (it moved), a
+# restriction merely assumed (5.bxc3 was played), a castling right the FEN lacks (the king went
+# e1-d2-e1). A certificate calling them illegal must be refused (review, 2026-11-30).
+ASSUMED = [
+    ("8/8/8/8/8/8/6PP/6Nr", {"frozen": ["g1"]},
+     "a4 b5 axb5 a6 bxa6 Rxa6 Ra3 Nf6 Rg3 Ng8 Nc3 Nf6 b3 Ng8 Bb2 Nf6 e3 Ng8 Bd3 Nf6 Qf3 Ng8 Ke2 "
+     "Nf6 Nh3 Ra1 Rg4 Rxh1 Ng1", "frozen g1 is assumed"),
+    ("8/8/8/8/8/2P5/2PP4/8",
+     {"restrictions": ['pawn_captures(white, from_file="b", to_file="c") == 0']},
+     "Nf3 Nc6 Ng1 Nd4 Nf3 Nb5 Ng1 Nc3 bxc3", "is assumed, not proved"),
+    ("8/8/8/8/8/8/5PPP/4KBrR w K - 0 1", {},
+     "a4 b5 axb5 a6 bxa6 Rxa6 Ra3 Nf6 Rg3 Ng8 Nh3 Nf6 Nc3 Ng8 b3 Nf6 Bb2 Ng8 d4 Nf6 Qd3 Ng8 Kd2 "
+     "Nf6 e3 Ng8 Be2 Ra1 Nf4 Rg1 Bf1 Nf6 Ke1", "castling right of h1 is assumed"),
+]
+
+
+@pytest.mark.parametrize("board, given, game, fault", ASSUMED)
+def test_a_position_is_not_illegal_by_an_assumption(board: str, given: dict, game: str,
+                                                    fault: str) -> None:
+    legal = chess.Board()
+    for san in game.split():
+        legal.push_san(san)
+    start = Position.from_fen(board) if " " in board else board
+    res = verify_sat(start, timeout=60, **given)
+    assert res.proved                            # the cage holds under its assumption ...
+    cert = dict(res.certificate(), fen=legal.fen(), facts=[])
+    v = check(cert)                              # ... but the legal position is not illegal
+    assert not v.ok and fault in v.reason, v.reason
+    placement = chess.Board(legal.fen())
+    assert all(placement.piece_at(sq) == p for sq, p in chess.BaseBoard(board.split()[0])
+               .piece_map().items())             # the board does stand in the position
+    with pytest.raises(InputError):              # and the engine refuses to claim it
+        verify_sat(start, timeout=60, with_position=legal.fen(), **given)
+
+
+def test_stated_problem_must_be_the_certificates(fig7_from_fig6: dict) -> None:
+    assert check(dict(fig7_from_fig6, position={"board": FIG7})).ok
+    for bad in ({"position": {"board": chess.STARTING_BOARD_FEN}},
+                {"position": {"board": FIG7, "frozen": ["f7"]}},
+                {"question": {"kind": "cage", "with_position": FIG6.replace(" w ", " b ")}},
+                {"question": {"kind": "cage", "model": "plain"}},
+                {"question": {"kind": "cage", "zone": ["e4"]}}):
+        assert not check(dict(fig7_from_fig6, **bad)).ok, bad
 
 
 # --- never a wrong verdict; limits; the command line ----------------------------------------------

@@ -475,6 +475,13 @@ def test_false_retraction_lines_are_rejected():
     mv = chess.Move.from_uci(cert["moves"][-1])
     assert board.is_legal(mv)
     _rejected(dict(cert, moves=cert["moves"][:-1] + ["a2a5"]), "not legal")
+    # the problem's stated position must be the line's start; the claim states no move counters
+    # (a line is no evidence of them: review, 2026-11-30)
+    assert check(dict(cert, position={"fen": fens[0]})).ok
+    _rejected(dict(cert, position={"fen": "8/8/8/8/8/8/8/K1k5 w - - 0 1"}), "stated position")
+    counted = dict(cert, positions=[" ".join(fens[0].split()[:4] + ["99", "77"])] + fens[1:])
+    verdict = check(counted)
+    assert verdict.ok and " 99 77" not in verdict.reason and fens[0].split()[0] in verdict.reason
 
 
 # --- item 3: metadata and names -------------------------------------------------------------------

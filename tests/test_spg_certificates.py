@@ -259,6 +259,34 @@ def test_stated_facts_are_checked(certs: dict[str, dict]) -> None:
             assert check(stated).ok
         else:
             _rejected(stated, "side to move")
+    # every stated field, not only a FEN's (a board, a side, frozen units: review, 2026-11-30)
+    for position, ok in [({"board": target}, True), ({"board": target, "to_move": "black"}, True),
+                         ({"board": chess.STARTING_BOARD_FEN}, False),
+                         ({"fen": target, "board": chess.STARTING_BOARD_FEN}, False),
+                         ({"board": target, "to_move": "white"}, False),
+                         ({"board": target, "frozen": ["e1"]}, False)]:
+        stated = copy.deepcopy(certs["unique"]) | {"position": position}
+        assert check(stated).ok == ok, position
+
+
+def test_a_game_certificates_stated_position_is_compared() -> None:
+    """spg-game: the problem's stated board, side to move and frozen units are compared with the
+    game's end like its FEN (a stated board of another diagram was accepted: review,
+    2026-11-30); the accepted claim names the game's own end, python-chess's replay."""
+    from retrologic.certformat import stamp
+    board = chess.Board()
+    for uci in ("f2f4", "f7f5", "g1f3"):
+        board.push_uci(uci)
+    game = stamp({"type": "spg-game", "moves": ["f2f4", "f7f5", "g1f3"], "plies": 3,
+                  "target": board.board_fen()})
+    assert check(game).ok and board.board_fen() in check(game).reason
+    for position, ok in [({"fen": board.fen()}, True), ({"board": board.board_fen()}, True),
+                         ({"board": board.board_fen(), "to_move": "black"}, True),
+                         ({"board": chess.STARTING_BOARD_FEN}, False),
+                         ({"fen": board.fen(), "board": chess.STARTING_BOARD_FEN}, False),
+                         ({"board": board.board_fen(), "to_move": "white"}, False),
+                         ({"board": board.board_fen(), "frozen": ["e1"]}, False)]:
+        assert check(game | {"position": position}).ok == ok, position
 
 
 def test_cli_writes_a_listing_certificate_check_accepts(tmp_path, capsys) -> None:

@@ -182,20 +182,21 @@ def _with_position(res: SatCageResult, fen: str, given: list[Restriction], max_k
                    budget: Budget, bmc_depths: Iterable[int] | None = None) -> None:
     """Verify with the facts the history model of `fen` proves: first all of them, then only
     those that forbid a retraction from a mode the invariant leaves possible (each costs a
-    certificate of the whole history model); the facts used are certified and embedded."""
+    certificate of the whole history model); the facts used are certified and embedded. The
+    cage may assume nothing else (`sat_facts.nothing_assumed`): its proof calls `fen` illegal."""
     from retrologic.cages import sat_facts
     pos = sat_facts.position_of(fen, res.start)
     res.fen = pos.fen()
-    found = [r for r in sat_facts.screen(pos, sat_facts.candidates(res.start, res.zone, res.model), budget)
-             if r not in given]
-    rs = given + found
+    sat_facts.nothing_assumed(res.start, res.fen, given)
+    found = sat_facts.screen(pos, sat_facts.candidates(res.start, res.zone, res.model), budget)
+    rs = list(found)
     res.restrictions = tuple(rs)
     run = _Run(Encoding(spec_of(res.start, res.zone, rs, res.model)), res, max_k, budget, bmc_depths)
     run.run()
     if res.proved and found:
         enc = run.enc
         possible = set(res.invariant_modes)
-        plain = Encoding(spec_of(res.start, res.zone, given, res.model))
+        plain = Encoding(spec_of(res.start, res.zone, (), res.model))
         fixed = 0                       # squares of units with one possible mode
         for u in range(len(enc.units)):
             ms = [m for w, m in possible if w == u]
@@ -205,9 +206,9 @@ def _with_position(res: SatCageResult, fen: str, given: list[Restriction], max_k
             t.capture and t.prev_type == 1 and r.forbids(enc.units[t.unit][0], t.prev_sq, t.cur[1])
             and (t.unit, t.cur) in possible and not t.need & fixed for t in plain.templates)]
         if needed != found:
-            trial = SatCageResult(Verdict.UNKNOWN, res.start, res.zone, res.model, tuple(given + needed),
+            trial = SatCageResult(Verdict.UNKNOWN, res.start, res.zone, res.model, tuple(needed),
                                   fen=res.fen)
-            _Run(Encoding(spec_of(res.start, res.zone, given + needed, res.model)), trial, max_k,
+            _Run(Encoding(spec_of(res.start, res.zone, needed, res.model)), trial, max_k,
                  budget, bmc_depths).run()
             if trial.proved:
                 res.restrictions, res.k, res.invariant, res.proofs = \

@@ -12,9 +12,12 @@ violates none of them; the DRUP proofs refute (1) "the invariant holds, one step
 fails" (it is inductive), (2) "a line of at most k retractions from the start fails" (base)
 and (3) "k+1 distinct states of the invariant, the first k not failing, the last failing"
 (step). Then no reachable state fails (k-induction; Sheeran, Singh & Stalmarck 2000): the
-board is a cage. With `fen`, each restriction marked `fact` must be the claim of an embedded
-deduce-drup certificate of that position without assumptions, accepted by its checker, and the
-board must stand in the position: the position is then illegal.
+board is a cage. With `fen`, the board must stand in the position and the cage may assume
+nothing the position does not show: every restriction must be marked `fact` and be the claim of
+an embedded deduce-drup certificate of that position without assumptions, accepted by its
+checker; every frozen unit must be one the position shows never moved and every castling right
+one it states (`never_moved`): the position is then illegal. (A frozen knight on g1 or a
+restriction merely assumed would make a legal position "illegal": found in review, 2026-11-30.)
 """
 
 from __future__ import annotations
@@ -78,7 +81,10 @@ def _check(cert: dict[str, Any]) -> str:
                                               and isinstance(i["fact"], bool) for i in items):
         raise Rejected("'restrictions' must be a list of {'expr': str, 'fact': bool}")
     restrictions = tuple(restriction_of(i["expr"]) for i in items)
+    _metadata(cert, placement, frozen, zone, model)
     facts_used = _facts(cert, placement, [i["expr"] for i in items if i["fact"]])
+    if facts_used is not None:
+        _nothing_assumed(cert, frozen, castling, items)
     k = cert.get("k")
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_K:
         raise Rejected(f"'k' must be an integer 0..{MAX_K}, not {shown(k)}")
@@ -116,14 +122,87 @@ def _check(cert: dict[str, Any]) -> str:
     what = "" if facts_used is None else (
         f"the position {cert['fen']} is illegal: it contains this cage under {facts_used} "
         "restriction(s) proved by its history model; ")
-    what += (f"cage ({k}-induction, invariant of {len(lemmas)} lemmas, {lemmas_checked} proof "
-            f"lemmas checked by RUP): {placement.board_fen()}"
-            + (f" frozen {','.join(cert['frozen'])}" if frozen else "")
-            + (f" castling {','.join(cert['castling'])}" if castling else "")
-            + f", zone of {chess.popcount(zone)} squares, model {model}")
-    if restrictions:
-        what += "; restrictions: " + "; ".join(r.expr() for r in restrictions)
+    # what the cage assumes first (a claim cut to its length must not lose it), then the proof
+    what += (f"cage: {placement.board_fen()}"
+             + (f" frozen {','.join(cert['frozen'])}" if frozen else "")
+             + (f" castling {','.join(cert['castling'])}" if castling else "")
+             + ("; restrictions: " + "; ".join(r.expr() for r in restrictions)
+                if restrictions else "")
+             + f" (zone of {chess.popcount(zone)} squares, model {model}; {k}-induction, invariant"
+             f" of {len(lemmas)} lemmas, {lemmas_checked} proof lemmas checked by RUP)")
     return what
+
+
+def _metadata(cert: dict[str, Any], placement: chess.BaseBoard, frozen: int, zone: int,
+              model: str) -> None:
+    """The problem's position and question, when stated, must be the certificate's own: the
+    board, frozen units among the certificate's, the model, the zone unless "auto" and the
+    full position (`with_position`) the certificate's `fen`."""
+    pos, q = cert.get("position"), cert.get("question")
+    pos = pos if isinstance(pos, dict) else {}
+    q = q if isinstance(q, dict) else {}
+    try:
+        stated = [chess.BaseBoard(pos["board"])] if "board" in pos else []
+        stated += [chess.Board(pos["fen"])] if "fen" in pos else []
+        asked = {"frozen": _names(pos.get("frozen")) | _names(q.get("frozen"))}
+        if q.get("zone", "auto") != "auto":
+            asked["zone"] = _names(q["zone"])
+        full = chess.Board(q["with_position"]) if q.get("with_position") else None
+    except (ValueError, TypeError, AttributeError):
+        raise Rejected("the stated position or question is malformed") from None
+    if any(b.board_fen() != placement.board_fen() for b in stated):
+        raise Rejected("the stated position is not the certificate's board "
+                       f"{placement.board_fen()}")
+    if asked["frozen"] & ~frozen:
+        raise Rejected("the stated frozen units are not all frozen in the certificate")
+    if "zone" in asked and asked["zone"] != zone:
+        raise Rejected("the question's zone is not the certificate's")
+    if "model" in q and q["model"] != model:
+        raise Rejected(f"the question asks for model {shown(q['model'])}, the certificate is "
+                       f"{model!r}")
+    if full is not None and (not isinstance(cert.get("fen"), str) or
+                             chess.Board(cert["fen"]).epd() != full.epd()):
+        raise Rejected("the question's position (with_position) is not the certificate's 'fen'")
+
+
+def _names(value: Any) -> int:
+    """The squares of a stated list (or comma-separated text) of square names, as a mask."""
+    names = value.split(",") if isinstance(value, str) else list(value or [])
+    mask = 0
+    for name in names:
+        mask |= chess.BB_SQUARES[chess.parse_square(str(name).strip())]
+    return mask
+
+
+def never_moved(full: chess.Board) -> tuple[int, int]:
+    """(units, castling rights) a full position shows never moved, in any game reaching it:
+    pawns on their home rank, and the king and rook of each castling right it states (cleaned
+    by python-chess: the king and the rook at home). Shared with the engine (cages.sat), which
+    refuses to call a position illegal on any other frozen unit or right."""
+    rights = full.clean_castling_rights()
+    units = full.pawns & ((full.occupied_co[chess.WHITE] & chess.BB_RANK_2)
+                          | (full.occupied_co[chess.BLACK] & chess.BB_RANK_7))
+    for rook in chess.scan_forward(rights):
+        units |= chess.BB_SQUARES[rook]
+        units |= chess.BB_E1 if rook < chess.A2 else chess.BB_E8
+    return units, rights
+
+
+def _nothing_assumed(cert: dict[str, Any], frozen: int, castling: int,
+                     items: list[dict[str, Any]]) -> None:
+    """With `fen`: the cage's frozen units, castling rights and restrictions must all be facts
+    of the position (`never_moved`, embedded proofs), or its illegality does not follow."""
+    units, rights = never_moved(chess.Board(cert["fen"]))
+    for sq in chess.scan_forward(frozen & ~units):
+        raise Rejected(f"frozen {chess.square_name(sq)} is assumed: the position {cert['fen']} "
+                       "does not show that unit never moved")
+    for sq in chess.scan_forward(castling & ~rights):
+        raise Rejected(f"the castling right of {chess.square_name(sq)} is assumed: the position "
+                       f"{cert['fen']} does not state it")
+    for item in items:
+        if not item["fact"]:
+            raise Rejected(f"the restriction {item['expr']} is assumed, not proved for the "
+                           f"position {cert['fen']}")
 
 
 def _facts(cert: dict[str, Any], placement: chess.BaseBoard, claimed: list[str]) -> int | None:

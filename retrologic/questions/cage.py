@@ -111,13 +111,27 @@ def _solve_sat(problem: Problem, options: SolveOptions, rules: list, never: int)
         result = verify_sat(start, None if q["zone"] == "auto" else q["zone"], rules,
                             model=q["model"], with_position=q["with_position"],
                             budget=budget_of(options))
-    except InputError as e:
-        raise e.located(problem.path, "question") from None
+    except InputError as e:             # the field of the file that states what is at fault
+        raise e.located(problem.path, _stated_in(problem, e)) from None
     out = result.to_result()
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
         from retrologic.certformat import destination
         out.details["certificate"] = str(_write(result, destination(options.certificate_dir, problem)))  # type: ignore[arg-type]
     return out
+
+
+def _stated_in(problem: Problem, e: InputError) -> str | None:
+    """Where a problem file states what the SAT engine refused (`e.field`): a restriction is a
+    [[constraint]], a frozen unit in the position table or else the question's (a never_moved
+    constraint also freezes, but the question is where to look first)."""
+    import chess
+    if e.field == "restrictions":
+        e.field = None
+        return "constraint"
+    if e.field == "frozen" and str(e.value) in chess.SQUARE_NAMES and \
+            problem.position.frozen & chess.BB_SQUARES[chess.parse_square(str(e.value))]:
+        return "position"
+    return "question"
 
 
 def _write(result: CageResult, dest: Destination | None) -> Path:
@@ -250,8 +264,12 @@ def _run_sat(args: argparse.Namespace) -> int:
         raise InputError("the SAT engine uses no known cages", field="--library", value=args.library[0])
     options = options_from(args)
     model = "plain" if args.plain else "lines"
-    result = verify_sat(args.board, args.zone, args.restrict, model=model, frozen=args.frozen,
-                        with_position=args.with_position, budget=budget_of(options))
+    try:
+        result = verify_sat(args.board, args.zone, args.restrict, model=model, frozen=args.frozen,
+                            with_position=args.with_position, budget=budget_of(options))
+    except InputError as e:             # the engine names a problem file's fields
+        e.field = {"frozen": "--frozen", "restrictions": "--restrict"}.get(e.field or "", e.field)
+        raise
     out = result.to_result()
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
         out.details["certificate"] = _write_cli(result, options.certificate_dir, args.board,  # type: ignore[arg-type]

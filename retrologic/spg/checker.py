@@ -126,15 +126,37 @@ def check_certificate(cert: dict[str, Any]) -> Verdict:
                                f"{target.board_fen()} with {side.capitalize()} to move")
 
 
-def _stated_position_fault(stated: Any, board: chess.Board) -> str | None:
-    """Why the problem's position (a FEN, possibly board-only) is not the game's final one."""
-    if not isinstance(stated, dict) or not isinstance(stated.get("fen"), str):
+def stated_diagram_fault(stated: Any, placement: str, white: bool) -> str | None:
+    """Why the problem's position (when given: a FEN, possibly board-only; a board; a side to
+    move) is not the diagram `placement` with White (`white`) or Black to move. Frozen units
+    are no part of a proof-game problem (its files refuse them), so a stated one is a fault:
+    every field stated is compared (review, 2026-11-30: a stated board or side was not). Shared
+    with the spg-listing checker."""
+    if not isinstance(stated, dict):
         return None
-    parts = stated["fen"].split()
-    if not parts or parts[0] != board.board_fen():
-        return "the stated position is not the game's final placement"
-    if len(parts) > 1 and parts[1] != ("w" if board.turn else "b"):
+    if stated.get("frozen"):
+        return "a proof game's position states no frozen units"
+    if "board" in stated and stated["board"] != placement:
+        return "the stated board is not the certificate's diagram"
+    if "to_move" in stated and stated["to_move"] not in ("?", "white" if white else "black"):
         return "the stated side to move is not the game's"
+    fen = stated.get("fen")
+    parts = fen.split() if isinstance(fen, str) else [placement]
+    if not parts or parts[0] != placement:
+        return "the stated position is not the certificate's diagram"
+    if len(parts) > 1 and parts[1] != ("w" if white else "b"):
+        return "the stated side to move is not the game's"
+    return None
+
+
+def _stated_position_fault(stated: Any, board: chess.Board) -> str | None:
+    """Why the problem's position is not the game's final one: the diagram and side
+    (`stated_diagram_fault`), then castling rights (unless '-') and the e.p. square (the last
+    move must be that double step)."""
+    why = stated_diagram_fault(stated, board.board_fen(), board.turn)
+    if why or not isinstance(stated, dict) or not isinstance(stated.get("fen"), str):
+        return why
+    parts = stated["fen"].split()
     if len(parts) > 2 and parts[2] != "-":
         final = board.fen().split()[2]
         if parts[2] != final:

@@ -37,6 +37,7 @@ import chess
 
 from retrologic.certformat import Rejected, Verdict, tick, verdict_of
 from retrologic.history.drup import check, check_lrat, parse_lrat, parse_proof
+from retrologic.spg.checker import parse_moves, stated_diagram_fault
 from retrologic.spg.cnf import ENCODING, Encoding, encode
 
 TYPE = "spg-listing"
@@ -257,17 +258,11 @@ def _check(cert: dict[str, Any]) -> str:
 
 def _stated(cert: dict[str, Any], target: chess.BaseBoard, plies: int) -> None:
     """The problem's stated diagram and length (when given) must be the certificate's."""
-    pos = cert.get("position")
-    if isinstance(pos, dict) and isinstance(pos.get("fen"), str):
-        fields = pos["fen"].split()
-        if fields[:1] != [target.board_fen()]:
-            raise Rejected("the stated position is not the certificate's target")
-        if len(fields) > 1 and fields[1] != ("w" if plies % 2 == 0 else "b"):
-            raise Rejected(f"the stated side to move {fields[1][:4]!r} is not the one after "
-                           f"{plies} plies")
+    why = stated_diagram_fault(cert.get("position"), target.board_fen(), plies % 2 == 0)
+    if why:
+        raise Rejected(f"{why} ({plies} plies)")
     q = cert.get("question")
     if isinstance(q, dict) and "moves" in q:
-        from retrologic.spg.checker import parse_moves
         try:
             asked = parse_moves(q["moves"])
         except Exception:  # noqa: BLE001 - any malformed length is a rejection
