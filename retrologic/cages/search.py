@@ -35,7 +35,7 @@ from retrologic.cages.rules import (MODELS, NoPawnCaptures, prune_rule, restrict
                                    retraction_key, squares_of, zone_mask)
 from retrologic.errors import InputError
 from retrologic.limits import Budget, LimitHit, budget_for
-from retrologic.position import Placement, Position, all_home, home_mask
+from retrologic.position import Placement, Position, all_home, away_from_home, home_mask
 from retrologic.result import Result, Verdict
 from retrologic.retract import apply, retractions
 
@@ -205,6 +205,10 @@ def start_position(position: Position | Placement | str, frozen: Any = None) -> 
     empty = mask & ~position.placement.occupied
     if empty:
         raise InputError("frozen squares must hold a unit", field="frozen", value=squares_of(empty))
+    away = away_from_home(position.placement, mask)
+    if away:
+        raise InputError("a frozen unit never moved, so it stands where a unit of its type and "
+                         "colour starts the game", field="frozen", value=squares_of(away))
     return Position(position.placement, None, position.castling, None, mask, True)
 
 

@@ -122,10 +122,11 @@ def _check_drup(cert: dict[str, Any]) -> str:
         raise Rejected(res.reason)
     names = [chess.square_name(sq) for sq in chess.scan_forward(frozen)]
     where = f"{pos.fen()}" + (f" frozen {','.join(names)}" if names else "")
-    if assumed:
-        where += "; assuming " + "; ".join(f"{n}: {e}" for n, e in assumed)
+    # the assumptions first: a claim cut to its length keeps them
+    given = "assuming " + "; ".join(f"{n}: {e}" for n, e in assumed) + ": " if assumed else ""
     what = (f"claim {claimed[0]!r} ({claimed[1]}) holds in every history of the model"
-            if claimed else "the position has no history in the model (illegal)")
-    return f"{what}: {where} ({res.lemmas} lemmas checked by RUP)"
+            if claimed else "the position has no history in the model (illegal" +
+            (" if the assumptions hold)" if assumed or names else ")"))
+    return f"{given}{what}: {where} ({res.lemmas} lemmas checked by RUP)"
 
 

@@ -160,7 +160,9 @@ def deduce(position: Position, assumptions: list[Constraint], claims: list[Const
                         out.uncertified = _uncertified(e.reason)
                 for c in claims:
                     out.claims.append(ClaimResult(c.name, c.text, Verdict.PROVED, core=out.core,
-                                                  reason="the position has no history"))
+                                                  reason="no history meets the assumptions"
+                                                  if assumptions or position.frozen else
+                                                  "the position has no history"))
                 return out
             out.consistent = True
             out.witness = _witness(query, eng.values(), None)
@@ -288,11 +290,14 @@ def explain_core(names: list[str], docs: dict[str, str]) -> list[str]:
     return lines
 
 
-def render_deduction(d: Deduction) -> list[str]:
-    """Readable lines of a deduction (cores, witnesses, certificates)."""
+def render_deduction(d: Deduction, assumed: bool = False) -> list[str]:
+    """Readable lines of a deduction (cores, witnesses, certificates); `assumed`: the query had
+    assumptions or frozen units, so "no history" is illegality only if they hold."""
     lines = []
     if d.consistent is False:
-        lines.append("the position has no history: it is illegal; the proof uses")
+        lines.append("no history of the position meets the assumptions: it is illegal if they "
+                     "hold; the proof uses" if assumed else
+                     "the position has no history: it is illegal; the proof uses")
         lines += ["  " + s for s in explain_core(d.core or [], d.docs)]
     for c in d.claims:
         lines.append(f"claim {c.name}: {c.text}: {c.status}" + (f" ({c.reason})" if c.reason else ""))

@@ -136,7 +136,8 @@ def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool 
     statuses = {c.name: c.status for c in d.claims}
     proved = sorted(n for n, s in statuses.items() if s == Verdict.PROVED)
     refuted = sorted(n for n, s in statuses.items() if s == Verdict.REFUTED)
-    lines = render_deduction(d)
+    given = _given(position, assumptions)
+    lines = render_deduction(d, assumed=bool(given))
     if d.consistent is None or Verdict.UNKNOWN in statuses.values():
         verdict, reason = Verdict.UNKNOWN, d.reason or next(c.reason for c in d.claims
                                                             if c.status == Verdict.UNKNOWN)
@@ -170,12 +171,31 @@ def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool 
                     "witness": None if c.witness is None else render(c.witness)}
                    for c in d.claims],
         # proved claims as constraint expressions: restrictions a cage verification can take
+        # (only those proved from the position alone: a claim proved under assumptions is no
+        # fact of the position, and `legal`'s lemma chains read these)
         "proved_constraints": [{"name": c.name, "expr": c.text} for c in d.claims
-                               if c.status == Verdict.PROVED and d.consistent],
+                               if c.status == Verdict.PROVED and d.consistent and not given],
         "certificates": d.certificates,
     }
+    if given:               # every answer rests on them: said first, with --no-explain too
+        lines.insert(0, given)
+        reason = f"{reason}; {given}" if reason else given
+        details["assumed"] = [{"name": a.name, "expr": a.text} for a in assumptions]
     return Result(KIND, verdict, ans, reason, facts, details, lines,
                   unordered=frozenset({"answer", "proved", "refuted", "core"}))
+
+
+def _given(position: Any, assumptions: list) -> str:
+    """What a deduction assumes besides the position (empty: nothing): its assumptions and the
+    stated frozen units. A claim proved, or "illegal", holds only where they do (review,
+    2026-11-30: with --no-explain nothing said so)."""
+    parts = [f"{a.name}: {a.text}" for a in assumptions]
+    frozen = getattr(position, "frozen", 0)
+    if frozen:
+        import chess
+        parts.append("frozen " + ",".join(chess.square_name(s) for s in chess.scan_forward(frozen))
+                     + " (never moved)")
+    return "under the assumptions " + "; ".join(parts) if parts else ""
 
 
 def proved_restrictions(result: Result) -> list:

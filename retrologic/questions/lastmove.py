@@ -18,7 +18,7 @@ from retrologic.lastmove import search as lastmove
 from retrologic.lastmove.checker import Status
 from retrologic.limits import Budget, budget_for
 from retrologic.options import SolveOptions, budget_of
-from retrologic.position import Position, parse
+from retrologic.position import Position, given_frozen, parse
 from retrologic.progress import node_bar
 from retrologic.problemfile import Problem, resolve_path
 from retrologic.result import Result, Verdict
@@ -83,6 +83,7 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
         return _duplex(pos, plies, limits, closer, discovered, certificate_dir)
     res = lastmove.solve(pos, plies, limits, [closer])
     lines, facts, details = _rendered(res)
+    _given(pos, res, lines)
     if discovered:
         lines.insert(-1, "cages discovered: " + ", ".join(d["cage"] for d in discovered))
     facts["discovered"] = [d["cage"] for d in discovered]
@@ -94,6 +95,15 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
 
 
 SHOWN = 40  # impossible or unresolved candidates the text lists per status; JSON has them all
+
+
+def _given(pos: Position, res: lastmove.LastMoveResult, lines: list[str]) -> None:
+    """State the stated frozen units a proof may rest on, in the reason and first line."""
+    given = given_frozen(pos)
+    if given:
+        lines.insert(0, given[2:].capitalize())
+        if res.reason:
+            res.reason += given
 
 
 def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
@@ -174,6 +184,7 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
         sided = pos.with_turn(not mover)
         res = lastmove.solve(sided, plies, limits, [closer])
         side_lines, side_facts, side_details = _rendered(res)
+        _given(sided, res, side_lines)
         lines.append(f"{name.capitalize()} moved last ({name.capitalize()}'s last move?):")
         lines.extend("  " + line for line in side_lines)
         facts.update({f"{name}_{k}": v for k, v in side_facts.items() if k != "illegal_for"})

@@ -16,7 +16,7 @@ from retrologic.errors import InputError
 from retrologic.legality import rules as legality
 from retrologic.limits import Budget
 from retrologic.options import SolveOptions, budget_of
-from retrologic.position import Position, parse
+from retrologic.position import Position, given_frozen, parse
 from retrologic.progress import node_bar
 from retrologic.problemfile import KindSpec, Problem, parse as parse_problem, resolve_path
 from retrologic.result import Result
@@ -47,9 +47,7 @@ def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None,
             cage_files.append(path)
             continue
         sub = _deduce_lemma(path, data, file)
-        if sub.position is None or sub.position.placement != pos.placement:
-            raise InputError("the deduction lemma is about another position", file=file,
-                             field="lemmas", value=str(path))
+        _lemma_fault(sub, pos, path, file)
         res = deduce.solve(sub, SolveOptions(budget=budget))
         budget.check_now()
         if budget.nodes_used_up() and res.verdict == "unknown":
@@ -70,6 +68,27 @@ def chain_reasons(pos: Position, lemmas: list[Path], file: str | None = None,
     under = f" under the deduced {'; '.join(facts)}" if facts and e.restrictions else ""
     return [legality.Reason("cage", f"contains the verified cage {e.name} ({e.board}"
                                     f"{', colours swapped' if match.swapped else ''}){under}")]
+
+
+def _lemma_fault(sub: Problem, pos: Position, path: Path, file: str | None) -> None:
+    """InputError unless the deduction lemma `sub` is about this very position (placement,
+    side to move, castling rights, e.p. square, frozen units) and assumes nothing: its proved
+    claims are then facts of every game reaching the position. (Before 2026-11-30 only the
+    placement was compared, and a claim proved under an assumption -- even the claim itself,
+    assumed -- was taken as deduced: a legal position was called illegal.)"""
+    lemma = sub.position
+    if lemma is None or (lemma.placement, lemma.turn, lemma.castling, lemma.ep_square,
+                         lemma.frozen) != (pos.placement, pos.turn, pos.castling,
+                                           pos.ep_square, pos.frozen):
+        raise InputError("the deduction lemma is about another position (placement, side to "
+                         "move, castling, e.p. or frozen units differ)", file=file,
+                         field="lemmas", value=str(path))
+    assumed = [c["name"] for c in sub.constraints if c["role"] != "claim"]
+    assumed += list(sub.question.get("assume") or [])
+    if assumed:
+        raise InputError(f"the deduction lemma assumes {assumed[0]}: a lemma's claims must be "
+                         "proved from the position alone", file=file, field="lemmas",
+                         value=str(path))
 
 
 def _deduce_lemma(path: Path, data: dict, file: str | None) -> Problem:
@@ -100,10 +119,11 @@ def answer(pos: Position, lemmas: Iterable[Path] = (), file: str | None = None,
             return _unknown("no static illegality found", e.reason)
     if found:
         rules = sorted({r.rule for r in found})
-        return Result(KIND, "proved", "illegal",
+        return Result(KIND, "proved", "illegal", reason=given_frozen(pos)[2:] or None,
                       facts={"legal": False, "rule": found[0].rule, "rules": rules},
                       details={"reasons": [{"rule": r.rule, "message": r.message} for r in found]},
-                      lines=["illegal"] + [f"[{r.rule}] {r.message}" for r in found],
+                      lines=["illegal" + given_frozen(pos)]
+                      + [f"[{r.rule}] {r.message}" for r in found],
                       unordered=frozenset({"rules"}))
     if pos.partial or pos.turn is None:
         return _unknown("no static illegality found",

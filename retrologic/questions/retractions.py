@@ -37,11 +37,16 @@ def answer(pos: Position, uncaptures: str = "typed", counts: bool = True) -> Res
         pred = None if (r.uncapture == OPEN and not pos.partial) else apply(pos, r).fen()
         rows.append({"retraction": name, "color": chess.COLOR_NAMES[r.color],
                      "uci": r.move().uci(), "predecessor": pred})
-    lines = [f"{len(rs)} retraction(s)"] + [
+    # what the list leaves out, said with it (a 0 must not read as a retro-stalemate)
+    limits = ([] if uncaptures != "none" else ["without uncaptures (uncaptures = none)"]) + \
+        ([] if counts else ["unit counts not checked"])
+    scope = f" ({'; '.join(limits)})" if limits else ""
+    lines = [f"{len(rs)} retraction(s){scope}"] + [
         f"{row['retraction']:<14} {row['predecessor'] or '(uncaptured unit of open type)'}"
         for row in rows]
-    return Result(KIND, "proved", names, facts={"count": len(rs)}, details={"retractions": rows},
-                  lines=lines, position=pos)
+    return Result(KIND, "proved", names, reason="; ".join(limits) or None,
+                  facts={"count": len(rs)}, details={"retractions": rows}, lines=lines,
+                  position=pos)
 
 
 def solve(problem: Problem, options: SolveOptions) -> Result:
