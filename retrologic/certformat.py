@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 if TYPE_CHECKING:
     import chess
 
-    from retrologic.position import Position
+    from retrologic.position import Placement, Position
 
 FORMAT = 2                 # certificate format version (1: before issue 17, no metadata)
 MAX_REASON = 200           # characters of a reason (the claim of an accepted certificate: 300)
@@ -108,17 +108,21 @@ def shown(value: Any, limit: int = 40) -> str:
     return short(repr(value), limit)
 
 
-def frozen_mask(names: Any, occupied: int) -> int:
+def frozen_mask(names: Any, placement: Placement) -> int:
     """The frozen units a certificate states (a list of square names), as a mask; ValueError
-    when it is not such a list or names an empty square (a frozen unit must stand there)."""
+    when it is not such a list, names an empty square (a frozen unit must stand there) or a
+    unit where none of its type and colour starts the game (frozen: it never moved)."""
     import chess
+    from retrologic.position import away_from_home
     if not isinstance(names, list) or not all(n in chess.SQUARE_NAMES for n in names):
         raise ValueError("'frozen' must be a list of square names")
     mask = 0
     for name in names:
         mask |= chess.BB_SQUARES[chess.parse_square(name)]
-    if mask & ~occupied:
+    if mask & ~placement.occupied:
         raise ValueError("a frozen square is empty")
+    if away_from_home(placement, mask):
+        raise ValueError("a frozen unit stands where no unit of its type and colour starts")
     return mask
 
 

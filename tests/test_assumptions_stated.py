@@ -95,3 +95,20 @@ def test_retractions_without_uncaptures_say_so(capsys) -> None:
     assert "0 retraction(s) (without uncaptures" in out
     assert main(["retract", fen]) == 0                  # the real ones are uncaptures
     assert "2 retraction(s)\n" in capsys.readouterr().out
+
+
+def test_a_certificate_freezing_a_unit_away_from_home_is_rejected() -> None:
+    """The engine's own certificate for a knight on f3 stated frozen (built through the API,
+    which the problem-file check does not guard) said "the diagram is illegal"; a frozen unit
+    never moved, so the checker now refuses it (certformat.frozen_mask)."""
+    from dataclasses import replace
+
+    from retrologic.certificate import check
+    from retrologic.lastmove import search as lastmove
+    from retrologic.lastmove.cages import closers_for
+    from retrologic.position import Position
+    pos = replace(Position.from_fen(played("Nf3").fen()), frozen=chess.BB_F3)
+    closer, _ = closers_for([], discover=False, use_library=False)
+    cert = lastmove.certificate(pos, 1, lastmove.solve(pos, 1, closers=[closer]))
+    verdict = check(cert)
+    assert not verdict.ok and "no unit of its type and colour starts" in verdict.reason

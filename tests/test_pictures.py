@@ -47,14 +47,14 @@ def _marked(svg_text: str) -> set[str]:
 
 def test_cage_picture_shades_the_verified_zone_and_marks_frozen_units(tmp_path) -> None:
     out = tmp_path / "cage.svg"
-    status = cli.main(["cage", "8/8/8/8/8/8/PPkPP3/KR1b4", "--frozen", "b1", "--svg", str(out),
+    status = cli.main(["cage", "8/8/8/8/8/8/PPkPP3/KR1b4", "--frozen", "a2", "--svg", str(out),
                        "--json"])
     assert status == 0
     text = out.read_text()
-    result = retrologic.verify_cage("8/8/8/8/8/8/PPkPP3/KR1b4", frozen=["b1"])
+    result = retrologic.verify_cage("8/8/8/8/8/8/PPkPP3/KR1b4", frozen=["a2"])
     zone = set(result.facts["zone"])
     assert _filled(text, svg.ZONE[:7]) | _filled(text, svg.FROZEN[:7]) == zone
-    assert _filled(text, svg.FROZEN[:7]) == _marked(text) == {"b1"}
+    assert _filled(text, svg.FROZEN[:7]) == _marked(text) == {"a2"}
 
 
 def test_retractions_picture_has_one_arrow_per_retraction(tmp_path) -> None:
@@ -115,9 +115,9 @@ def test_svg_needs_a_game_for_steps_and_errors_are_one_line(tmp_path, capsys) ->
 
 
 def test_notebook_reprs_are_svg() -> None:
-    pos = parse(board="8/8/8/8/8/8/PPkPP3/KR1b4", frozen=["a1"])
+    pos = parse(board="8/8/8/8/8/8/PPkPP3/KR1b4", frozen=["a2"])
     text = pos._repr_svg_()
-    assert _marked(text) == {"a1"}
+    assert _marked(text) == {"a2"}
     result = retrologic.retractions(chess.Board())
     assert ET.fromstring(result._repr_svg_()).tag == f"{NS}svg"
     assert retrologic.result.Result("legal", "unknown")._repr_svg_() is None

@@ -76,7 +76,7 @@ def check_certificate(cert: dict[str, Any]) -> Verdict:
 def _check_drup(cert: dict[str, Any]) -> str:
     pos = stated_position(cert)
     try:
-        frozen = frozen_mask(cert.get("frozen", []), pos.placement.occupied)
+        frozen = frozen_mask(cert.get("frozen", []), pos.placement)
     except ValueError as e:
         raise Rejected(str(e)) from None
     pos = Position(pos.placement, pos.turn, pos.castling, pos.ep_square, frozen, False)

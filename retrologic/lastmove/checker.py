@@ -90,7 +90,7 @@ def _diagram(cert: dict[str, Any]) -> Position:
     elif (to_move == "white") != diagram.turn:
         raise Rejected(f"'to_move' {to_move} contradicts the FEN's side to move")
     try:
-        frozen = frozen_mask(cert.get("frozen", []), diagram.placement.occupied)
+        frozen = frozen_mask(cert.get("frozen", []), diagram.placement)
     except ValueError as e:
         raise Rejected(str(e)) from None
     from dataclasses import replace
