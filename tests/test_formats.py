@@ -176,6 +176,8 @@ POPEYE_BAD = [
 @pytest.mark.parametrize("body,field,line,words", POPEYE_BAD)
 def test_popeye_errors_name_file_line_and_field(body, field, line, words, tmp_path) -> None:
     text = f"BeginProblem\n{body}\nPieces White Ke1 Black Ke8\nEndProblem\n"
+    if "Twin" in body:      # after a Twin, Popeye takes no Pieces: they come first
+        text, line = f"BeginProblem\nPieces White Ke1 Black Ke8\n{body}\nEndProblem\n", line + 1
     with pytest.raises(InputError) as e:
         popeye.read("bad.pop", text)
     message = str(e.value)
@@ -568,3 +570,51 @@ def test_valid_fens_are_never_rewritten() -> None:
     four = argparse.Namespace(command="puzzle4x4", board="Nbrn/kqQB/nNRR/rbBK", fen="s")
     notation.fen_arguments(four)                       # not a FEN command: left alone
     assert four.board == "Nbrn/kqQB/nNRR/rbBK" and four.fen == "s"
+
+
+# --- a source convert cannot represent exactly is refused (review of 2026-11-30) -------------
+
+START_WITH_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
+REFUSED = [
+    (popeye.read, "u.pop", "BeginProblem\nPieces White Ke1 QD1 Black Ke8\nStipulation dia2\n"
+     "EndProblem\n", "QD1"),                                    # the queen was dropped
+    (popeye.read, "t.pop", "BeginProblem\nPieces White Ke1 Black Ke8\nStipulation dia2\n"
+     "Twin Add white PD4\nEndProblem\n", "PD4"),
+    (popeye.read, "f.pop", "BeginProblem\nForsyth rsbqkbsr/pppppppp/8/8/4P3/8/PPPP1PPP/RSBQKBSR"
+     "\nStipulation dia2\nTwin Forsyth rsbqkbsr/pppppppp/8/8/3P4/8/PPP1PPPP/RSBQKBSR\n"
+     "EndProblem\n",
+     "after a Twin"),                                           # it replaced diagram a)
+    (popeye.read, "s.pop", "BeginProblem\nPieces White Ke1 Black Ke8\nStipulation dia1\n"
+     "Stipulation dia3\nEndProblem\n", "a second Stipulation"),
+    (popeye.read, "d.pop", "BeginProblem\nPieces White Ke1 Pd2 Black Ke8 Pd2\nStipulation dia2\n"
+     "EndProblem\n", "two units on d2"),
+    (epd.read, "l.epd", f"{START_WITH_E4} b KQkq - spg 3.45;\n", "N.0 or N.5"),  # was 3.5
+    (epd.read, "o.epd", f"{START_WITH_E4} b KQkq - spg 0.5; spg 2.5;\n", "given twice"),
+    (epd.read, "e.epd", "rnbqkbnr/pppp1ppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 spg 1.5;\n",
+     "e.p."),
+    (yacpdb.read, "k.yaml", "---\nalgebraic:\n  white: [Ke1]\n  black: [Ke8]\n"
+     "stipulation: \"h#2\"\nstipulation: PG 1.0\n", "given twice"),
+    (yacpdb.read, "w.yaml", "---\nalgebraic:\n  white: [Ke1, QD1]\n  black: [Ke8]\n"
+     "stipulation: PG 1.0\n", "QD1"),
+    (yacpdb.read, "n.yaml", "---\nalgebraic:\n  white: [Ke1]\n  black: [Ke8]\n"
+     "stipulation: PG 1.0\ntwins: {1: \"Move e1 e2\", b: \"Move e8 e7\"}\n", "twin labels"),
+    (yacpdb.read, "r.yaml", "---\nalgebraic: " + "[" * 5000 + "]" * 5000 + "\n", "nested"),
+]
+
+
+@pytest.mark.parametrize("reader, name, text, words", REFUSED,
+                         ids=[r[1] for r in REFUSED])
+def test_what_cannot_be_converted_exactly_is_refused(reader, name, text, words) -> None:
+    with pytest.raises(InputError) as e:
+        reader(name, text)
+    assert words in str(e.value) and len(str(e.value)) <= 200, str(e.value)
+
+
+def test_epd_castling_and_ep_fields_are_kept_as_stated() -> None:
+    """python-chess's fen() drops a right or an e.p. square the diagram cannot have: a diagram
+    stated illegal (a right without its rook) became legal, an e.p. square (the last move was
+    e2-e4) vanished; the problem file now states them as the line does."""
+    [rights, ep] = epd.read("x.epd", "4k3/8/8/8/8/8/8/4K3 w K - legal;\n"
+                                     "4k3/8/8/8/4P3/8/8/4K3 b - e3 lastmove;\n")
+    assert rights.table["position"]["fen"] == "4k3/8/8/8/8/8/8/4K3 w K - 0 1"
+    assert ep.table["position"]["fen"] == "4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1"

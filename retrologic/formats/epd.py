@@ -39,6 +39,10 @@ def _line_entry(text: str, file: str, n: int) -> Entry:
         board, ops = chess.Board.from_epd(" ".join(fields))
     except (ValueError, NotationError) as e:
         raise fail(f"not an EPD/FEN line: {e}", file, n, "position", text) from None
+    named = _opcodes(" ".join(fields[4:]))
+    twice = sorted({op for op in named if named.count(op) > 1})
+    if twice:                            # python-chess keeps the last one: say it, never pick
+        raise fail("an opcode given twice", file, n, twice[0], None)
     asked = [op for op in ops if op in QUESTIONS]
     for op in ops:
         if op not in QUESTIONS and op not in META:
@@ -58,7 +62,12 @@ def _line_entry(text: str, file: str, n: int) -> Entry:
     check_diagram(board, file, n, "position")
     if kind == "spg":
         value = ops[op]
+        if fields[3] != "-":
+            raise fail("a proof game's diagram is its placement: an e.p. square is no part of "
+                       "it", file, n, "e.p.", fields[3])
         if isinstance(value, (int, float)):
+            if (2 * value) % 1:          # 3.45 is no length (it was rounded to 3.5)
+                raise fail("must be a length N.0 or N.5", file, n, op, value)
             value = f"{float(value):.1f}"
         if not isinstance(value, str):
             raise fail("must be a length N.0 or N.5", file, n, op, value)
@@ -71,9 +80,19 @@ def _line_entry(text: str, file: str, n: int) -> Entry:
     if ops[op] is not None:
         raise fail("takes no operand", file, n, op, ops[op])
     meta.setdefault("title", f"{Path(file).stem} line {n}: {kind}")
+    # the castling and e.p. fields as stated: python-chess's fen() drops a right or an e.p.
+    # square the position cannot have, and turned an illegal diagram into a legal one
+    fen = " ".join(fields[:4] + ["0", "1"])
     table = {"format": problemfile.FORMAT, "meta": meta,
-             "position": {"fen": board.fen()}, "question": {"kind": kind}}
+             "position": {"fen": fen}, "question": {"kind": kind}}
     return Entry(table, file, n)
+
+
+def _opcodes(text: str) -> list[str]:
+    """The opcodes of an EPD operation list, in order (quoted operands blanked first: an `id`
+    may hold a ';')."""
+    plain = re.sub(r'"[^"]*"', '""', text)
+    return [m.group(1) for m in re.finditer(r"(?:^|;)\s*([A-Za-z][A-Za-z0-9_]*)", plain)]
 
 
 def read(path: str | Path, text: str | None = None) -> list[Entry]:

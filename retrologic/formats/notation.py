@@ -20,7 +20,9 @@ from retrologic.errors import InputError
 # Popeye piece walks we solve: orthodox units only (any fairy walk is refused by the readers)
 WALKS = {"k": chess.KING, "q": chess.QUEEN, "r": chess.ROOK, "b": chess.BISHOP,
          "s": chess.KNIGHT, "p": chess.PAWN}
-_SPEC = re.compile(r"^([a-z][a-z0-9]?)((?:[a-h][1-8])+)$", re.IGNORECASE)
+# the piece letters in either case, the squares in lower case only (Popeye refuses "QD1"; read
+# case-blind, the D1 was matched and then dropped: the queen vanished, review of 2026-11-30)
+_SPEC = re.compile(r"^([A-Za-z][A-Za-z0-9]?)((?:[a-h][1-8])+)$")
 _LONG = re.compile(r"^([KQRBSN])?([a-h][1-8])([-*x:])([a-h][1-8])(?:=?([QRBSN]))?"
                    r"(?:e\.?p\.?)?$")
 _RESULTS = {"1-0", "0-1", "1/2-1/2", "½-½", "*"}
@@ -78,6 +80,8 @@ def place_spec(board: chess.Board, color: chess.Color, spec: str) -> None:
             if walk == "n" else ""
         raise NotationError(f"fairy piece {m.group(1)!r} is not supported{extra}: {spec!r}")
     for sq in re.findall(r"[a-h][1-8]", m.group(2)):
+        if board.piece_at(chess.parse_square(sq)) is not None:   # Popeye warns and overwrites
+            raise NotationError(f"two units on {sq}: {spec!r}")
         board.set_piece_at(chess.parse_square(sq), chess.Piece(WALKS[walk], color))
 
 

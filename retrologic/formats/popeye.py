@@ -326,11 +326,18 @@ def read(path: str | Path, text: str | None = None) -> list[Entry]:
             elif cmd != "protocol":
                 prob.meta[cmd].append(tok.rest)
             r.skip_line(tok)
+        elif prob.twins and cmd in ("forsyth", "pieces", "stipulation", "option"):
+            # Popeye takes only Remark after the twins; read here, it changed the diagram a)
+            # (a twin's Forsyth replaced it: review of 2026-11-30)
+            raise r.error(f"{tok.text} after a Twin (a twin's changes are Twin commands; "
+                          "Forsyth is no twinning command here)", tok, "keyword", tok.text)
         elif cmd == "forsyth":
             _forsyth(r, prob, tok)
         elif cmd == "pieces":
             _pieces(r, prob, tok)
         elif cmd == "stipulation":
+            if prob.stipulation is not None:     # Popeye's error too; never the last one
+                raise r.error("a second Stipulation", tok, "Stipulation", tok.rest)
             prob.stipulation = _stipulation(r, "Stipulation")
         elif cmd == "option":
             _option(r, prob, tok)

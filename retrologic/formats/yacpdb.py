@@ -57,6 +57,7 @@ def _documents(file: str, text: str) -> list[tuple[Any, int, dict[str, int]]]:
     try:
         while loader.check_node():
             node = loader.get_node()
+            _no_key_twice(node, file)
             data = loader.construct_document(node)
             if isinstance(node, yaml.SequenceNode):
                 for item, sub in zip(data, node.value):
@@ -68,9 +69,31 @@ def _documents(file: str, text: str) -> list[tuple[Any, int, dict[str, int]]]:
         line = mark.line + 1 if mark is not None else 1
         raise fail(f"malformed YAML: {getattr(e, 'problem', None) or e}", file, line,
                    "yaml") from None
+    except RecursionError:
+        raise fail("YAML nested too deeply", file, 1, "yaml") from None
     finally:
         loader.dispose()
     return out
+
+
+def _no_key_twice(root: yaml.Node, file: str) -> None:
+    """A fault for a mapping that states a key twice (PyYAML keeps the last: a second
+    `stipulation` silently replaced the first, review of 2026-11-30); walked without recursion."""
+    import yaml
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in seen:
+                        raise fail("a key given twice", file, key.start_mark.line + 1,
+                                   str(key.value)[:40])
+                    seen.add(key.value)
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
 
 
 def _source(value: Any) -> str | None:
@@ -222,6 +245,9 @@ def _twins(board: chess.Board, plies: int, tw: dict[Any, Any], file: str,
     `Continued Exchange a2 h7`, `Stipulation PG 7.5`)."""
     out = []
     last_board, last_plies = board, plies
+    if not all(isinstance(label, str) for label in tw):
+        raise fail("twin labels are letters (b, c, ...)", file, line, "twins",
+                   ", ".join(sorted(map(str, tw)))[:40])
     for label in sorted(tw):
         text = str(tw[label])
         toks = text.split()
