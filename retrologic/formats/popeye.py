@@ -275,7 +275,8 @@ def _finish(r: _Reader, prob: _Problem, end: Token) -> list[Entry]:
         letter = chr(ord("a") + k)
         m = re.match(r"^dia(\d+(?:\.\d)?)$", stip, re.IGNORECASE)
         if not m:
-            what = "series proof games are" if "dia" in stip.lower() else "this stipulation is"
+            what = "series proof games are" if stip.lower().startswith("ser") else \
+                "this stipulation is"
             raise fail(f"{what} not supported (only proof games: dia8, dia 7.5)", file,
                        sline, "Stipulation", stip)
         plies = plies_of(stip, file, sline, "Stipulation")
