@@ -66,16 +66,18 @@ def _directory_argument(text: str) -> str:
     return text
 
 
-def add_limit_arguments(p: argparse.ArgumentParser) -> None:
-    """The options every solving command shares: limits, JSON, progress, certificates."""
+def add_limit_arguments(p: argparse.ArgumentParser, certificates: bool = True) -> None:
+    """The options every solving command shares: limits, JSON, progress, certificates (not
+    for a command that writes none)."""
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--timeout", type=_timeout_argument, metavar="S",
                    help="time limit in seconds, per problem (-> unknown)")
     p.add_argument("--nodes", type=_nodes_argument, metavar="N",
                    help="node limit, per problem (-> unknown)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
-    p.add_argument("--certificate-dir", type=_directory_argument, metavar="DIR",
-                   help="write proofs/counterexamples here")
+    if certificates:
+        p.add_argument("--certificate-dir", type=_directory_argument, metavar="DIR",
+                       help="write proofs/counterexamples here")
 
 
 def options_from(args: argparse.Namespace) -> SolveOptions:

@@ -205,6 +205,30 @@ def in_share(budget: Budget, inner: Budget, turn: Callable[[Budget], T | None]) 
     return result
 
 
+_active: list[Budget] = []    # the budgets of `active` blocks, innermost last
+
+
+@contextmanager
+def active(budget: Budget) -> Iterator[None]:
+    """Make `budget` the one `poll` checks while the block runs: for helpers deep inside an
+    engine that take no budget of their own (and may be memoised, so cannot), e.g. the
+    pawn-columns kernel search of the static rules, seconds per position at worst."""
+    _active.append(budget)
+    try:
+        yield
+    finally:
+        _active.pop()
+
+
+def poll() -> None:
+    """LimitHit when Ctrl-C was pressed or the innermost `active` budget is past its deadline
+    (reads the clock: call it every few dozen steps); nothing outside `active`."""
+    if _interrupt.is_set():
+        raise LimitHit(INTERRUPTED)
+    if _active:
+        _active[-1].check_now()
+
+
 def on_budget(hook: Callable[[Budget], None]) -> Callable[[], None]:
     """Call `hook` with every Budget made from now on (in this process), so a progress reporter
     (the web page's worker, issue #20) can read the node counts every engine charges, without

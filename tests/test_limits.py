@@ -372,3 +372,42 @@ def test_the_largest_node_figure_reaches_every_solver(capsys) -> None:
     with pytest.raises(SystemExit) as usage:
         cli.main(["deduce", START, "--nodes", str(limits.MAX_NODES + 1)])
     assert usage.value.code == 2
+
+
+# --- found in review, 2026-11-30: where a limit was not read ----------------------------------
+
+# the last three plies of this record: each static rule of a candidate's positions may run the
+# pawn-columns kernel search for seconds, and `--timeout 1` took 9 s
+RECORD_3_PLIES = "7B/1p1p2p1/6p1/8/5P2/3PPrP1/P1Prqppb/K1kBBB1b b - - 0 1"
+
+
+def test_the_pawn_columns_search_polls_the_active_budget():
+    from retrologic.legality import pawn_columns
+    from retrologic.lastmove.search import Limits, candidates, solve
+    from retrologic.position import Position
+    diagram = Position.from_fen(RECORD_3_PLIES)
+    pawn_columns.has_no_kernel.cache_clear()
+    t = time.monotonic()
+    res = solve(diagram, 3, Limits(timeout=1))
+    assert time.monotonic() - t < 1 + SLACK and res.verdict == "unknown"
+    assert "time limit 1 s" in res.reason
+    positions = [p for c in candidates(diagram, 3) for p in c.positions]
+    pawn_columns.has_no_kernel.cache_clear()
+    with limits.active(limits.budget_for(0)), pytest.raises(LimitHit):   # a deadline past
+        for pos in positions:
+            pawn_columns.reasons(pos)
+
+
+def test_a_tablebase_forward_check_stops_at_its_node_limit(capsys, tmp_path):
+    assert cli.main(["tablebase", "verify", "KRK", "--dir", str(tmp_path), "--nodes",
+                     "3000"]) == 4
+    out = capsys.readouterr().out
+    assert "stopped early (node limit 3000)" in out and "0 mismatches" in out
+
+
+def test_an_undecided_board_of_a_cage_collection_is_no_mismatch(capsys, tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("7K/pppp1ppp/4p3/8/3N4/2P3P1/1PrP1PPB/2B5  name=knight expect=proved\n")
+    assert cli.main(["cage", "--collection", str(path), "--nodes", "100"]) == 4
+    out = capsys.readouterr().out
+    assert "not decided (expected proved)" in out and "NOT met" not in out

@@ -77,7 +77,10 @@ class Outcome:
 
     @property
     def met(self) -> bool:
-        return self.item.expect is None or self.item.expect == self.result.verdict
+        """No expectation, or the verdict is the one expected; an unknown verdict (a limit hit)
+        is undecided, not a mismatch (exit 4, as `solve` says "not decided", never 1)."""
+        return self.item.expect is None or self.result.verdict == Verdict.UNKNOWN or \
+            self.item.expect == self.result.verdict
 
 
 @dataclass
@@ -267,6 +270,8 @@ def line_of(o: Outcome) -> str:
         text += "; contains a known cage"
     if not o.met:
         text += f"; EXPECTED {o.item.expect}"
+    elif o.item.expect is not None and o.result.verdict == Verdict.UNKNOWN:
+        text += f"; not decided (expected {o.item.expect})"
     return text
 
 

@@ -56,6 +56,9 @@ class CpSatBackend:
         self.cp.add_assumptions([self.lit(l) for l in assumptions])
         solver = self._cp.CpSolver()
         solver.parameters.num_workers = 1
+        # CP-SAT's own SIGINT handler off: Ctrl-C must reach ours (limits), which stops the
+        # solve through stop_search; caught by CP-SAT it read as the time limit, or was lost
+        solver.parameters.catch_sigint_signal = False
         left = budget.left()
         if left is not None:
             solver.parameters.max_time_in_seconds = left

@@ -25,7 +25,7 @@ import chess
 
 from retrologic.lastmove.checker import Status, diagram_fault, stalemate_message
 from retrologic.legality import rules as legality
-from retrologic.limits import Budget, LimitHit, budget_for
+from retrologic.limits import Budget, LimitHit, active, budget_for
 from retrologic.position import Position
 from retrologic.result import Verdict
 from retrologic.retract import Retraction, apply, in_check, retractions
@@ -83,9 +83,11 @@ class Search:
 
     def tick(self) -> None:
         """Count a position examined: LimitHit at the node limit, the deadline or Ctrl-C
-        (the clock is read every 16 positions: a position costs about a millisecond)."""
+        (the clock is read at every position: most cost a millisecond, but one whose static
+        rules run the pawn-columns kernel search may take a tenth of a second or more, and 16
+        of those overshot a 1 s limit by 8 s: review of 2026-11-30)."""
         self.nodes += 1
-        self.budget.check(1, every=16)
+        self.budget.check(1, every=1)
 
 
 def _budget(limits: Limits) -> Budget:
@@ -455,48 +457,50 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
     left unknown with its reason, without searching them."""
     limits = limits or Limits()
     search = Search(limits, list(closers or []))
-    sides = [chess.WHITE, chess.BLACK] if pos.turn is None else [not pos.turn]
-    all_cands: list[Candidate] = []
-    listed: list[tuple[chess.Color, list[Candidate]]] = []    # the sides whose list is complete
-    illegal_for = []
-    hit: str | None = None
-    for side in sides:
-        try:
-            cands = [] if hit else candidates(pos.with_turn(not side), plies, search.budget)
-        except LimitHit as e:
-            hit, cands = e.reason, []
+    with active(search.budget):      # static rules deep in the search poll it
+        sides = [chess.WHITE, chess.BLACK] if pos.turn is None else [not pos.turn]
+        all_cands: list[Candidate] = []
+        listed: list[tuple[chess.Color, list[Candidate]]] = []    # the sides whose list is complete
+        illegal_for = []
+        hit: str | None = None
+        for side in sides:
+            try:
+                cands = [] if hit else candidates(pos.with_turn(not side), plies, search.budget)
+            except LimitHit as e:
+                hit, cands = e.reason, []
+            if hit is None:
+                listed.append((side, cands))
+            all_cands.extend(cands)
         if hit is None:
-            listed.append((side, cands))
-        all_cands.extend(cands)
-    if hit is None:
-        hit = decide(all_cands, search)
-    else:
-        for c in all_cands:
-            c.reason = hit
-    for side, cands in listed:     # every candidate of the side proved impossible
-        if all(c.status == Status.IMPOSSIBLE for c in cands):
-            illegal_for.append(chess.COLOR_NAMES[side])
-    survivors = [c for c in all_cands if c.status != Status.IMPOSSIBLE]
-    unresolved = [c for c in all_cands if c.status == Status.UNRESOLVED]
-    answer = [c.notation for c in survivors]
-    finding = None
-    if hit is not None:
-        verdict = Verdict.UNKNOWN
-        reason = f"{hit}: {len(unresolved)} candidate(s) unresolved" + ("" if not unresolved else (
-            ": " + ", ".join(c.notation for c in unresolved[:5])
-            + (", ..." if len(unresolved) > 5 else "")))
-    elif unresolved:
-        verdict = Verdict.UNKNOWN
-        reason = f"{len(unresolved)} candidate(s) unresolved: " + "; ".join(
-            f"{c.notation}: {c.reason}" for c in unresolved[:5])
-    elif not survivors:
-        verdict, finding = Verdict.PROVED, Finding.NONE
-        reason = "every candidate is impossible: the position is illegal"
-    else:
-        verdict, reason = Verdict.PROVED, None
-        finding = Finding.UNIQUE if len(survivors) == 1 else Finding.SEVERAL
-    return LastMoveResult(all_cands, verdict, answer, reason, illegal_for, search.nodes,
-                          time.perf_counter() - search.started, finding)
+            hit = decide(all_cands, search)
+        else:
+            for c in all_cands:
+                c.reason = hit
+        for side, cands in listed:     # every candidate of the side proved impossible
+            if all(c.status == Status.IMPOSSIBLE for c in cands):
+                illegal_for.append(chess.COLOR_NAMES[side])
+        survivors = [c for c in all_cands if c.status != Status.IMPOSSIBLE]
+        unresolved = [c for c in all_cands if c.status == Status.UNRESOLVED]
+        answer = [c.notation for c in survivors]
+        finding = None
+        if hit is not None:
+            verdict = Verdict.UNKNOWN
+            reason = f"{hit}: {len(unresolved)} candidate(s) unresolved" + (
+                "" if not unresolved else (
+                    ": " + ", ".join(c.notation for c in unresolved[:5])
+                    + (", ..." if len(unresolved) > 5 else "")))
+        elif unresolved:
+            verdict = Verdict.UNKNOWN
+            reason = f"{len(unresolved)} candidate(s) unresolved: " + "; ".join(
+                f"{c.notation}: {c.reason}" for c in unresolved[:5])
+        elif not survivors:
+            verdict, finding = Verdict.PROVED, Finding.NONE
+            reason = "every candidate is impossible: the position is illegal"
+        else:
+            verdict, reason = Verdict.PROVED, None
+            finding = Finding.UNIQUE if len(survivors) == 1 else Finding.SEVERAL
+        return LastMoveResult(all_cands, verdict, answer, reason, illegal_for, search.nodes,
+                              time.perf_counter() - search.started, finding)
 
 
 def support_pgn(c: Candidate) -> str | None:

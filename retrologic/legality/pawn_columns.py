@@ -55,6 +55,7 @@ import chess
 
 from retrologic.legality import static_cages
 from retrologic.legality.reason import Reason
+from retrologic.limits import poll
 from retrologic.position import HOME, Position
 from retrologic.vocabulary import DIAGONAL_NEIGHBOURS, color_name
 
@@ -376,6 +377,8 @@ class Kernel:
         self.expanded += 1
         if self.expanded > self.nodes:
             raise _Capped
+        if self.expanded % 32 == 0:
+            poll()              # a search may take seconds: the caller's limit and Ctrl-C
         goal = self.goal.columns
         is_open = self._open(state)
         base = sum(is_open)

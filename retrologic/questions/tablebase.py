@@ -11,8 +11,10 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from retrologic.console import add_limit_arguments, emit, options_from
-from retrologic.errors import EXIT_MISMATCH, EXIT_OK, InputError
+from retrologic.console import EXIT_INTERRUPTED, add_limit_arguments, emit, options_from
+from retrologic.errors import EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, InputError
+from retrologic.limits import INTERRUPTED
+from retrologic.progress import node_bar
 from retrologic.options import SolveOptions, budget_of
 from retrologic.problemfile import Problem
 from retrologic.result import Result
@@ -104,18 +106,22 @@ def build(lib: Library, signature: str, verify: int = 0) -> Result:
     verdict = "proved"
     if verify:
         from retrologic.tablebase.checker import check
-        report = check(lib, sig, sample=verify)
+        report = check(lib, sig, sample=verify, step=_stepper(lib.budget))
         facts["verified"] = report.checked
         facts["mismatches"] = report.faults
         lines.append(f"forward check (python-chess): {report.checked:,} positions, "
                      f"{report.children:,} moves, {report.indices:,} INVALID markings "
                      f"({', '.join(report.tables)}): {facts['mismatches']} mismatches")
         lines += ["  MISMATCH " + text for text in report_lines(report)[:5]]
+        if report.stopped and not report.faults:
+            lines.append(f"  the forward check stopped early ({report.stopped})")
         if not report.ok:
             verdict = "unknown"
+    reason = None if verdict == "proved" else (
+        "the forward check disagrees with the table" if report.faults else
+        f"the forward check stopped early: {report.stopped}")
     return Result(KIND, verdict, answer=stats["longest_mate"], facts=facts,
-                  details={"counts_per_ply": table.counts}, lines=lines,
-                  reason="the forward check disagrees with the table" if verdict == "unknown" else None)
+                  details={"counts_per_ply": table.counts}, lines=lines, reason=reason)
 
 
 def probe(lib: Library, fen: str) -> Result:
@@ -185,7 +191,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("table", metavar="SIG")
     p.add_argument("--dir", metavar="DIR", help="directory of built tables (missing ones are built)")
     p.add_argument("--sample", type=int, metavar="N", help="check N random positions (default: all)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_limit_arguments(p, certificates=False)      # --nodes: positions checked
 
 
 def run(args: argparse.Namespace) -> int:
@@ -218,20 +224,43 @@ def run(args: argparse.Namespace) -> int:
     lib = Library(args.dir)
     if args.sample is not None and args.sample <= 0:
         raise InputError("must be a positive number", field="--sample", value=args.sample)
-    report = check(lib, _cli_signature(args.table), sample=args.sample)
+    budget = budget_of(args)
+    with node_bar("verify", args.progress, budget.nodes, unit="position"):
+        report = check(lib, _cli_signature(args.table), sample=args.sample,
+                       step=_stepper(budget))
     if args.json:
         print(json.dumps({"table": args.table, "tables": report.tables,
                           "checked": report.checked, "moves": report.children,
                           "mismatches": report.mismatches, "markings": report.indices,
                           "wrong_markings": report.wrong_marks,
-                          "misplaced": report.misplaced}, indent=2))
+                          "misplaced": report.misplaced, "stopped": report.stopped}, indent=2))
     else:
         print(f"{args.table}: {report.checked:,} positions, {report.children:,} moves checked "
               f"with python-chess, {report.indices:,} INVALID markings (tables "
-              f"{', '.join(report.tables)}): {report.faults} mismatches")
+              f"{', '.join(report.tables)}): {report.faults} mismatches"
+              + (f"; stopped early ({report.stopped}): not every position checked"
+                 if report.stopped else ""))
         for text in report_lines(report)[:20]:
             print(f"  {text}")
+    if report.faults:
+        return EXIT_MISMATCH
+    if report.stopped:
+        return EXIT_INTERRUPTED if report.stopped == INTERRUPTED else EXIT_UNKNOWN
     return EXIT_OK if report.ok else EXIT_MISMATCH
+
+
+def _stepper(budget: Any) -> Any:
+    """The forward check's `step`: each batch charged to `budget` (positions as nodes: the
+    progress bar counts them), its limit or Ctrl-C the reason to stop."""
+    from retrologic.limits import LimitHit
+
+    def step(count: int) -> str | None:
+        try:
+            budget.check(count, every=1)
+        except LimitHit as e:
+            return e.reason
+        return None
+    return step
 
 
 def report_lines(report: Any) -> list[str]:

@@ -17,6 +17,7 @@ drop out of the check and count as a draw among its parent's children.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import chess
 import numpy as np
@@ -40,6 +41,7 @@ class Report:
     wrong_marks: int = 0        # ... and found wrong; the first SHOWN of them:
     misplaced: list[tuple[str, int, str]] = field(default_factory=list)  # (table, index, why)
     tables: list[str] = field(default_factory=list)   # the table, then its sub-tables checked
+    stopped: str | None = None  # why the check ended early (a limit, Ctrl-C): not all checked
 
     @property
     def faults(self) -> int:
@@ -48,7 +50,14 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return (self.checked > 0 or self.indices > 0) and not self.faults
+        return (self.checked > 0 or self.indices > 0) and not self.faults and not self.stopped
+
+
+class _Stop(Exception):
+    """The caller's `step` asked the check to end (its reason in `Report.stopped`)."""
+
+
+Step = Callable[[int], "str | None"]   # told how many positions come next; a reason to stop
 
 
 def board_of(lay: ti.Layout, side: bool, squares: np.ndarray) -> chess.Board:
@@ -111,27 +120,41 @@ def expected(children: list[tuple[int, int]], board: chess.Board) -> tuple[int, 
 
 
 def check(lib: Library, signature: str, indices: np.ndarray | None = None, *,
-          sample: int | None = None, seed: int = 0) -> Report:
+          sample: int | None = None, seed: int = 0, step: Step | None = None) -> Report:
     """Forward-check `indices` of the table, their INVALID markings included. Without them:
     every index of the table (or, with `sample`, that many random legal positions and as many
     INVALID indices), then the same for every sub-table the children's values came from,
-    recursively, so that the values the check leans on are checked too."""
+    recursively, so that the values the check leans on are checked too. `step` (the caller's
+    limits and progress) is told each batch's size before it is checked; a reason it returns
+    ends the check there, the report kept with `stopped` (a full check of KRK: about a minute)."""
     report = Report()
     todo = [signature]
-    while todo:
-        table = lib.table(todo.pop(0))
-        if table.layout.signature in report.tables:
-            continue
-        report.tables.append(table.layout.signature)
-        subtables = _check_table(lib, table, indices, sample, seed, report)
-        if indices is not None:
-            break                       # the given positions only: no sub-table
-        todo += sorted(subtables - {table.layout.signature})
+    step = step or (lambda _n: None)
+    try:
+        while todo:
+            table = lib.table(todo.pop(0))
+            if table.layout.signature in report.tables:
+                continue
+            report.tables.append(table.layout.signature)
+            subtables = _check_table(lib, table, indices, sample, seed, report, step)
+            if indices is not None:
+                break                       # the given positions only: no sub-table
+            todo += sorted(subtables - {table.layout.signature})
+    except _Stop:
+        pass
     return report
 
 
+def _ask(step: Step, count: int, report: Report) -> None:
+    """Tell `step` that `count` positions come next; _Stop when it gives a reason."""
+    why = step(count)
+    if why:
+        report.stopped = why
+        raise _Stop
+
+
 def _check_table(lib: Library, table: Table, indices: np.ndarray | None, sample: int | None,
-                 seed: int, report: Report) -> set[str]:
+                 seed: int, report: Report, step: Step) -> set[str]:
     """`check` on one table; the signatures (oriented) of the tables its children were looked
     up in."""
     lay = table.layout
@@ -139,7 +162,7 @@ def _check_table(lib: Library, table: Table, indices: np.ndarray | None, sample:
     legal = np.flatnonzero(~marked)
     if indices is not None:
         indices = np.asarray(indices, dtype=np.int64)
-        _check_marks(report, lay, indices, marked[indices])
+        _check_marks(report, lay, indices, marked[indices], step)
         indices = indices[~marked[indices]]     # the values of the positions marked legal
     elif sample is not None and sample < len(legal):
         rng = np.random.default_rng(seed)
@@ -147,19 +170,20 @@ def _check_table(lib: Library, table: Table, indices: np.ndarray | None, sample:
         invalid = np.flatnonzero(marked)
         looked = np.concatenate([indices, rng.choice(invalid, size=min(sample, len(invalid)),
                                                      replace=False)])
-        _check_marks(report, lay, looked, marked[looked])
+        _check_marks(report, lay, looked, marked[looked], step)
     else:
-        _check_marks(report, lay, np.arange(lay.size, dtype=np.int64), marked)
+        _check_marks(report, lay, np.arange(lay.size, dtype=np.int64), marked, step)
         indices = legal
-    return _check_values(lib, table, indices, report)
+    return _check_values(lib, table, indices, report, step)
 
 
 def _check_marks(report: Report, lay: ti.Layout, indices: np.ndarray,
-                 marked: np.ndarray) -> None:
+                 marked: np.ndarray, step: Step) -> None:
     """Each index marked INVALID must be no position of the table (`valid`), and each other
     one must be one."""
     for start in range(0, len(indices), 20_000):
         part = indices[start:start + 20_000]
+        _ask(step, len(part), report)
         wrong = np.flatnonzero(valid(lay, part) == marked[start:start + 20_000])
         report.indices += len(part)
         report.wrong_marks += len(wrong)
@@ -169,15 +193,17 @@ def _check_marks(report: Report, lay: ti.Layout, indices: np.ndarray,
             report.misplaced.append((lay.signature, int(part[row]), why))
 
 
-def _check_values(lib: Library, table: Table, indices: np.ndarray, report: Report) -> set[str]:
+def _check_values(lib: Library, table: Table, indices: np.ndarray, report: Report,
+                  step: Step) -> set[str]:
     """The forward check of the stored values of `indices` (legal positions): each must be the
     negamax of its children's values (`expected`); the oriented signatures looked up."""
     lay = table.layout
     side, squares = ti.decode(lay, indices)
     looked: set[str] = set()
-    for start in range(0, len(indices), 2000):
+    for start in range(0, len(indices), 500):
+        _ask(step, min(500, len(indices) - start), report)
         boards, kids, spans = [], [], []
-        for i in range(start, min(start + 2000, len(indices))):
+        for i in range(start, min(start + 500, len(indices))):
             b = board_of(lay, side[i], squares[i])
             boards.append(b)
             first = len(kids)
