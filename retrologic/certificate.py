@@ -32,7 +32,7 @@ from retrologic.certformat import (FORMAT, MAX_REASON, Destination, Rejected, Ve
 from retrologic.certformat import checking, format_fault, same_stated_position, tick
 from retrologic.certread import TooManyObjects, tracked, unread
 from retrologic.errors import InputError
-from retrologic.limits import Budget, LimitHit
+from retrologic.limits import Budget, LimitHit, active
 
 MAX_DEPTH = 64             # JSON nesting accepted by `check_file`
 MAX_CERT_BYTES = 40 * 1024 * 1024  # bytes `check_file` reads (a hinted 18-ply spg-listing: ~18 MiB)
@@ -106,7 +106,7 @@ def check(cert: Any, budget: Budget | None = None) -> Verdict:
     checker: Callable[[dict[str, Any]], Verdict] = getattr(importlib.import_module(module), func)
     budget = budget if budget is not None else Budget()
     try:
-        with checking(budget):
+        with checking(budget), active(budget):   # active: shared code that polls (encodings)
             cert, made = tracked(cert, tick)    # every field the checker reads (certread)
             verdict = checker(cert)
     except LimitHit as e:

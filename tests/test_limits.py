@@ -411,3 +411,12 @@ def test_an_undecided_board_of_a_cage_collection_is_no_mismatch(capsys, tmp_path
     assert cli.main(["cage", "--collection", str(path), "--nodes", "100"]) == 4
     out = capsys.readouterr().out
     assert "not decided (expected proved)" in out and "NOT met" not in out
+
+
+def test_the_sat_cage_engine_stops_while_it_builds_its_formula():
+    """Building the formula of this 13-unit board takes seconds: `--timeout 1` took 3.7 s."""
+    from retrologic.cages.sat import verify_sat
+    t = time.monotonic()
+    res = verify_sat("k1br2b1/ppKppp1B/2p3p1/8/8/8/8/8", timeout=1)
+    assert time.monotonic() - t < 1 + SLACK and res.verdict == "unknown"
+    assert "time limit 1 s" in res.reason

@@ -36,7 +36,7 @@ from retrologic.cages.sat_encode import Encoding, Lemma, Restriction, Spec, Unsu
 from retrologic.cages.search import CageResult, setup
 from retrologic.cages.checker import Escape
 from retrologic.history.cnf import SOLVER, Alarm, solve_limited
-from retrologic.limits import Budget, LimitHit, budget_for
+from retrologic.limits import Budget, LimitHit, active, budget_for
 from retrologic.position import Position, all_home
 from retrologic.result import Result, Verdict
 from retrologic.retract import apply, retractions
@@ -165,10 +165,12 @@ def verify_sat(position: Position | str, zone: Any = None, restrictions: Iterabl
     rs = [restriction_of(r) for r in rules]
     res = SatCageResult(Verdict.UNKNOWN, start, zmask, model, tuple(rs))
     try:
-        if with_position is None:
-            _Run(Encoding(spec_of(start, zmask, rs, model)), res, max_k, budget, bmc_depths).run()
-        else:
-            _with_position(res, with_position, rs, max_k, budget, bmc_depths)
+        with active(budget):                # the encoding polls it while it builds
+            if with_position is None:
+                _Run(Encoding(spec_of(start, zmask, rs, model)), res, max_k, budget,
+                     bmc_depths).run()
+            else:
+                _with_position(res, with_position, rs, max_k, budget, bmc_depths)
     except Unsupported as e:
         res.verdict, res.reason = Verdict.UNKNOWN, f"not encoded: {e}"
     except LimitHit as e:

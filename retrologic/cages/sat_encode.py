@@ -39,6 +39,7 @@ from typing import Callable, Iterable
 import chess
 from chess import BB_SQUARES
 
+from retrologic.limits import poll
 from retrologic.position import HOME, castling_frozen
 from retrologic.vocabulary import CASTLINGS
 
@@ -196,6 +197,7 @@ class Encoding:
                     k += 1
                     if immobile & BB_SQUARES[mode[1]]:
                         continue
+                    poll()                   # building may take seconds: the limit, Ctrl-C
                     for t in self._moves(i, color, mode):
                         self.templates.append(t)
                         if t.prev != GONE and t.prev not in seen:
@@ -414,6 +416,7 @@ class _Unroller:
         for _ in range(k + 1):
             self.new_state()
         for t in range(k):
+            poll()
             self._step(t)
         bad = e.bad_units()
         if kind == "trans":
@@ -563,6 +566,8 @@ class _Unroller:
                     self.clauses.append([-moved[u], -c])
         cl = self.clauses
         for i, tpl in enumerate(e.templates):
+            if i % 64 == 0:
+                poll()                         # thousands of templates a step
             m = mv[i]
             u = tpl.unit
             if allowed is not None and ((u, e.index[u][tpl.cur]) not in allowed
