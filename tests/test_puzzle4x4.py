@@ -288,3 +288,16 @@ def test_cli_rate_generate_and_retrograde(capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["answer"] == "unsolvable" and out["facts"]["agrees"] is True
     assert main(["puzzle4x4", "rate", "K3/k3/4/4", "--playouts", "0"]) == 3
+
+
+def test_a_rating_cut_short_keeps_its_play_outs() -> None:
+    """A limit hit during the play-outs gave "unknown" and nothing else; the play-outs made are
+    the estimate so far (review of 2026-11-30): the same as a rating of that many play-outs."""
+    from retrologic.limits import Budget
+    from retrologic.puzzle4x4 import game as p4
+    from retrologic.puzzle4x4.rate import rate
+    key = p4.parse("Kn2/Rq2/4/4")
+    cut = rate(key, playouts=2000, seed=3, budget=Budget(nodes=500))   # the first moves' solves
+    whole = rate(key, playouts=cut["playouts"], seed=3)                  # are charged too
+    assert cut["stopped"] == "node limit 500" and 400 < cut["playouts"] < 500
+    assert (cut["solved_playouts"], cut["p"]) == (whole["solved_playouts"], whole["p"])

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from retrologic.puzzle4x4 import game as p4
-from retrologic.limits import Budget
+from retrologic.limits import Budget, LimitHit
 
 
 def playout(key: int, rng: random.Random) -> list[int]:
@@ -94,15 +94,21 @@ def rate(key: int, *, playouts: int = 20000, seed: int = 0, exact: bool = False,
                    difficulty_bits=bits(float(prob)))
         return out
     rng = random.Random(seed)
-    wins = 0
-    for _ in range(playouts):
-        budget.check()
-        wins += p4.is_solved(playout(key, rng)[-1])
-    lo, hi = wilson(wins, playouts)
-    p = wins / playouts
+    wins = done = 0
+    try:
+        for _ in range(playouts):
+            budget.check(1)             # a play-out charged: the progress bar counts them
+            wins += p4.is_solved(playout(key, rng)[-1])
+            done += 1
+    except LimitHit as e:               # the play-outs made are kept: a partial estimate
+        if not done:
+            raise
+        out["stopped"] = e.reason
+    lo, hi = wilson(wins, done)
+    p = wins / done
     if not out["solvable"]:
         lo = hi = p = 0.0
-    out.update(method="playouts", playouts=playouts, seed=seed, solved_playouts=wins, p=p,
+    out.update(method="playouts", playouts=done, seed=seed, solved_playouts=wins, p=p,
                p_low=lo, p_high=hi, difficulty_bits=bits(p),
                difficulty_bits_range=[bits(hi), bits(lo)])
     return out

@@ -181,11 +181,14 @@ def retrograde_board(key: int, options: SolveOptions) -> Result:
 def rate_board(key: int, playouts: int, seed: int, exact: bool,
                options: SolveOptions | None = None) -> Result:
     """The difficulty (see puzzle4x4.rate)."""
+    from retrologic.progress import node_bar
     from retrologic.puzzle4x4 import rate
     try:
-        r = rate.rate(key, playouts=playouts, seed=seed, exact=exact,
-                      exact_limit=getattr(options, "nodes", None),
-                      budget=_budget(options, nodes=False))
+        with node_bar("play-outs", bool(getattr(options, "progress", False)) and not exact,
+                      playouts, unit="play-out"):
+            r = rate.rate(key, playouts=playouts, seed=seed, exact=exact,
+                          exact_limit=getattr(options, "nodes", None),
+                          budget=_budget(options, nodes=False))
     except p4.LimitReached as e:
         return Result(KIND, Verdict.UNKNOWN, reason=str(e), facts=_header(key))
     finite = r["difficulty_bits"] != float("inf")
@@ -197,11 +200,15 @@ def rate_board(key: int, playouts: int, seed: int, exact: bool,
         text = f"p = {r['p_fraction']} = {r['p']:.6g} (exact)"
     else:
         text = (f"p = {r['p']:.5f} (95%: {r['p_low']:.5f}..{r['p_high']:.5f}, "
-                f"{r['solved_playouts']}/{playouts} random play-outs, seed {seed})")
+                f"{r['solved_playouts']}/{r['playouts']} random play-outs, seed {seed})")
     lines = [text, f"difficulty {r['difficulty_bits']:.2f} bits (-log2 p: the luck a uniformly random "
                    "player needs)",
              f"{r['good_first_moves']} of {r['first_moves']} first moves keep it solvable"]
     details = {k: v for k, v in r.items() if v != float("inf")}
+    if r.get("stopped"):            # a limit cut the play-outs short: the estimate so far, kept
+        lines[0] += f": stopped after {r['playouts']:,} of {playouts:,} ({r['stopped']})"
+        return Result(KIND, Verdict.UNKNOWN, reason=r["stopped"], facts=facts, details=details,
+                      lines=lines)
     return Result(KIND, Verdict.PROVED, round(r["difficulty_bits"], 3) if r["p"] > 0 else None,
                   facts=facts, details=details, lines=lines)
 
@@ -348,8 +355,9 @@ def _census(args: argparse.Namespace) -> int:
               f"{summary['unsolvable_count']} unsolvable{still}")
         for u in summary["unsolvable"][:20]:
             print(f"  unsolvable: {u['board']} (index {u['index']})")
-        print(f"  {summary['starts_per_cpu_second']} starts per CPU second; the whole set "
-              f"({summary['whole_set']}) would take {summary['whole_set_cpu_days']} CPU days")
+        if summary["whole_set_cpu_days"] is not None:      # no shard finished: no rate yet
+            print(f"  {summary['starts_per_cpu_second']} starts per CPU second; the whole set "
+                  f"({summary['whole_set']}) would take {summary['whole_set_cpu_days']} CPU days")
         print(f"  summary: {Path(args.out) / 'summary.json'}")
         if stopped:
             print(f"  stopped: {stopped}; the finished shards are kept (rerun to resume)",
