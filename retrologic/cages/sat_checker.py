@@ -142,12 +142,12 @@ def _metadata(cert: dict[str, Any], placement: chess.BaseBoard, frozen: int, zon
     pos = pos if isinstance(pos, dict) else {}
     q = q if isinstance(q, dict) else {}
     try:
-        stated = [chess.BaseBoard(pos["board"])] if "board" in pos else []
-        stated += [chess.Board(pos["fen"])] if "fen" in pos else []
+        stated = [chess.BaseBoard(pos["board"].strip())] if "board" in pos else []
+        stated += [chess.Board(pos["fen"].strip())] if "fen" in pos else []
         asked = {"frozen": _names(pos.get("frozen")) | _names(q.get("frozen"))}
         if q.get("zone", "auto") != "auto":
             asked["zone"] = _names(q["zone"])
-        full = chess.Board(q["with_position"]) if q.get("with_position") else None
+        full = chess.Board(q["with_position"].strip()) if q.get("with_position") else None
     except (ValueError, TypeError, AttributeError):
         raise Rejected("the stated position or question is malformed") from None
     if any(b.board_fen() != placement.board_fen() for b in stated):
@@ -167,10 +167,10 @@ def _metadata(cert: dict[str, Any], placement: chess.BaseBoard, frozen: int, zon
 
 def _names(value: Any) -> int:
     """The squares of a stated list (or comma-separated text) of square names, as a mask."""
-    names = value.split(",") if isinstance(value, str) else list(value or [])
+    names = value.replace(",", " ").split() if isinstance(value, str) else list(value or [])
     mask = 0
-    for name in names:
-        mask |= chess.BB_SQUARES[chess.parse_square(str(name).strip())]
+    for name in names:              # as problem files write them: any case, spaces around
+        mask |= chess.BB_SQUARES[chess.parse_square(str(name).strip().lower())]
     return mask
 
 

@@ -136,8 +136,13 @@ def stated_diagram_fault(stated: Any, placement: str, white: bool) -> str | None
         return None
     if stated.get("frozen"):
         return "a proof game's position states no frozen units"
-    if "board" in stated and stated["board"] != placement:
-        return "the stated board is not the certificate's diagram"
+    if "board" in stated:
+        try:
+            same = chess.BaseBoard(str(stated["board"]).strip()).board_fen() == placement
+        except ValueError:
+            return "the stated board is malformed"
+        if not same:
+            return "the stated board is not the certificate's diagram"
     if "to_move" in stated and stated["to_move"] not in ("?", "white" if white else "black"):
         return "the stated side to move is not the game's"
     fen = stated.get("fen")
