@@ -109,9 +109,13 @@ def answer(pos: Position, lemmas: Iterable[Path] = (), file: str | None = None,
            budget: Budget | None = None, certificate_dir: Any = None) -> Result:
     """Illegal (proved, with the rules), legal (proved, with a game: full positions only) or
     unknown (neither found within the limits of `budget`; partial positions: no static proof)."""
-    from retrologic.limits import LimitHit, budget_for
+    from retrologic.limits import LimitHit, active, budget_for
     budget = budget_for(budget=budget)
-    found = legality.reasons(pos)
+    try:
+        with active(budget):               # the pawn-columns search may take seconds
+            found = legality.reasons(pos)
+    except LimitHit as e:
+        return _unknown("no static illegality found yet", e.reason)
     if not found and lemmas:
         try:
             found = chain_reasons(pos, list(lemmas), file, budget)
