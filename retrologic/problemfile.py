@@ -131,11 +131,30 @@ def parse(data: dict[str, Any], spec_of: SpecOf, *, file: str = "<problem>") -> 
                    constraints=constraints)
 
 
+_confined: Path | None = None     # `confine`: the one directory problem files may name
+
+
+def confine(root: str | Path) -> None:
+    """From now on (in this process) a path a problem file names must lie in `root`: the web
+    page's worker confines a pasted problem to its job's directory (a tablebase `dir` or a
+    lemma path could read and write anywhere on the server: review of 2026-11-30)."""
+    global _confined
+    _confined = Path(root).resolve()
+
+
+def confined(path: str | Path, file: Any, field: str) -> Path:
+    """`path`, or InputError when `confine` is in force and it lies outside the root."""
+    if _confined is not None and not Path(path).resolve().is_relative_to(_confined):
+        raise InputError("a pasted problem may name no file outside its job", file=file,
+                         field=field, value=str(path))
+    return Path(path)
+
+
 def resolve_path(problem: Problem, relative: str) -> Path:
     """A path named in a problem file: relative to the file, then to the project root."""
     candidates = [Path(problem.path).parent / relative, Path(relative),
                   Path(__file__).resolve().parent.parent / relative]
     for c in candidates:
         if c.exists():
-            return c
+            return confined(c, problem.path, "lemmas")
     raise InputError("no such file", file=problem.path, field="lemmas", value=relative)

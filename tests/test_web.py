@@ -261,3 +261,30 @@ def test_pasted_fen_reads_s_as_the_knight(client) -> None:
                                       "timeout": 5})
     assert r.status_code == 400 and "both as S and as N" in r.get_json()["error"]
     assert "\n" not in r.get_json()["error"]
+
+
+def test_hostile_requests_are_clear_400s_and_pasted_problems_stay_in_their_job(tmp_path) -> None:
+    """Found in review (2026-11-30): deeply nested JSON and a lone surrogate gave 500s, and a
+    pasted tablebase question's `dir` wrote tables anywhere on the server."""
+    from retrologic.web.app import create_app
+    from retrologic.web.jobs import Jobs
+    jobs = Jobs(tmp_path / "jobs")
+    client = create_app(jobs).test_client()
+    deep = client.post("/jobs", data="[" * 100_000 + "]" * 100_000,
+                       content_type="application/json")
+    assert deep.status_code == 400
+    lone = client.post("/jobs", json={"question": "legal", "timeout": 10, "text":
+                                      'format = "retrologic/1"\nmeta = { title = "\ud800" }\n'})
+    assert lone.status_code == 400 and "surrogate" in lone.get_json()["error"]
+    outside = tmp_path / "outside"
+    text = ('format = "retrologic/1"\n'
+            f'question = {{ kind = "tablebase", table = "KK", dir = "{outside}" }}\n')
+    started = client.post("/jobs", json={"text": text, "timeout": 20})
+    assert started.status_code == 202
+    job = jobs.jobs[started.get_json()["id"]]
+    deadline = time.monotonic() + 30
+    while job.state in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert job.state == "error" and "outside its job" in (job.error or ""), (job.state, job.error)
+    assert not outside.exists()
+    jobs.close()

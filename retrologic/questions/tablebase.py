@@ -16,7 +16,7 @@ from retrologic.errors import EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, InputError
 from retrologic.limits import INTERRUPTED
 from retrologic.progress import node_bar
 from retrologic.options import SolveOptions, budget_of
-from retrologic.problemfile import Problem
+from retrologic.problemfile import Problem, confined
 from retrologic.result import Result
 from retrologic.schema import Field
 
@@ -73,6 +73,8 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
     if not q.get("table") and not q.get("fen"):
         raise InputError("a tablebase question needs 'table' (to build) or 'fen' (to probe)",
                          file=problem.path, field="question")
+    if q.get("dir"):
+        confined(q["dir"], problem.path, "question.dir")
     lib = _library(q.get("dir"), options)
     if q.get("fen"):
         return probe(lib, q["fen"])

@@ -38,9 +38,15 @@ def create_app(jobs: Jobs | None = None) -> Flask:
 
     @app.post("/jobs")
     def start() -> Any:
-        data = request.get_json(silent=True)
+        try:
+            data = request.get_json(silent=True)
+        except RecursionError:                  # nested deeper than the decoder goes
+            data = None
         if not isinstance(data, dict):
             return jsonify(error="the request is not a JSON object"), 400
+        for key, value in data.items():      # a JSON escape like \ud800 is no UTF-8 text
+            if isinstance(value, str) and any("\ud800" <= c <= "\udfff" for c in value):
+                return jsonify(error=f"'{str(key)[:20]}' holds a lone surrogate (not text)"), 400
         try:
             plies_text = data.get("plies") or 1
             try:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from pathlib import Path
 from typing import Sequence
 
 from retrologic.progress import INTERVAL, Census, without_bars
@@ -45,6 +46,8 @@ def report(census: Census, stop: threading.Event, stream=None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the retrologic command `argv` (`solve ...`) with progress lines; its exit status."""
     from retrologic.cli import main as cli_main
+    from retrologic.problemfile import confine
+    confine(Path.cwd())         # the job's directory: a pasted problem names no file elsewhere
     census = Census()
     census.install()
     without_bars()              # the page reads the lines below, not `--progress` counters
