@@ -16,7 +16,7 @@ board is a cage. With `fen`, the board must stand in the position and the cage m
 nothing the position does not show: every restriction must be marked `fact` and be the claim of
 an embedded deduce-drup certificate of that position without assumptions, accepted by its
 checker; every frozen unit must be one the position shows never moved and every castling right
-one it states (`never_moved`): the position is then illegal. (A frozen knight on g1 or a
+one it states (`unshown`): the position is then illegal. (A frozen knight on g1 or a
 restriction merely assumed would make a legal position "illegal": found in review, 2026-11-30.)
 """
 
@@ -177,8 +177,7 @@ def _names(value: Any) -> int:
 def never_moved(full: chess.Board) -> tuple[int, int]:
     """(units, castling rights) a full position shows never moved, in any game reaching it:
     pawns on their home rank, and the king and rook of each castling right it states (cleaned
-    by python-chess: the king and the rook at home). Shared with the engine (cages.sat), which
-    refuses to call a position illegal on any other frozen unit or right."""
+    by python-chess: the king and the rook at home)."""
     rights = full.clean_castling_rights()
     units = full.pawns & ((full.occupied_co[chess.WHITE] & chess.BB_RANK_2)
                           | (full.occupied_co[chess.BLACK] & chess.BB_RANK_7))
@@ -188,17 +187,29 @@ def never_moved(full: chess.Board) -> tuple[int, int]:
     return units, rights
 
 
+def unshown(fen: str, frozen: int, castling: int) -> tuple[str, int] | None:
+    """The first frozen unit ("frozen", square) or castling right ("castling", rook square) a
+    cage assumes that the full position `fen` does not show (`never_moved`); None when it shows
+    them all. The one rule of the checker and of the engine (cages.sat_facts), which refuses to
+    call a position illegal on any other."""
+    units, rights = never_moved(chess.Board(fen))
+    for what, extra in (("frozen", frozen & ~units), ("castling", castling & ~rights)):
+        if extra:
+            return what, chess.lsb(extra)
+    return None
+
+
 def _nothing_assumed(cert: dict[str, Any], frozen: int, castling: int,
                      items: list[dict[str, Any]]) -> None:
     """With `fen`: the cage's frozen units, castling rights and restrictions must all be facts
-    of the position (`never_moved`, embedded proofs), or its illegality does not follow."""
-    units, rights = never_moved(chess.Board(cert["fen"]))
-    for sq in chess.scan_forward(frozen & ~units):
-        raise Rejected(f"frozen {chess.square_name(sq)} is assumed: the position {cert['fen']} "
-                       "does not show that unit never moved")
-    for sq in chess.scan_forward(castling & ~rights):
-        raise Rejected(f"the castling right of {chess.square_name(sq)} is assumed: the position "
-                       f"{cert['fen']} does not state it")
+    of the position (`unshown`, embedded proofs), or its illegality does not follow."""
+    extra = unshown(cert["fen"], frozen, castling)
+    if extra is not None:
+        name = chess.square_name(extra[1])
+        raise Rejected(f"frozen {name} is assumed: the position {cert['fen']} does not show that "
+                       "unit never moved" if extra[0] == "frozen" else
+                       f"the castling right of {name} is assumed: the position {cert['fen']} "
+                       "does not state it")
     for item in items:
         if not item["fact"]:
             raise Rejected(f"the restriction {item['expr']} is assumed, not proved for the "

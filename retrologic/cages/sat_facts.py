@@ -51,20 +51,18 @@ def position_of(fen: str, start: Position) -> Position:
 def nothing_assumed(start: Position, fen: str, given: list[Restriction]) -> None:
     """InputError unless the cage assumes only what the full position `fen` shows: no
     restriction given (each one used must be proved from the position), frozen units and
-    castling rights only where the position shows them (`sat_checker.never_moved`, the rule
-    its checker applies); else a legal position could be called illegal."""
-    from retrologic.cages.sat_checker import never_moved
-    units, rights = never_moved(chess.Board(fen))
+    castling rights only where the position shows them (`sat_checker.unshown`, the rule its
+    checker applies); else a legal position could be called illegal."""
+    from retrologic.cages.sat_checker import unshown
     if given:
         raise InputError("a restriction is assumed; with a position, the restrictions used are "
                          "proved from it (give none)", field="restrictions", value=given[0].expr())
-    for sq in chess.scan_forward(start.frozen & ~units):
+    extra = unshown(fen, start.frozen, start.castling)
+    if extra is not None:
         raise InputError("the position does not show this unit never moved (only pawns at home "
-                         "and units of a castling right it states)", field="frozen",
-                         value=chess.square_name(sq))
-    for sq in chess.scan_forward(start.castling & ~rights):
-        raise InputError("a castling right the position does not state", field="castling",
-                         value=chess.square_name(sq))
+                         "and units of a castling right it states)" if extra[0] == "frozen" else
+                         "a castling right the position does not state", field=extra[0],
+                         value=chess.square_name(extra[1]))
 
 
 def _claim(r: Restriction) -> Any:

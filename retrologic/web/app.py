@@ -45,7 +45,11 @@ def create_app(jobs: Jobs | None = None) -> Flask:
         if not isinstance(data, dict):
             return jsonify(error="the request is not a JSON object"), 400
         for key, value in data.items():      # a JSON escape like \ud800 is no UTF-8 text
-            if isinstance(value, str) and any("\ud800" <= c <= "\udfff" for c in value):
+            if not isinstance(value, str):
+                continue
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
                 return jsonify(error=f"'{str(key)[:20]}' holds a lone surrogate (not text)"), 400
         try:
             plies_text = data.get("plies") or 1
