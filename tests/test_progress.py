@@ -157,3 +157,21 @@ def test_a_claims_uniqueness_search_gets_the_progress_flag(tmp_path, monkeypatch
         assert cli.main(["check", "--spg", diagram, "--moves", "2.0", str(claim), *flag]) == 0
     assert seen == [False, True]
     assert "cooked" in capsys.readouterr().out
+
+
+def test_the_sat_cage_engine_counts_its_conflicts(capsys) -> None:
+    """`cage --engine sat --progress`: a counter of the SAT solver's conflicts (what `--nodes`
+    limits for that engine), the answer the same as without it."""
+    import json
+    board = "Knrk4/BpppRp2/1p2p3/8/8/8/8/8"       # Hwa's Figure 5 (Darvall)
+    argv = ["cage", board, "--engine", "sat", "--nodes", "100000", "--json"]
+    assert cli.main(argv) == 0
+    plain = capsys.readouterr()
+    assert cli.main(argv + ["--progress"]) == 0
+    shown = capsys.readouterr()
+    answer, again = json.loads(plain.out), json.loads(shown.out)
+    for record in (answer, again):                 # times apart, the same record
+        record["details"] = {k: v for k, v in record["details"].items()
+                             if not k.endswith(("_s", "_ms"))}
+    assert answer == again and answer["verdict"] == "proved" and plain.err == ""
+    assert "cage (SAT)" in shown.err and "/100000" in shown.err and "conflict" in shown.err

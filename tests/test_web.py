@@ -288,3 +288,19 @@ def test_hostile_requests_are_clear_400s_and_pasted_problems_stay_in_their_job(t
     assert job.state == "error" and "outside its job" in (job.error or ""), (job.state, job.error)
     assert not outside.exists()
     jobs.close()
+
+
+def test_a_chunked_body_past_the_cap_is_a_413_not_a_bad_object(client) -> None:
+    """Noticed in review (2026-11-30): a chunked request (no Content-Length) longer than the
+    cap was cut there by werkzeug and then read as "not a JSON object"."""
+    import io
+    import json
+    big = json.dumps({"question": "legal", "text": "x" * (3 * problemtext.MAX_TEXT)}).encode()
+    small = json.dumps({"question": "legal", "text": "8/8/8/8/8/8/8/8", "plies": "many"}).encode()
+    answers = [client[0].post("/jobs", input_stream=io.BytesIO(body),
+                           headers={"Content-Type": "application/json",
+                                    "Transfer-Encoding": "chunked"},
+                           environ_overrides={"wsgi.input_terminated": True})
+               for body in (big, small)]
+    assert answers[0].status_code == 413 and "413" in answers[0].get_json()["error"]
+    assert answers[1].status_code == 400 and "plies" in answers[1].get_json()["error"]

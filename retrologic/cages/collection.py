@@ -168,7 +168,8 @@ def verify_with(engine: str, board: Any, zone: Any, restrict: Iterable[Any],
     --nodes N`)."""
     if engine == "sat":
         from retrologic.cages.sat import verify_sat
-        return verify_sat(board, zone, restrict, model=model, frozen=frozen, budget=budget)
+        return verify_sat(board, zone, restrict, model=model, frozen=frozen, budget=budget,
+                          progress=progress)
     if engine not in ENGINES and engine != "auto":
         raise InputError(f"unknown cage engine (known: {', '.join(ENGINES)})", field="engine",
                          value=engine)

@@ -153,19 +153,21 @@ def verify_sat(position: Position | str, zone: Any = None, restrictions: Iterabl
                model: str = "lines", frozen: Any = None, with_position: str | None = None,
                max_k: int = MAX_K, timeout: float | None = None,
                budget: Budget | None = None,
-               bmc_depths: Iterable[int] | None = None) -> SatCageResult:
+               bmc_depths: Iterable[int] | None = None, progress: bool = False) -> SatCageResult:
     """Verify a cage with the SAT engine (same arguments as cages.search.verify, less the
     library); `with_position`: a full FEN containing the board, whose history model supplies
     pawn-capture restrictions (proved, with their certificates embedded). `max_k`: the
     k-induction depths tried; `bmc_depths`: where bounded model checking asks for a failing
-    line (default BMC_DEPTHS)."""
+    line (default BMC_DEPTHS); `progress`: a counter of the solver's conflicts on stderr."""
+    from retrologic.progress import node_bar
     t0 = time.perf_counter()
     budget = budget_for(timeout, None, budget)
     start, rules, zmask = setup(position, zone, restrictions, frozen)
     rs = [restriction_of(r) for r in rules]
     res = SatCageResult(Verdict.UNKNOWN, start, zmask, model, tuple(rs))
     try:
-        with active(budget):                # the encoding polls it while it builds
+        with active(budget), node_bar("cage (SAT)", progress, budget.nodes, unit="conflict"):
+            # the encoding polls the budget while it builds
             if with_position is None:
                 _Run(Encoding(spec_of(start, zmask, rs, model)), res, max_k, budget,
                      bmc_depths).run()

@@ -110,7 +110,7 @@ def _solve_sat(problem: Problem, options: SolveOptions, rules: list, never: int)
         start = Position(start.placement, None, start.castling, None, start.frozen | never, True)
         result = verify_sat(start, None if q["zone"] == "auto" else q["zone"], rules,
                             model=q["model"], with_position=q["with_position"],
-                            budget=budget_of(options))
+                            budget=budget_of(options), progress=options.progress)
     except InputError as e:             # the field of the file that states what is at fault
         raise e.located(problem.path, _stated_in(problem, e)) from None
     out = result.to_result()
@@ -222,7 +222,8 @@ def run(args: argparse.Namespace) -> int:
         if engine == "sat":
             from retrologic.cages.sat import verify_sat
             result = verify_sat(args.board, zone, args.restrict, model=model, frozen=args.frozen,
-                                with_position=args.with_position, budget=budget_of(options))
+                                with_position=args.with_position, budget=budget_of(options),
+                                progress=options.progress)
         else:
             result = collection.verify_with(engine or "auto", args.board, zone, args.restrict,
                                             library, model=model, frozen=args.frozen,
@@ -266,7 +267,8 @@ def _run_sat(args: argparse.Namespace) -> int:
     model = "plain" if args.plain else "lines"
     try:
         result = verify_sat(args.board, args.zone, args.restrict, model=model, frozen=args.frozen,
-                            with_position=args.with_position, budget=budget_of(options))
+                            with_position=args.with_position, budget=budget_of(options),
+                            progress=options.progress)
     except InputError as e:             # the engine names a problem file's fields
         e.field = {"frozen": "--frozen", "restrictions": "--restrict"}.get(e.field or "", e.field)
         raise

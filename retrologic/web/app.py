@@ -38,6 +38,10 @@ def create_app(jobs: Jobs | None = None) -> Flask:
 
     @app.post("/jobs")
     def start() -> Any:
+        # a chunked body (no Content-Length) is cut at the cap without a word: werkzeug's
+        # stream stops there, so a body that fills the cap is one that went past it
+        if len(request.get_data(cache=True)) >= app.config["MAX_CONTENT_LENGTH"]:
+            abort(413)
         try:
             data = request.get_json(silent=True)
         except RecursionError:                  # nested deeper than the decoder goes
