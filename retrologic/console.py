@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,8 +51,9 @@ def _nodes_argument(text: str) -> int:
 
 
 def _directory_argument(text: str) -> str:
-    """--certificate-dir: a directory, or a path where one can be made; a file in the way is an
-    error before anything is solved (writing checks again: `certformat.write`)."""
+    """--certificate-dir: a directory, or a path where one can be made (it is made here); a file
+    in the way or a directory the system refuses is an error before anything is solved
+    (writing checks again: `certformat.write`)."""
     path = Path(text)
     for place in (path, *path.parents):
         try:
@@ -63,6 +65,14 @@ def _directory_argument(text: str) -> str:
             raise argparse.ArgumentTypeError(
                 f"cannot use this path ({getattr(e, 'strerror', None) or e}): {shown(text)}"
             ) from None
+    try:                # made now: a directory the system refuses must not cost a solved answer
+        path.mkdir(parents=True, exist_ok=True)
+        writable = os.access(path, os.W_OK | os.X_OK)
+    except OSError as e:
+        raise argparse.ArgumentTypeError(
+            f"cannot make this directory ({e.strerror or e}): {shown(text)}") from None
+    if not writable:
+        raise argparse.ArgumentTypeError(f"cannot write in this directory: {shown(text)}")
     return text
 
 

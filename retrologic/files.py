@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,10 +22,14 @@ MAX_WALK_ENTRIES = 100_000              # entries a collection's directory tree 
 def read_bytes(path: str | Path, *, limit: int = MAX_TEXT_BYTES, what: str = "file") -> bytes:
     """The bytes of a regular file of at most `limit` bytes; InputError (exit 3) otherwise.
 
-    Reads at most limit + 1 bytes, so a device such as /dev/zero or a huge file is refused
-    without being read into memory."""
+    Reads at most limit + 1 bytes, so a huge file is refused without being read into memory;
+    anything but a regular file (a FIFO, whose open would wait for a writer for ever and
+    escape --timeout; a device such as /dev/zero) is refused before it is opened."""
     file = str(path)
     try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            raise InputError(f"not a regular file ({_kind(mode)})", file=file)
         with open(path, "rb") as fh:
             data = fh.read(limit + 1)
     except FileNotFoundError:
@@ -50,6 +55,26 @@ def read_text(path: str | Path, *, limit: int = MAX_TEXT_BYTES, what: str = "fil
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"not UTF-8 text (byte {e.start})", file=str(path)) from None
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words (for one-line errors)."""
+    for test, word in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return word
+    return "a special file"
+
+
+def _special(path: Path) -> bool:
+    """`path` exists and is neither a regular file nor a directory (a device, a FIFO): a
+    stream, which a write goes into as it is, never renamed over (as root, --csv /dev/null
+    would otherwise replace the system's /dev/null by a regular file)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def path_kind(path: str | Path, *, field: str) -> str | None:
@@ -108,8 +133,20 @@ def list_dir(directory: str | Path, pattern: str = "*", *, limit: int = MAX_DIR_
 def atomic_open(path: str | Path) -> Iterator[BinaryIO]:
     """A binary file to write that appears at `path` only when the block ends without error
     (temporary file in the same directory, fsync, rename); creates the directory. On an error
-    or an interrupt the temporary file is removed and `path` is left as it was."""
+    or an interrupt the temporary file is removed and `path` is left as it was. A symbolic
+    link is written through (its target replaced, the link kept); a device or FIFO is written
+    into directly (`_special`: no rename can be atomic there, and none may replace it)."""
     path = Path(path)
+    try:
+        if path.is_symlink():
+            path = Path(os.path.realpath(path))
+    except (OSError, ValueError):       # a name the system cannot look up fails below
+        pass
+    if _special(path):
+        with open(path, "wb") as fh:
+            yield fh
+            fh.flush()
+        return
     _make_parent(path)
     fd, tmp = _temporary(path)
     try:

@@ -126,6 +126,13 @@ def parse(data: dict[str, Any], spec_of: SpecOf, *, file: str = "<problem>") -> 
             if key in expect and not isinstance(expect[key], list):
                 raise InputError("must be an array", file=file, field=f"expect.{key}",
                                  value=expect[key])
+        from retrologic.result import VERDICTS
+        if "verdict" in expect and expect["verdict"] not in VERDICTS:
+            raise InputError(f"must be one of {', '.join(VERDICTS)}", file=file,
+                             field="expect.verdict", value=expect["verdict"])
+        if "answer" in expect and not isinstance(expect["answer"], (str, list)):
+            raise InputError("must be a string or an array", file=file, field="expect.answer",
+                             value=expect["answer"])
     return Problem(path=file, meta=meta, position=position, position_table=top["position"],
                    kind=kind, question=question, lemmas=list(top["lemmas"]), expect=expect,
                    constraints=constraints)

@@ -119,7 +119,7 @@ def test_lastmove_plies_and_depth_are_bounded(capsys, tmp_path):
 
 def test_cage_library_from_dev_zero_is_refused_unread(capsys):
     bad(capsys, ["cage", "8/8/8/8/8/8/PPkPP3/K1Bb4", "--library", "/dev/zero"], "/dev/zero",
-        "too large")
+        "not a regular file (a character device)")
 
 
 @pytest.mark.parametrize("name, data, needle", [
@@ -196,12 +196,26 @@ def test_certificate_size_cap_is_its_own(capsys, tmp_path):
     big = tmp_path / "big.json"
     big.write_bytes(b'{"pad": "' + b"x" * (41 * 2**20) + b'"}')
     bad(capsys, ["check", str(big)], "big.json", "too large")
-    bad(capsys, ["check", "/dev/zero"], "/dev/zero", "too large")
+    bad(capsys, ["check", "/dev/zero"], "/dev/zero", "not a regular file")
 
 
 def test_problem_file_from_a_device_or_directory(capsys, tmp_path):
-    bad(capsys, ["solve", "/dev/zero"], "/dev/zero", "too large")
+    bad(capsys, ["solve", "/dev/zero"], "/dev/zero", "not a regular file")
     bad(capsys, ["solve", str(tmp_path)], "directory")
+
+
+def test_a_fifo_is_refused_unopened(tmp_path):
+    """Found in review (2026-11-30): `solve FIFO` waited in open() for a writer for ever,
+    past --timeout (a subprocess here, so a regression fails instead of hanging the suite)."""
+    import os
+    import subprocess
+    import sys
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "retrologic", "solve", "--timeout", "2",
+                           str(fifo)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3 and done.stdout == ""
+    assert done.stderr.strip() == f"retrologic: {fifo}: not a regular file (a FIFO)"
 
 
 # --- 4. tablebase files -----------------------------------------------------------------------
@@ -472,3 +486,76 @@ def test_a_certificate_the_system_will_not_write_is_bad_input(capsys, tmp_path, 
     monkeypatch.setattr(files, "atomic_write_text", full)
     bad(capsys, ["legal", START, "--certificate-dir", str(tmp_path / "certs")],
         "--certificate-dir", str(tmp_path / "certs"), "No space left on device")
+
+
+def test_a_certificate_directory_that_cannot_be_made_is_refused_before_solving(capsys):
+    """Found in review (2026-11-30): `--certificate-dir /proc/x` solved the problem, then
+    threw the answer away on the write; the directory is now made while the options are read."""
+    with pytest.raises(SystemExit) as stop:
+        main(["spg", START, "--moves", "1.0", "--certificate-dir", "/proc/retrologic-x"])
+    err = capsys.readouterr()
+    assert stop.value.code == 2 and err.out == ""
+    assert "cannot make this directory" in err.err and "/proc/retrologic-x" in err.err
+
+
+def test_outputs_through_links_and_into_fifos_keep_them(tmp_path):
+    """Found in review (2026-11-30): the atomic rename replaced a device or FIFO given as an
+    output (as root, `--csv /dev/null` would replace the system's /dev/null by a regular file)
+    and a symbolic link by a file; a stream is written into, a link written through."""
+    import os
+    import stat
+    import threading
+    from retrologic.files import atomic_write_text
+    target = tmp_path / "target.svg"
+    target.write_text("old")
+    link = tmp_path / "link.svg"
+    link.symlink_to(target)
+    atomic_write_text(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    atomic_write_text(fifo, "through the pipe")
+    reader.join(10)
+    assert got == [b"through the pipe"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_bad_output_paths_are_one_line_not_internal_errors(capsys, tmp_path):
+    """Found in review (2026-11-30): `convert --out`, `spg --svg ... --svg-steps` and
+    `tablebase build --plot` on a path the system refuses were internal errors (exit 5)."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    pop = tmp_path / "p.pop"
+    pop.write_text("BeginProblem\nPieces White Ke1 Black Ke8\nStipulation dia1.0\n"
+                   "EndProblem\n")
+    bad(capsys, ["convert", "--to", "toml", "--out", str(afile), str(pop)], "--out",
+        "Not a directory")
+    after = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"   # 1.e4 e5
+    bad(capsys, ["spg", after, "--moves", "1.0", "--svg", str(afile / "x.html"),
+                 "--svg-steps"], "--svg", "Not a directory")
+
+
+def test_expect_tables_of_the_wrong_type_are_bad_input(capsys, tmp_path):
+    """Found in review (2026-11-30): `verdict = 3` or "maybe" in [expect] read as "not met"
+    (exit 1), not as the typing error it is."""
+    for value in ("3", '"maybe"'):
+        path = problem(tmp_path, 'format = "retrologic/1"\n'
+                       f'position = {{ fen = "{BRANDIS}" }}\n'
+                       'question = { kind = "retractions" }\n'
+                       f"expect = {{ verdict = {value} }}\n")
+        bad(capsys, ["solve", path], "expect.verdict", "proved, refuted, unknown")
+
+
+@pytest.mark.parametrize("fen, needle", [
+    ("KKKKKKKK/8/8/8/8/8/8/k6K w - - 0 1", "white has 9 kings"),
+    ("8/8/8/8/8/8/8/8 w - - 0 1", "no king"),
+    ("4k3/8/8/8/8/8/8/P3K3 w - - 0 1", "first or last rank: a1"),
+    ("4k3/pppppppp/p7/8/8/8/8/4K3 w - - 0 1", "9 pawns"),
+])
+def test_retractions_of_a_position_no_game_reaches_are_refused(capsys, fen, needle):
+    """Found in review (2026-11-30): nine white kings gave "proved, 3 retraction(s)", each
+    predecessor with nine kings too; python-chess agrees these are no positions of chess."""
+    assert chess.Board(fen).status() != chess.STATUS_VALID
+    bad(capsys, ["retract", fen], "no game reaches this position", needle)

@@ -64,7 +64,14 @@ def convert(path: str | Path, out_dir: str | Path | None, force: bool = False) -
         if dest.exists() and not force:
             raise InputError("exists (use --force to overwrite)", file=str(dest), field="--out")
         planned.append((dest, text))
-    return [atomic_write_text(dest, text) for dest, text in planned]
+    written = []
+    for dest, text in planned:
+        try:
+            written.append(atomic_write_text(dest, text))
+        except OSError as e:            # /proc/x, a file where the directory should be
+            raise InputError(f"cannot write: {e.strerror or e}", file=str(dest),
+                             field="--out") from None
+    return written
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -34,8 +34,12 @@ def save(result: Any, position: Any, args: argparse.Namespace) -> list[Path]:
         if not games:
             raise InputError("no game to draw (the answer has none)", field="--svg-steps",
                              value=path)
-        return frames.write_steps(path, frames.frames(games[0]), "proof game: " + " ".join(
-            str(a) for a in (result.answer or [])[:1]))
+        try:
+            return frames.write_steps(path, frames.frames(games[0]), "proof game: " + " ".join(
+                str(a) for a in (result.answer or [])[:1]))
+        except OSError as e:
+            raise InputError(f"cannot write: {e.strerror or e}", field="--svg",
+                             value=path) from None
     picture = svg.for_result(result, position)
     if picture is None:
         raise InputError("this answer has no diagram", field="--svg", value=path)

@@ -7,6 +7,7 @@ import argparse
 import chess
 
 from retrologic.console import emit
+from retrologic.errors import InputError
 from retrologic.options import SolveOptions
 from retrologic.position import Position
 from retrologic.problemfile import Problem
@@ -28,8 +29,26 @@ QUESTION = {
 EXPECT = {"count"}
 
 
+def unplayable(pos: Position, counts: bool = True) -> str | None:
+    """Why no game reaches `pos`, whatever its history, when its units alone say so (None:
+    they do not): two kings of a side, a full position without a king, a pawn on the first or
+    last rank, and with `counts` impossible unit counts. Its retractions would list
+    predecessors as impossible as itself under the word "proved" (found in review,
+    2026-11-30: nine white kings gave three)."""
+    from retrologic.legality.rules import count_reasons
+    for reason in count_reasons(pos):
+        if counts or reason.rule in ("kings", "pawn-on-back-rank"):
+            return f"{reason.message} (rule {reason.rule})"
+    return None
+
+
 def answer(pos: Position, uncaptures: str = "typed", counts: bool = True) -> Result:
-    """The complete list of retractions (complete by construction of the generator)."""
+    """The complete list of retractions (complete by construction of the generator); an
+    InputError for a position no game reaches by its units alone (`unplayable`)."""
+    why = unplayable(pos, counts)
+    if why is not None:
+        raise InputError(f"no game reaches this position: {why}", field="position",
+                         value=pos.fen())
     rs = retractions(pos, uncaptures=uncaptures, counts=counts)
     names = notations(pos, rs)
     rows = []
@@ -51,7 +70,10 @@ def answer(pos: Position, uncaptures: str = "typed", counts: bool = True) -> Res
 
 def solve(problem: Problem, options: SolveOptions) -> Result:
     q = problem.question
-    return answer(problem.position, q["uncaptures"], q["counts"])
+    try:
+        return answer(problem.position, q["uncaptures"], q["counts"])
+    except InputError as e:
+        raise e.located(problem.path) from None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -65,7 +87,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     pos = position_argument(args.position)
-    result = answer(pos, args.uncaptures, not args.no_counts)
+    try:
+        result = answer(pos, args.uncaptures, not args.no_counts)
+    except InputError as e:
+        e.field = "FEN|BOARD"
+        raise
     from retrologic.pictures import output as pictures
     pictures.save(result, pos, args)
     return emit(result, args)

@@ -310,7 +310,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(--frozen ones unmovable, the others reported as movable)")
     p.add_argument("--frozen", metavar="SQ,...", help="units of --board that never move")
     p.add_argument("--svg", metavar="FILE", help="write a diagram of the bundle's squares")
-    add_limit_arguments(p)
+    add_limit_arguments(p, certificates=False)  # it writes no certificate
 
 
 def run(args: argparse.Namespace) -> int:

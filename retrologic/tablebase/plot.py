@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
 
 from retrologic.tablebase import retrograde as rg
 from retrologic.errors import InputError
+from retrologic.files import atomic_write_bytes
 from retrologic.tablebase.table import Table
 
 
@@ -44,8 +46,11 @@ def plot(table: Table, path: str | Path) -> Path:
                  f"draws {stats['white_to_move_draws'] + stats['black_to_move_draws']:,}")
     ax.legend()
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
+    image = io.BytesIO()
+    fig.savefig(image, format="png")
     plt.close(fig)
-    return path
+    try:                                # atomically, as every file we write
+        return atomic_write_bytes(path, image.getvalue())
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror or e}", field="--plot",
+                         value=str(path)) from None
