@@ -85,7 +85,8 @@ def path_kind(path: str | Path, *, field: str) -> str | None:
     try:
         if p.is_dir():
             return "dir"
-        return "file" if p.exists() else None
+        # a link that leads nowhere (dangling, or a loop) is a file the read then names
+        return "file" if p.exists() or p.is_symlink() else None
     except (OSError, ValueError) as e:
         raise InputError(f"cannot use this path: {getattr(e, 'strerror', None) or e}",
                          field=field, value=str(path)) from None

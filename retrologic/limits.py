@@ -90,6 +90,9 @@ class Budget:
     spent: int = 0
     _calls: int = 0
     nodes_figure: int | None = None     # the user's node figure, when `nodes` is what is left of it
+    watched: bool = True                # counted by progress displays (progress.Census); False
+    #                                     for a side step under its own cap that `--nodes` does
+    #                                     not limit (a last-move search's cage discovery)
 
     def __post_init__(self) -> None:
         self.timeout = check_timeout(self.timeout)

@@ -44,12 +44,13 @@ class Census:
     def nodes(self) -> int:
         """The largest node count charged to one budget so far (0 before the engine starts):
         a peak, so the figure never goes back when a phase's budget ends and the next one
-        starts from 0 (summing budgets would count twice what a child merges back)."""
+        starts from 0 (summing budgets would count twice what a child merges back); budgets
+        not `watched` left out (a step `--nodes` does not limit, whose count would pass it)."""
         with self.lock:
             alive = [b for b in (ref() for ref in self.budgets) if b is not None]
             if len(alive) < len(self.budgets) // 2:     # forget the dead ones now and then
                 self.budgets = [weakref.ref(b) for b in alive]
-        self.peak = max([self.peak] + [b.spent for b in alive])
+        self.peak = max([self.peak] + [b.spent for b in alive if b.watched])
         return self.peak
 
     def figures(self) -> dict[str, float]:

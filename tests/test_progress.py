@@ -175,3 +175,25 @@ def test_the_sat_cage_engine_counts_its_conflicts(capsys) -> None:
                              if not k.endswith(("_s", "_ms"))}
     assert answer == again and answer["verdict"] == "proved" and plain.err == ""
     assert "cage (SAT)" in shown.err and "/100000" in shown.err and "conflict" in shown.err
+
+
+def test_a_step_the_node_limit_does_not_count_is_not_shown(capsys) -> None:
+    """Found in review (2026-11-30): `lastmove --nodes 3000 --progress` showed 15,855 nodes, the
+    positions of its cage discovery, which has its own cap and is not what --nodes limits."""
+    with node_bar("last-move", True, 3000, interval=0.01):
+        budget = limits.Budget(None, 3000)
+        discovery = budget.share()
+        discovery.nodes, discovery.watched = None, False
+        discovery.check(15_000)
+        budget.check(42)
+    err = capsys.readouterr().err
+    assert "42/3000" in err and "15000" not in err
+
+
+def test_the_exact_rating_counts_its_positions(capsys) -> None:
+    """Found in review (2026-11-30): `puzzle4x4 rate --exact --progress` printed nothing; the
+    counter shows the positions visited, what --nodes limits there."""
+    status = cli.main(["puzzle4x4", "rate", "Nbrn/kqQB/nNRR/rbBK", "--exact", "--nodes", "2000",
+                       "--progress"])
+    err = capsys.readouterr().err
+    assert status == 4 and "positions" in err and "/2000" in err and "position/s" in err

@@ -214,7 +214,8 @@ def learn_result(result: Any, name: str, library: Library, directory: str | Path
 def run(items: Iterable[Item], library: Library | None = None, *, learn: bool = True,
         members: bool = True, directory: str | Path | None = None,
         timeout: float | None = None, nodes: int | None = None, source: str = "",
-        report: Callable[[Outcome], None] | None = None, engine: str = "auto") -> Run:
+        report: Callable[[Outcome], None] | None = None, engine: str = "auto",
+        progress: bool = False) -> Run:
     """Verify the boards in order with `library` (a new empty one by default), learning each
     new cage (`learn`) with its closed set's boards (`members`) into it, and writing each
     learned entry to `directory` (atomically, one file each) when given. Limits per board:
@@ -222,7 +223,7 @@ def run(items: Iterable[Item], library: Library | None = None, *, learn: bool = 
     is called with each outcome as it comes.
     Ctrl-C stops the run after the board in hand (its verdict unknown). `engine`: "auto"
     (cages.search's default) or one of ENGINES (the SAT engine uses no known cages; what it
-    learns: see the module docstring)."""
+    learns: see the module docstring). `progress`: each board's engine shows its own on stderr."""
     out = Run(library=library if library is not None else Library())
     lib = out.library
     on_disk = set(_names_in(Path(directory))) if directory and Path(directory).is_dir() else set()
@@ -230,7 +231,8 @@ def run(items: Iterable[Item], library: Library | None = None, *, learn: bool = 
     for item in items:
         result = verify_with(engine, item.board, item.zone, item.restrict, lib, model=item.model,
                              frozen=list(item.frozen) or None, nodes=nodes,
-                             budget=limits.budget_for(timeout, nodes if engine == "sat" else None))
+                             budget=limits.budget_for(timeout, nodes if engine == "sat" else None),
+                             progress=progress)
         o = Outcome(item, result)
         if learn and result.proved:
             name = _free_name(item.name or default_name(item.board),

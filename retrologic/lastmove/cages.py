@@ -129,6 +129,7 @@ class CageCloser:
                 return None
             inner = Budget() if budget is None else budget.share()
             inner.nodes = None          # time and Ctrl-C only: the count is `nodes`
+            inner.watched = False       # nor shown by --progress, which counts what --nodes limits
             start = Position(sub, None, 0, None, 0, True)
             res = verify(start, None, (), self.library, nodes=self.nodes, budget=inner)
             if res.verdict == "unknown":

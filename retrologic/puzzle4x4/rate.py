@@ -33,10 +33,13 @@ def playout(key: int, rng: random.Random) -> list[int]:
 def exact_probability(key: int, memo: dict[int, Fraction] | None = None,
                       limit: int | None = None, budget: Budget | None = None) -> Fraction:
     """The exact probability that uniformly random play solves the position (LimitReached when
-    more than `limit` positions would be visited, or at `budget`'s time limit or Ctrl-C)."""
+    more than `limit` positions would be visited, or at `budget`'s time limit or Ctrl-C).
+    The positions visited are the count of a Budget of their own (`seen`, what `--progress`
+    shows: `budget` is charged the solver's nodes too)."""
     memo = {} if memo is None else memo
     failed: set[int] = set()
     budget = budget if budget is not None else Budget()
+    seen = Budget()
 
     def p(k: int) -> Fraction:
         got = memo.get(k)
@@ -50,6 +53,7 @@ def exact_probability(key: int, memo: dict[int, Fraction] | None = None,
             ms = p4.moves(k)
             val = sum((p(p4.play(k, m)) for m in ms), Fraction(0)) / len(ms)
         memo[k] = val
+        seen.spent = len(memo)
         if limit is not None and len(memo) > limit:
             raise p4.LimitReached(f"node limit {limit} (more than {limit} positions for the "
                                   "exact probability)")

@@ -326,7 +326,7 @@ def _run_collection(args: argparse.Namespace, engine: str = "auto") -> int:
     done = collection.run(items, library, learn=args.learn, members=not args.start_only,
                           directory=directory, timeout=options.timeout, nodes=options.nodes,
                           source=args.source or str(args.collection), report=report,
-                          engine=engine)
+                          engine=engine, progress=options.progress)
     summary = done.summary()
     if args.json:
         print(json.dumps({"collection": str(args.collection), "boards": [

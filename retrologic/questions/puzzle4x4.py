@@ -183,12 +183,17 @@ def rate_board(key: int, playouts: int, seed: int, exact: bool,
     """The difficulty (see puzzle4x4.rate)."""
     from retrologic.progress import node_bar
     from retrologic.puzzle4x4 import rate
+    shown = bool(getattr(options, "progress", False))
+    # the play-outs counted, or with `exact` the positions (what --nodes limits there: the
+    # solver's nodes charged to the same budget are not shown, rate.exact_probability)
+    bar = (("positions", getattr(options, "nodes", None), "position") if exact
+           else ("play-outs", playouts, "play-out"))
     try:
-        with node_bar("play-outs", bool(getattr(options, "progress", False)) and not exact,
-                      playouts, unit="play-out"):
+        with node_bar(bar[0], shown, bar[1], unit=bar[2]):
+            budget = _budget(options, nodes=False)
+            budget.watched = not exact
             r = rate.rate(key, playouts=playouts, seed=seed, exact=exact,
-                          exact_limit=getattr(options, "nodes", None),
-                          budget=_budget(options, nodes=False))
+                          exact_limit=getattr(options, "nodes", None), budget=budget)
     except p4.LimitReached as e:
         return Result(KIND, Verdict.UNKNOWN, reason=str(e), facts=_header(key))
     finite = r["difficulty_bits"] != float("inf")

@@ -14,7 +14,7 @@ from typing import Any
 
 import chess
 
-from retrologic.certformat import Verdict
+from retrologic.certformat import Verdict, shown
 from retrologic.errors import InputError
 
 MAX_PLIES = 200  # the longest length a question may stipulate, in plies
@@ -84,7 +84,7 @@ def check_certificate(cert: dict[str, Any]) -> Verdict:
             not isinstance(plies, int) or isinstance(plies, bool):
         return Verdict(kind, False, "'moves' must be a list of UCI strings and 'plies' an integer")
     if len(moves) != plies:
-        return Verdict(kind, False, f"the game has {len(moves)} plies, not {plies}")
+        return Verdict(kind, False, f"the game has {len(moves)} plies, not {shown(plies)}")
     if plies > MAX_PLIES:
         return Verdict(kind, False, f"longer than {MAX_PLIES} plies")
     side = "white" if plies % 2 == 0 else "black"
