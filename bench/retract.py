@@ -1,5 +1,6 @@
 """Retractions generated per second over a fixed set of varied positions, side by side with a
-brute-force baseline (python-chess only, tests/bruteforce.py) that must find the same sets.
+brute-force baseline (python-chess only: retrologic/lastmove/unmoves.py, the last-move
+checker's own generator, through tests/bruteforce.py) that must find the same sets.
 
     python bench/retract.py [--positions 60] [--repeat 5]
 """

@@ -273,7 +273,7 @@ def _generate(pos: Position, R: chess.Color, uncaptures: str, counts: bool,
             # the other could only be discovered, from a distance); three checks never either.
             if chess.popcount(attackers(q, k, S, q_occ, True)) > 1:
                 return False
-            if not contact and chess.popcount(attackers(q, k, S, q_occ, False)) > 2:
+            if not contact and _impossible_checkers(attackers(q, k, S, q_occ, False), k):
                 return False
         return True
 
@@ -325,6 +325,19 @@ def _generate(pos: Position, R: chess.Color, uncaptures: str, counts: bool,
             _unpromotions(pos, R, t, to, ok, unc_types, counts, out)  # type: ignore[arg-type]
         if king_moves:
             _uncastlings(pos, R, to, ok, out)
+
+
+def _impossible_checkers(checkers: int, king: chess.Square) -> bool:
+    """Checks no move gives in a full position: three, or two on one line with the king (on
+    one side the nearer blocks the other; on both sides the moved unit would have had to pass
+    through the king to uncover the other). python-chess's STATUS_IMPOSSIBLE_CHECK; found in
+    review, 2026-11-30: Ke2-d2 was listed with the king on e2 checked from b5 and f1."""
+    if chess.popcount(checkers) > 2:
+        return True
+    if chess.popcount(checkers) == 2:
+        first, second = chess.scan_forward(checkers)
+        return bool(chess.BB_RAYS[first][second] & BB_SQUARES[king])
+    return False
 
 
 def _adds_impossible_check(q: Placement, t: int, S: chess.Color, square: chess.Square,

@@ -42,13 +42,16 @@ CHECKER_RULES: dict[str, frozenset[str]] = {
     "retrologic.cages.sat_checker": frozenset({
         "chess", "retrologic.certformat", "retrologic.cages.sat_encode", "retrologic.history.drup",
         "retrologic.history.checker"}),
-    # the last-move checker re-runs the candidate generation (retract), re-derives static rules
+    # the last-move checker re-runs the candidate generation (retract) and requires its own
+    # brute-force retractions (lastmove.unmoves) among them, re-derives static rules
     # (legality.rules), verifies cage leaves again with the cage verifier and replays the games
     # of possible candidates with the legal-game checker
     "retrologic.lastmove.checker": frozenset({
         "chess", "retrologic.certformat", "retrologic.errors", "retrologic.position",
         "retrologic.retract", "retrologic.legality.rules", "retrologic.cages.search",
-        "retrologic.legalgame.checker"}),
+        "retrologic.legalgame.checker", "retrologic.lastmove.unmoves"}),
+    # the last-move checker's brute-force retractions: python-chess alone, never retract
+    "retrologic.lastmove.unmoves": frozenset({"chess"}),
     # the legal-game checker: python-chess and the proof-game checker's SAN text, never the
     # finder or the proof-game analysis
     "retrologic.legalgame.checker": frozenset({"chess", "retrologic.certformat",

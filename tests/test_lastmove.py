@@ -135,3 +135,24 @@ def test_the_text_lists_some_candidates_of_each_status_and_counts_the_rest() -> 
     assert f"... and {len(unresolved) - question.SHOWN} more unresolved (--json lists" in \
         "\n".join(result.lines)
     assert all(n in "\n".join(result.lines) for n in impossible)
+
+
+def test_a_candidate_the_generator_misses_is_found_by_python_chess(monkeypatch):
+    """The checker no longer trusts the engine's generator for completeness: with retract made
+    to miss Ka7-a8 at the diagram (and the certificate without that candidate, so the two
+    agree), python-chess's brute-force retractions (lastmove.unmoves) still find it."""
+    from retrologic.lastmove import checker
+    cert = cert_of(KNIGHT)
+    diagram = Position.from_fen(KNIGHT).placement
+    real = checker.retractions
+
+    def missing_one(pos, **kw):
+        return [r for r in real(pos, **kw)
+                if not (pos.placement == diagram and r.notation() == "Ka7-a8")]
+
+    bad = copy.deepcopy(cert)
+    bad["candidates"] = [c for c in bad["candidates"] if c["notation"] != "Ka7-a8"]
+    monkeypatch.setattr(checker, "retractions", missing_one)
+    verdict = check(bad)
+    assert not verdict.ok and "python-chess finds the retraction a7a8" in verdict.reason
+    assert check(cert).ok is False          # the full list now differs from the generator's

@@ -145,3 +145,21 @@ def test_contact_checks_from_edge_squares():
     pos = Position.from_fen("8/8/8/8/8/7k/4Kb2/8 b - - 0 1")
     assert not any(r.uncapture in (chess.ROOK, chess.QUEEN) and r.from_square == chess.E1
                    for r in retractions(pos))
+
+
+def test_two_checks_on_one_line_with_the_king_are_no_predecessor():
+    """Found in review (2026-11-30): Ke2-d2 was listed although the king on e2 would stand in
+    check from the queen on f1 and the bishop on b5 at once, one line through the king: no move
+    gives both (python-chess: STATUS_IMPOSSIBLE_CHECK). Other king retractions stay."""
+    fen = "rn2kbnr/ppp1ppp1/7B/1b6/3P3P/8/PPPK1P1R/RN1Q1qN1 b kq - 2 8"
+    pos = Position.from_fen(fen)
+    got = names(pos)
+    for gone in ("Ke2-d2", "Ke2xBd2", "Kd3-d2", "Kd3xPd2"):
+        assert gone not in got
+    assert "Kc1-d2" in got and "Ke3xQd2" in got
+    before = chess.Board(fen)
+    before.set_piece_at(chess.E2, before.remove_piece_at(chess.D2))
+    before.turn = chess.WHITE
+    assert before.status() & chess.STATUS_IMPOSSIBLE_CHECK
+    for r in retractions(pos):
+        assert not chess.Board(apply(pos, r).fen()).status() & chess.STATUS_IMPOSSIBLE_CHECK
