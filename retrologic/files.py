@@ -144,7 +144,11 @@ def atomic_open(path: str | Path) -> Iterator[BinaryIO]:
     except (OSError, ValueError):       # a name the system cannot look up fails below
         pass
     if _special(path):
-        with open(path, "wb") as fh:
+        # non-blocking open: a FIFO nobody reads fails at once (ENXIO) instead of waiting for
+        # ever past --timeout; the writes themselves block as usual
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "wb") as fh:
             yield fh
             fh.flush()
         return

@@ -504,7 +504,6 @@ def test_outputs_through_links_and_into_fifos_keep_them(tmp_path):
     and a symbolic link by a file; a stream is written into, a link written through."""
     import os
     import stat
-    import threading
     from retrologic.files import atomic_write_text
     target = tmp_path / "target.svg"
     target.write_text("old")
@@ -514,12 +513,15 @@ def test_outputs_through_links_and_into_fifos_keep_them(tmp_path):
     assert link.is_symlink() and target.read_text() == "new"
     fifo = tmp_path / "out.fifo"
     os.mkfifo(fifo)
-    got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
-    reader.start()
-    atomic_write_text(fifo, "through the pipe")
-    reader.join(10)
-    assert got == [b"through the pipe"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+    with pytest.raises(OSError):                # nobody reads: refused at once, no wait
+        atomic_write_text(fifo, "lost")
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        atomic_write_text(fifo, "through the pipe")
+        assert os.read(reader, 100) == b"through the pipe"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
 def test_bad_output_paths_are_one_line_not_internal_errors(capsys, tmp_path):
