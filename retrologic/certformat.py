@@ -200,9 +200,11 @@ class Destination:
     stem: str
     meta: dict[str, Any] = field(default_factory=dict)
 
-    def write(self, cert: dict[str, Any], kind: str) -> Path:
-        """Stamp `cert` with the metadata and write it; returns the path written."""
-        return write(stamp(cert, **self.meta), self.directory / f"{self.stem}.{_stem(kind)}.json")
+    def write(self, cert: dict[str, Any], kind: str, limit: int | None = None) -> Path | None:
+        """Stamp `cert` with the metadata and write it; returns the path written (None: over
+        `limit` bytes, not written)."""
+        return write(stamp(cert, **self.meta), self.directory / f"{self.stem}.{_stem(kind)}.json",
+                     limit)
 
 
 def destination(directory: Any, problem: Any = None) -> Destination | None:
@@ -262,16 +264,20 @@ def stamp(cert: dict[str, Any], *, question: Any = None, position: Any = None,
     return out
 
 
-def write(cert: dict[str, Any], path: str | Path) -> Path:
+def write(cert: dict[str, Any], path: str | Path, limit: int | None = None) -> Path | None:
     """Write a certificate as JSON, atomically (temporary file + rename), creating the
     directory; an existing file is never overwritten (the name gets a `-2`, `-3`... suffix).
-    Returns the path written; InputError naming --certificate-dir when the system refuses (a
-    file where the directory should be, no permission, a full disk)."""
+    Returns the path written, or None when the text passes `limit` bytes (a file `check` would
+    refuse to read is not written); InputError naming --certificate-dir when the system refuses
+    (a file where the directory should be, no permission, a full disk)."""
     from retrologic.errors import InputError
     from retrologic.files import atomic_write_text, exclusive_path
     cert = stamp(cert)
+    text = json.dumps(cert, indent=1) + "\n"
+    if limit is not None and len(text.encode("utf-8")) > limit:
+        return None
     try:
-        return atomic_write_text(exclusive_path(Path(path)), json.dumps(cert, indent=1) + "\n")
+        return atomic_write_text(exclusive_path(Path(path)), text)
     except OSError as e:
         raise InputError(f"cannot write a certificate: {e.strerror or e}",
                          field="--certificate-dir", value=str(Path(path).parent)) from None

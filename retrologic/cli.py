@@ -16,7 +16,7 @@ from retrologic import limits, questions
 from retrologic.collection.records import Batch
 # The helpers the question modules share live in retrologic.console (no import cycle through
 # this module).
-from retrologic.console import EXIT_INTERRUPTED, one_line, say
+from retrologic.console import EXIT_INTERRUPTED, make_certificate_dir, one_line, say
 from retrologic.errors import (EXIT_INTERNAL, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE,
                                RetroError)
 from retrologic.version import __version__
@@ -158,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(chosen)
         args = parser.parse_args(argv)
+        make_certificate_dir(args, parser)
         from retrologic.formats.notation import fen_arguments
         fen_arguments(args)         # S for the knight in FEN arguments, as in files (issue #20)
         status = args._run(args)

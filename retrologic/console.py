@@ -51,9 +51,9 @@ def _nodes_argument(text: str) -> int:
 
 
 def _directory_argument(text: str) -> str:
-    """--certificate-dir: a directory, or a path where one can be made (it is made here); a file
-    in the way or a directory the system refuses is an error before anything is solved
-    (writing checks again: `certformat.write`)."""
+    """--certificate-dir: a directory, or a path where one can be made (`make_certificate_dir`
+    makes it); a file in the way is an error before anything is solved (writing checks again:
+    `certformat.write`)."""
     path = Path(text)
     for place in (path, *path.parents):
         try:
@@ -65,15 +65,24 @@ def _directory_argument(text: str) -> str:
             raise argparse.ArgumentTypeError(
                 f"cannot use this path ({getattr(e, 'strerror', None) or e}): {shown(text)}"
             ) from None
-    try:                # made now: a directory the system refuses must not cost a solved answer
-        path.mkdir(parents=True, exist_ok=True)
-        writable = os.access(path, os.W_OK | os.X_OK)
-    except OSError as e:
-        raise argparse.ArgumentTypeError(
-            f"cannot make this directory ({e.strerror or e}): {shown(text)}") from None
-    if not writable:
-        raise argparse.ArgumentTypeError(f"cannot write in this directory: {shown(text)}")
     return text
+
+
+def make_certificate_dir(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Make `--certificate-dir` once the command line is read whole (not for --help nor a
+    usage error): a directory the system refuses (/proc/x) is a usage error before anything
+    is solved, not a solved answer thrown away when its certificate is written."""
+    text = getattr(args, "certificate_dir", None)
+    if not text:
+        return
+    try:
+        Path(text).mkdir(parents=True, exist_ok=True)
+        writable = os.access(text, os.W_OK | os.X_OK)
+    except OSError as e:
+        parser.error(f"argument --certificate-dir: cannot make this directory "
+                     f"({e.strerror or e}): {shown(text)}")
+    if not writable:
+        parser.error(f"argument --certificate-dir: cannot write in this directory: {shown(text)}")
 
 
 def add_limit_arguments(p: argparse.ArgumentParser, certificates: bool = True) -> None:

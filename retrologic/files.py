@@ -17,21 +17,33 @@ from retrologic.errors import InputError
 MAX_TEXT_BYTES = 16 * 1024 * 1024       # problem files, certificates, library entries
 MAX_DIR_FILES = 10_000                  # entries of a directory read as a library
 MAX_WALK_ENTRIES = 100_000              # entries a collection's directory tree may hold
+_STREAMS: dict[str, bytes] = {}         # what a FIFO gave when first read (read_bytes)
 
 
 def read_bytes(path: str | Path, *, limit: int = MAX_TEXT_BYTES, what: str = "file") -> bytes:
     """The bytes of a regular file of at most `limit` bytes; InputError (exit 3) otherwise.
 
-    Reads at most limit + 1 bytes, so a huge file is refused without being read into memory;
-    anything but a regular file (a FIFO, whose open would wait for a writer for ever and
-    escape --timeout; a device such as /dev/zero) is refused before it is opened."""
+    Reads at most limit + 1 bytes, so a huge file or /dev/zero is refused without being read
+    into memory. A FIFO (`check <(cat cert.json)`, /dev/stdin on a pipe) is opened without
+    blocking: with no writer its open would wait for ever, past --timeout; it reads as empty
+    instead. A socket or block device is refused unopened. A FIFO can be read only once: its
+    bytes are kept for the process (`_STREAMS`), so the format detection and the parser of
+    `solve /dev/stdin` read the same text."""
     file = str(path)
     try:
         mode = os.stat(path).st_mode
-        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        if stat.S_ISSOCK(mode) or stat.S_ISBLK(mode):
             raise InputError(f"not a regular file ({_kind(mode)})", file=file)
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
+        stream = stat.S_ISFIFO(mode)
+        if stream and file in _STREAMS:
+            data = _STREAMS[file]
+        else:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            os.set_blocking(fd, True)
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read(limit + 1)
+            if stream:
+                _STREAMS[file] = data
     except FileNotFoundError:
         raise InputError("no such file", file=file) from None
     except IsADirectoryError:
@@ -75,6 +87,31 @@ def _special(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+DESCRIPTORS = ("/proc/", "/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr")
+MAX_LINKS = 40
+
+
+def _target(path: Path) -> tuple[Path, bool]:
+    """Where a write to `path` goes, and whether straight in (no rename): a symbolic link is
+    followed to its target; a device, FIFO or socket (`_special`), or a name of an open
+    descriptor (`DESCRIPTORS`: /dev/stdout to a pipe or to a file the shell redirected) is
+    written into. Found in review, 2026-11-30: /dev/stdout and --csv /dev/null renamed over."""
+    hops, here = 0, path
+    while True:
+        if str(here).startswith(DESCRIPTORS) or _special(here):
+            return here, True
+        try:
+            if not here.is_symlink():
+                return here, False
+            link = os.readlink(here)
+        except (OSError, ValueError):       # a name the system cannot look up fails later
+            return here, False
+        here = Path(link) if os.path.isabs(link) else here.parent / link
+        hops += 1
+        if hops > MAX_LINKS:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
 
 
 def path_kind(path: str | Path, *, field: str) -> str | None:
@@ -135,18 +172,15 @@ def atomic_open(path: str | Path) -> Iterator[BinaryIO]:
     """A binary file to write that appears at `path` only when the block ends without error
     (temporary file in the same directory, fsync, rename); creates the directory. On an error
     or an interrupt the temporary file is removed and `path` is left as it was. A symbolic
-    link is written through (its target replaced, the link kept); a device or FIFO is written
-    into directly (`_special`: no rename can be atomic there, and none may replace it)."""
-    path = Path(path)
-    try:
-        if path.is_symlink():
-            path = Path(os.path.realpath(path))
-    except (OSError, ValueError):       # a name the system cannot look up fails below
-        pass
-    if _special(path):
+    link is written through (its target replaced, the link kept; a loop is an OSError); a
+    device, FIFO or open descriptor (`_target`) is written into, appended to, never renamed
+    over."""
+    path, direct = _target(Path(path))
+    if direct:
         # non-blocking open: a FIFO nobody reads fails at once (ENXIO) instead of waiting for
-        # ever past --timeout; the writes themselves block as usual
-        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        # ever past --timeout; the writes themselves block as usual. Appended: /dev/stdout
+        # redirected to a file opens that file anew, at offset 0, over the text printed so far
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_APPEND)
         os.set_blocking(fd, True)
         with os.fdopen(fd, "wb") as fh:
             yield fh

@@ -119,7 +119,7 @@ def test_lastmove_plies_and_depth_are_bounded(capsys, tmp_path):
 
 def test_cage_library_from_dev_zero_is_refused_unread(capsys):
     bad(capsys, ["cage", "8/8/8/8/8/8/PPkPP3/K1Bb4", "--library", "/dev/zero"], "/dev/zero",
-        "not a regular file (a character device)")
+        "too large")
 
 
 @pytest.mark.parametrize("name, data, needle", [
@@ -196,17 +196,18 @@ def test_certificate_size_cap_is_its_own(capsys, tmp_path):
     big = tmp_path / "big.json"
     big.write_bytes(b'{"pad": "' + b"x" * (41 * 2**20) + b'"}')
     bad(capsys, ["check", str(big)], "big.json", "too large")
-    bad(capsys, ["check", "/dev/zero"], "/dev/zero", "not a regular file")
+    bad(capsys, ["check", "/dev/zero"], "/dev/zero", "too large")
 
 
 def test_problem_file_from_a_device_or_directory(capsys, tmp_path):
-    bad(capsys, ["solve", "/dev/zero"], "/dev/zero", "not a regular file")
+    bad(capsys, ["solve", "/dev/zero"], "/dev/zero", "too large")
     bad(capsys, ["solve", str(tmp_path)], "directory")
 
 
-def test_a_fifo_is_refused_unopened(tmp_path):
+def test_a_fifo_without_a_writer_reads_as_empty_at_once_and_with_one_reads_whole(tmp_path):
     """Found in review (2026-11-30): `solve FIFO` waited in open() for a writer for ever,
-    past --timeout (a subprocess here, so a regression fails instead of hanging the suite)."""
+    past --timeout (a subprocess here, so a regression fails instead of hanging the suite); a
+    FIFO with a writer (`check <(cat cert.json)`, /dev/stdin on a pipe) is read as a file."""
     import os
     import subprocess
     import sys
@@ -214,8 +215,12 @@ def test_a_fifo_is_refused_unopened(tmp_path):
     os.mkfifo(fifo)
     done = subprocess.run([sys.executable, "-m", "retrologic", "solve", "--timeout", "2",
                            str(fifo)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 3 and done.stdout == ""
-    assert done.stderr.strip() == f"retrologic: {fifo}: not a regular file (a FIFO)"
+    assert done.returncode == 3 and done.stdout == "" and str(fifo) in done.stderr
+    text = (Path(__file__).resolve().parent.parent / "problems" / "retractions" /
+            "brandis.toml").read_text()
+    piped = subprocess.run([sys.executable, "-m", "retrologic", "solve", "/dev/stdin"],
+                           input=text, capture_output=True, text=True, timeout=60)
+    assert piped.returncode == 0 and "Ka2-a1" in piped.stdout, piped.stderr
 
 
 # --- 4. tablebase files -----------------------------------------------------------------------
@@ -522,6 +527,18 @@ def test_outputs_through_links_and_into_fifos_keep_them(tmp_path):
     finally:
         os.close(reader)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    loop = tmp_path / "loop1"                   # a loop stays a loop: an error, not a file
+    loop.symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(loop)
+    with pytest.raises(OSError):
+        atomic_write_text(loop, "x")
+    assert loop.is_symlink()
+    # an open descriptor (/dev/stdout redirected to a file): appended to, the text kept
+    with open(tmp_path / "redirected.txt", "w") as shell:
+        shell.write("the answer\n")
+        shell.flush()
+        atomic_write_text(f"/proc/self/fd/{shell.fileno()}", "the csv\n")
+    assert (tmp_path / "redirected.txt").read_text() == "the answer\nthe csv\n"
 
 
 def test_bad_output_paths_are_one_line_not_internal_errors(capsys, tmp_path):

@@ -156,3 +156,18 @@ def test_a_candidate_the_generator_misses_is_found_by_python_chess(monkeypatch):
     verdict = check(bad)
     assert not verdict.ok and "python-chess finds the retraction a7a8" in verdict.reason
     assert check(cert).ok is False          # the full list now differs from the generator's
+
+
+def test_no_certificate_when_a_limit_cuts_the_candidate_list(tmp_path, capsys):
+    """Found in review (2026-11-30): a time limit hit while the 3-ply candidates were listed
+    wrote a certificate with none, which `check` rejects; nothing is written now, and the
+    text says so."""
+    import json
+
+    from retrologic.cli import main
+    fen = "r1bk3r/p1pp1ppp/np2pn2/P4B2/2PbPP2/8/1P6/RNBQ1K1R b - - 3 16"
+    status = main(["lastmove", fen, "--plies", "3", "--timeout", "1", "--json",
+                   "--certificate-dir", str(tmp_path)])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 4 and out["verdict"] == "unknown"
+    assert out["details"]["certificate"] is None and not list(tmp_path.iterdir())

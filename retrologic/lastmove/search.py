@@ -447,6 +447,7 @@ class LastMoveResult:
     nodes: int
     seconds: float
     finding: "Finding | None" = None     # proved: unique, several or none possible
+    listed: bool = True                  # every side's candidate list generated whole
 
 
 def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
@@ -500,7 +501,8 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
             verdict, reason = Verdict.PROVED, None
             finding = Finding.UNIQUE if len(survivors) == 1 else Finding.SEVERAL
         return LastMoveResult(all_cands, verdict, answer, reason, illegal_for, search.nodes,
-                              time.perf_counter() - search.started, finding)
+                              time.perf_counter() - search.started, finding,
+                              listed=len(listed) == len(sides))
 
 
 def support_pgn(c: Candidate) -> str | None:

@@ -90,6 +90,8 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
     details["discovered_cages"] = discovered
     if certificate_dir:
         details["certificate"] = _write_certificate(pos, plies, res, certificate_dir)
+        if details["certificate"] is None:
+            lines.append(NOT_WRITTEN)
     return Result(KIND, res.verdict, res.answer, reason=res.reason, facts=facts, details=details,
                   lines=lines, unordered=frozenset(facts) | {"answer"}, position=pos)
 
@@ -153,10 +155,19 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
     return lines, facts, details
 
 
+NOT_WRITTEN = ("certificate: not written (a limit cut the candidate list short, or it would "
+               "pass check's size cap)")
+
+
 def _write_certificate(pos: Position, plies: int, res: lastmove.LastMoveResult,
-                       certificate_dir: Any, suffix: str = "") -> str:
-    """Write the `lastmove-proof` certificate of one solve; returns its path."""
+                       certificate_dir: Any, suffix: str = "") -> str | None:
+    """Write the `lastmove-proof` certificate of one solve; returns its path, or None when
+    there is none `check` could accept: a limit cut the candidate list itself short (found in
+    review, 2026-11-30: an empty list was written), or the file would pass `check`'s size cap."""
     from retrologic.certformat import as_destination
+    from retrologic.certificate import MAX_CERT_BYTES
+    if not res.listed:
+        return None
     cert = lastmove.certificate(pos, plies, res)
     stated = {"fen": pos.fen(), **({"to_move": "?"} if pos.turn is None else {}),
               **({"frozen": cert["frozen"]} if cert["frozen"] else {})}
@@ -164,7 +175,8 @@ def _write_certificate(pos: Position, plies: int, res: lastmove.LastMoveResult,
                           position=stated)
     if suffix:   # one side of a duplex problem: the certificate states that side's diagram
         dest = replace(dest, meta={**dest.meta, "position": stated})
-    return str(dest.write(cert, "lastmove-proof" + suffix))
+    written = dest.write(cert, "lastmove-proof" + suffix, MAX_CERT_BYTES)
+    return None if written is None else str(written)
 
 
 def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
@@ -192,6 +204,8 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
         if certificate_dir:
             side_details["certificate"] = _write_certificate(sided, plies, res, certificate_dir,
                                                              f"-{name}-moved")
+            if side_details["certificate"] is None:
+                lines.append("  " + NOT_WRITTEN)
         details["duplex"][name] = side_details
         verdicts.append(res.verdict)
         answer.extend(f"{name}: {n}" for n in res.answer)
