@@ -93,6 +93,17 @@ DESCRIPTORS = ("/proc/", "/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr")
 MAX_LINKS = 40
 
 
+def _descriptor(path: Path) -> bool:
+    """`path` names an open descriptor: by its spelling (`DESCRIPTORS`), or by a directory that
+    leads into /proc (a link to /proc/self/fd: `fdl/1`; found in review, 2026-11-30)."""
+    if str(path).startswith(DESCRIPTORS):
+        return True
+    try:
+        return os.path.realpath(path.parent).startswith("/proc/")
+    except (OSError, ValueError):
+        return False
+
+
 def _target(path: Path) -> tuple[Path, bool]:
     """Where a write to `path` goes, and whether straight in (no rename): a symbolic link is
     followed to its target; a device, FIFO or socket (`_special`), or a name of an open
@@ -100,7 +111,7 @@ def _target(path: Path) -> tuple[Path, bool]:
     written into. Found in review, 2026-11-30: /dev/stdout and --csv /dev/null renamed over."""
     hops, here = 0, path
     while True:
-        if str(here).startswith(DESCRIPTORS) or _special(here):
+        if _descriptor(here) or _special(here):
             return here, True
         try:
             if not here.is_symlink():

@@ -539,6 +539,13 @@ def test_outputs_through_links_and_into_fifos_keep_them(tmp_path):
         shell.flush()
         atomic_write_text(f"/proc/self/fd/{shell.fileno()}", "the csv\n")
     assert (tmp_path / "redirected.txt").read_text() == "the answer\nthe csv\n"
+    fds = tmp_path / "fds"                      # the same descriptor through a link into /proc
+    fds.symlink_to("/proc/self/fd")
+    with open(tmp_path / "again.txt", "w") as shell:
+        shell.write("the answer\n")
+        shell.flush()
+        atomic_write_text(fds / str(shell.fileno()), "the svg\n")
+    assert (tmp_path / "again.txt").read_text() == "the answer\nthe svg\n"
 
 
 def test_bad_output_paths_are_one_line_not_internal_errors(capsys, tmp_path):
@@ -578,3 +585,18 @@ def test_retractions_of_a_position_no_game_reaches_are_refused(capsys, fen, need
     predecessor with nine kings too; python-chess agrees these are no positions of chess."""
     assert chess.Board(fen).status() != chess.STATUS_VALID
     bad(capsys, ["retract", fen], "no game reaches this position", needle)
+
+
+def test_census_outputs_the_system_refuses_are_one_line(capsys, tmp_path):
+    """Found in review (2026-11-30): a shard or summary.json the system refused to write (here a
+    FIFO nobody reads in its place) was an internal error (exit 5)."""
+    import os
+    out = tmp_path / "census"
+    assert main(["puzzle4x4", "census", "--sample", "20", "--workers", "1", "--engine", "python",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    shard = next(p for p in out.iterdir() if p.name != "summary.json")
+    shard.unlink()
+    os.mkfifo(shard)
+    bad(capsys, ["puzzle4x4", "census", "--sample", "20", "--workers", "1", "--engine", "python",
+                 "--out", str(out)], shard.name, "cannot write the shard")

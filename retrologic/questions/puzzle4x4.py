@@ -346,7 +346,11 @@ def _census(args: argparse.Namespace) -> int:
     if args.progress:
         print(file=sys.stderr)
     from retrologic.files import atomic_write_text
-    atomic_write_text(Path(args.out) / "summary.json", json.dumps(summary, indent=1) + "\n")
+    try:
+        atomic_write_text(Path(args.out) / "summary.json", json.dumps(summary, indent=1) + "\n")
+    except OSError as e:
+        raise InputError(f"cannot write the summary: {e.strerror or e}",
+                         file=str(Path(args.out) / "summary.json"), field="--out") from None
     stopped = summary.get("stopped")
     if args.json:
         print(json.dumps(summary, indent=1), flush=True)
