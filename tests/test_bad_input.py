@@ -599,4 +599,4 @@ def test_census_outputs_the_system_refuses_are_one_line(capsys, tmp_path):
     shard.unlink()
     os.mkfifo(shard)
     bad(capsys, ["puzzle4x4", "census", "--sample", "20", "--workers", "1", "--engine", "python",
-                 "--out", str(out)], shard.name, "cannot write the shard")
+                 "--out", str(out)], "--out", "cannot write the shard")
