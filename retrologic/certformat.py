@@ -270,14 +270,9 @@ def write(cert: dict[str, Any], path: str | Path, limit: int | None = None) -> P
     Returns the path written, or None when the text passes `limit` bytes (a file `check` would
     refuse to read is not written); InputError naming --certificate-dir when the system refuses
     (a file where the directory should be, no permission, a full disk)."""
-    from retrologic.errors import InputError
-    from retrologic.files import atomic_write_text, exclusive_path
-    cert = stamp(cert)
-    text = json.dumps(cert, indent=1) + "\n"
-    if limit is not None and len(text.encode("utf-8")) > limit:
+    from retrologic.files import atomic_write_text, exclusive_path, refused_writes
+    text = json.dumps(stamp(cert), indent=1) + "\n"        # ASCII (ensure_ascii): a char a byte
+    if limit is not None and len(text) > limit:
         return None
-    try:
+    with refused_writes("a certificate", field="--certificate-dir", value=str(Path(path).parent)):
         return atomic_write_text(exclusive_path(Path(path)), text)
-    except OSError as e:
-        raise InputError(f"cannot write a certificate: {e.strerror or e}",
-                         field="--certificate-dir", value=str(Path(path).parent)) from None

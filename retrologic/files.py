@@ -163,6 +163,19 @@ def _temporary(path: Path) -> tuple[int, str]:
     return fd, tmp
 
 
+@contextmanager
+def refused_writes(what: str = "", *, file: str | None = None, field: str | None = None,
+                   value: object = None) -> Iterator[None]:
+    """The system's refusal of a write in the block (a full disk, /proc/x, a file where a
+    directory should be, a FIFO nobody reads) as one line of bad input, exit 3: "cannot write
+    [what]: reason", naming the file or the option the user gave."""
+    try:
+        yield
+    except OSError as e:
+        raise InputError(f"cannot write{' ' + what if what else ''}: {e.strerror or e}",
+                         file=file, field=field, value=value) from None
+
+
 def list_dir(directory: str | Path, pattern: str = "*", *, limit: int = MAX_DIR_FILES,
              what: str = "directory") -> list[Path]:
     """The files of `directory` matching `pattern`, sorted; InputError if there are more than

@@ -44,7 +44,7 @@ def _name(stem: str, title: str, index: int, count: int) -> str:
 
 def convert(path: str | Path, out_dir: str | Path | None, force: bool = False) -> list[Path]:
     """Write every problem of one file as a TOML file; returns the paths written."""
-    from retrologic.files import atomic_write_text
+    from retrologic.files import atomic_write_text, refused_writes
     from retrologic.formats import detect
     from retrologic.formats.entry import to_problem
     entries = detect.entries(path)
@@ -66,11 +66,8 @@ def convert(path: str | Path, out_dir: str | Path | None, force: bool = False) -
         planned.append((dest, text))
     written = []
     for dest, text in planned:
-        try:
+        with refused_writes(file=str(dest), field="--out"):
             written.append(atomic_write_text(dest, text))
-        except OSError as e:            # /proc/x, a file where the directory should be
-            raise InputError(f"cannot write: {e.strerror or e}", file=str(dest),
-                             field="--out") from None
     return written
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from retrologic.errors import InputError
-from retrologic.files import atomic_write_text
+from retrologic.files import atomic_write_text, refused_writes
 
 
 def add_arguments(p: argparse.ArgumentParser, steps: bool = False) -> None:
@@ -34,16 +34,11 @@ def save(result: Any, position: Any, args: argparse.Namespace) -> list[Path]:
         if not games:
             raise InputError("no game to draw (the answer has none)", field="--svg-steps",
                              value=path)
-        try:
+        with refused_writes(field="--svg", value=path):
             return frames.write_steps(path, frames.frames(games[0]), "proof game: " + " ".join(
                 str(a) for a in (result.answer or [])[:1]))
-        except OSError as e:
-            raise InputError(f"cannot write: {e.strerror or e}", field="--svg",
-                             value=path) from None
     picture = svg.for_result(result, position)
     if picture is None:
         raise InputError("this answer has no diagram", field="--svg", value=path)
-    try:
+    with refused_writes(field="--svg", value=path):
         return [atomic_write_text(path, picture)]
-    except OSError as e:
-        raise InputError(f"cannot write: {e.strerror or e}", field="--svg", value=path) from None

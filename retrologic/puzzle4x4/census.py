@@ -297,11 +297,8 @@ def run(tasks: list[tuple], out_dir: str | Path, *, workers: int | None = None,
         source = _dask(todo, dask, workers, budget) if dask else _local(todo, workers, budget)
     try:
         for n, (task, res) in enumerate(source, 1):
-            try:
+            with files.refused_writes("the shard", file=str(out / _name(task)), field="--out"):
                 files.atomic_write_text(out / _name(task), json.dumps(res) + "\n")
-            except OSError as e:        # a full disk, a FIFO nobody reads in the shard's place
-                raise InputError(f"cannot write the shard: {e.strerror or e}",
-                                 file=str(out / _name(task)), field="--out") from None
             finished[_name(task)] = res
             done_starts += res["starts"]
             elapsed = time.monotonic() - t0

@@ -345,12 +345,10 @@ def _census(args: argparse.Namespace) -> int:
                          budget=budget)
     if args.progress:
         print(file=sys.stderr)
-    from retrologic.files import atomic_write_text
-    try:
-        atomic_write_text(Path(args.out) / "summary.json", json.dumps(summary, indent=1) + "\n")
-    except OSError as e:
-        raise InputError(f"cannot write the summary: {e.strerror or e}",
-                         file=str(Path(args.out) / "summary.json"), field="--out") from None
+    from retrologic.files import atomic_write_text, refused_writes
+    where = Path(args.out) / "summary.json"
+    with refused_writes("the summary", file=str(where), field="--out"):
+        atomic_write_text(where, json.dumps(summary, indent=1) + "\n")
     stopped = summary.get("stopped")
     if args.json:
         print(json.dumps(summary, indent=1), flush=True)

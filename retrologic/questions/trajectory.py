@@ -328,11 +328,9 @@ def run(args: argparse.Namespace) -> int:
     q = validate(table, QUESTION, file=None, where="")
     result = answer(q, where="")
     if args.svg:
-        from retrologic.files import atomic_write_text
+        from retrologic.files import atomic_write_text, refused_writes
         path = Path(args.svg)
-        try:
+        with refused_writes(field="--svg", value=args.svg):
             atomic_write_text(path, svg(result, q))       # never a half-written file
-        except OSError as e:
-            raise InputError(f"cannot write: {e.strerror}", field="--svg", value=args.svg) from None
         result.lines.append(f"diagram written to {path}")
     return emit(result, args)

@@ -9,7 +9,7 @@ import numpy as np
 
 from retrologic.tablebase import retrograde as rg
 from retrologic.errors import InputError
-from retrologic.files import atomic_write_bytes
+from retrologic.files import atomic_write_bytes, refused_writes
 from retrologic.tablebase.table import Table
 
 
@@ -49,8 +49,5 @@ def plot(table: Table, path: str | Path) -> Path:
     image = io.BytesIO()
     fig.savefig(image, format="png")
     plt.close(fig)
-    try:                                # atomically, as every file we write
+    with refused_writes(field="--plot", value=str(path)):     # atomically, as every file
         return atomic_write_bytes(path, image.getvalue())
-    except OSError as e:
-        raise InputError(f"cannot write: {e.strerror or e}", field="--plot",
-                         value=str(path)) from None

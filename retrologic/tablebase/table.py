@@ -97,15 +97,12 @@ class Table:
     def save(self, directory: str | Path) -> Path:
         """Write `<directory>/<SIGNATURE>.npz` atomically (a temporary file renamed when
         complete), so an interrupted build never leaves a truncated table behind."""
-        from retrologic.files import atomic_open
+        from retrologic.files import atomic_open, refused_writes
         path = Path(directory) / f"{self.signature}.npz"
-        try:
-            with atomic_open(path) as fh:
-                np.savez_compressed(fh, outcome=self.outcome, dist=self.dist,
-                                    signature=np.array(self.signature),
-                                    version=np.array(FORMAT_VERSION), seconds=np.array(self.seconds))
-        except OSError as e:
-            raise InputError(f"cannot write the table: {e.strerror or e}", file=str(path)) from None
+        with refused_writes("the table", file=str(path)), atomic_open(path) as fh:
+            np.savez_compressed(fh, outcome=self.outcome, dist=self.dist,
+                                signature=np.array(self.signature),
+                                version=np.array(FORMAT_VERSION), seconds=np.array(self.seconds))
         return path
 
     @classmethod
