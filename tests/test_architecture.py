@@ -33,10 +33,11 @@ STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 # checker module -> what it may import besides the standard library (its docstring's rule):
 # retrologic modules by name, third-party packages by top-level name.
 CHECKER_RULES: dict[str, frozenset[str]] = {
-    # the cage checker reuses the retraction generator, never the cage search, library or rules
+    # the cage checker reuses the retraction generator, never the cage search, library or rules;
+    # it reads a question's restrictions with the constraint language's parser
     "retrologic.cages.checker": frozenset({
-        "chess", "retrologic.certformat", "retrologic.errors", "retrologic.position",
-        "retrologic.retract", "retrologic.schema"}),
+        "chess", "retrologic.certformat", "retrologic.constraints", "retrologic.errors",
+        "retrologic.position", "retrologic.retract", "retrologic.schema"}),
     # the SAT cage checker rebuilds the CNF (cages.sat_encode), checks the DRUP proofs with our
     # checker and embedded history facts with the deduce checker; never the engine or a solver
     "retrologic.cages.sat_checker": frozenset({

@@ -266,6 +266,34 @@ def test_corrupted_counterexamples_are_rejected():
     assert not certificate.check({**cert, "line": "nonsense"}).ok     # malformed: rejected, no crash
 
 
+def test_question_restrictions_and_frozen_units_bind_the_certificate(tmp_path):
+    """A command line's question states what it assumes: a proof assuming more (a restriction
+    or a frozen unit the question does not state) or a counterexample keeping less is rejected."""
+    def cli_cert(*args: str) -> dict:
+        out = tmp_path / str(len(list(tmp_path.iterdir())))
+        assert main(["cage", *args, "--certificate-dir", str(out)]) == 0
+        return json.loads(next(out.iterdir()).read_text())
+
+    proof = cli_cert(FIG7, "--restrict", "pawn_captures(either, 'd', 'e') == 0")
+    assert check_proof(proof).ok
+    for restrict, ok in ((["0 == pawn_captures(either)"], True),     # the question assumes more
+                         (["pawn_captures(white, from_file='d', to_file='e') < 1"], False),
+                         ([], False), (["captures(white) <= 1"], False), ("no", False)):
+        assert check_proof({**proof, "question": {**proof["question"], "restrict": restrict}}
+                           ).ok is ok, restrict
+    frozen = cli_cert("8/8/8/8/8/8/6PP/6Nr", "--restrict", 'never_moved("g1")')
+    assert check_proof(frozen).ok
+    unfrozen = {**frozen["question"], "restrict": []}
+    verdict = check_proof({**frozen, "question": unfrozen})
+    assert not verdict.ok and "freezes g1" in verdict.reason
+    line = cli_cert(FIG7)
+    assert check_counterexample(line).ok
+    for restrict, ok in ((["pawn_captures(white, 'd', 'e') == 0"], False),
+                         (['never_moved("f5")'], False), ([], True)):
+        assert check_counterexample({**line, "question": {**line["question"], "restrict": restrict}}
+                                    ).ok is ok, restrict
+
+
 # --- input ---------------------------------------------------------------------------------------
 
 def test_bad_input_names_field_and_value():

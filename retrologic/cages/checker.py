@@ -1,7 +1,7 @@
 """Independent checkers of cage certificates ("cage-proof", "cage-counterexample").
 
 Rule: this module imports python-chess and the flat core only (retrologic.position, .retract,
-.certformat, .errors, .schema): it reuses the engine's retraction generator (retrologic.retract,
+.certformat, .errors, .schema, and .constraints to read a question's restrictions): it reuses the engine's retraction generator (retrologic.retract,
 tested against python-chess and brute force), but never cages.search, .library or .rules: the
 prune rules a proof names are re-derived here with python-chess's attack tables.
 
@@ -28,7 +28,9 @@ checked under its own model and used for its own claim, and a "plain" certificat
 cage proved in the "lines" model (Hwa's bootstrapping across models). The verdict then names
 each known cage with its model, so the reader sees which rules the whole proof rests on.
 The accepted verdict states the claim: start board, frozen units, castling rights, zone, model,
-restrictions, and the known cages used.
+restrictions, and the known cages used. A command line's question (its `restrict` texts and
+frozen squares) must be the certificate's: a proof may assume no more than it, a
+counterexample's line must keep all of it.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Any
 import chess
 
 from retrologic.certformat import Verdict, format_fault, short, shown, tick
+from retrologic.constraints import BoolAtom, Compare, Junction, parse_expr
 from retrologic.errors import InputError
 from retrologic.position import CASTLINGS, Placement, Position
 from retrologic.retract import apply, retractions
@@ -161,8 +164,10 @@ def _head(cert: dict[str, Any], t: str) -> tuple[str, chess.SquareSet, list[dict
     return model, zone, restrictions, start
 
 
-def _metadata_fault(cert: dict[str, Any], start: Position, model: str) -> str | None:
-    """The problem's position and question (when present) must be the certificate's own."""
+def _metadata_fault(cert: dict[str, Any], start: Position, model: str,
+                    proof: bool = True) -> str | None:
+    """The problem's position and question (when present) must be the certificate's own; a
+    proof may assume no more than the question does, a counterexample no less (`proof`)."""
     from retrologic.position import parse
     pos = cert.get("position")
     if isinstance(pos, dict) and pos:
@@ -189,7 +194,73 @@ def _metadata_fault(cert: dict[str, Any], start: Position, model: str) -> str | 
             return "the question's zone is not the certificate's"
         if not frozen <= set(chess.SquareSet(start.frozen)):
             return "the question's frozen units are not frozen in the start"
+        if "restrict" in q:
+            return _restrict_fault(q["restrict"], _restrictions(cert.get("restrictions")),
+                                   start.frozen, int(chess.SquareSet(frozen)), proof)
     return None
+
+
+def _restrict_fault(stated: Any, restrictions: list[dict[str, Any]], start_frozen: int,
+                    frozen: int, proof: bool) -> str | None:
+    """A command line's question states all it assumes (`--frozen` squares, `--restrict` texts).
+    A proof may assume no more (each of its restrictions implied by one of the question's, a
+    unit frozen only when the question freezes it), else it answers an easier question than the
+    one asked; a counterexample's line must keep every restriction and frozen unit the question
+    states. `frozen`: the `--frozen` squares."""
+    if not isinstance(stated, list) or not all(isinstance(t, str) for t in stated):
+        return "the question's restrictions are malformed"
+    asked: list[dict[str, Any]] = []
+    for text in stated:
+        try:
+            atoms = _conjuncts(parse_expr(text))
+        except InputError:
+            atoms = None
+        if atoms is None:
+            return f"the question's restriction {shown(text, 60)} is not one the checker reads"
+        asked += [a for a in atoms if "pawn_captures" in a]
+        frozen |= sum(chess.BB_SQUARES[a["never_moved"]] for a in atoms if "never_moved" in a)
+    if not proof:
+        if frozen & ~start_frozen:
+            return (f"the question freezes {chess.square_name(chess.lsb(frozen & ~start_frozen))}, "
+                    "which the certificate's line need not keep")
+        for rest in asked:
+            if not _implied(rest, restrictions):
+                return (f"the question assumes {_restriction_text(rest)}, which the "
+                        "certificate's line need not keep")
+        return None
+    if start_frozen & ~frozen:
+        return (f"the certificate freezes {chess.square_name(chess.lsb(start_frozen & ~frozen))}, "
+                "which the question does not")
+    for rest in restrictions:
+        if not _implied(rest, asked):
+            return (f"the certificate assumes {_restriction_text(rest)}, which the question's "
+                    "restrictions do not")
+    return None
+
+
+def _conjuncts(expr: Any) -> list[dict[str, Any]] | None:
+    """The question's restriction as {"pawn_captures": ...} and {"never_moved": square} items,
+    or None when it is not a conjunction of `pawn_captures(...) == 0` (`<= 0`,
+    `< 1`, either side of the comparison) and `never_moved(...)`."""
+    if isinstance(expr, Junction) and expr.op == "and":
+        parts = [_conjuncts(item) for item in expr.items]
+        return None if any(p is None for p in parts) else [a for p in parts for a in p or []]
+    if isinstance(expr, BoolAtom):
+        if expr.call.name != "never_moved" or not expr.value:
+            return None
+        return [{"never_moved": chess.parse_square(expr.call.arg("square"))}]
+    if not isinstance(expr, Compare):
+        return None
+    left, right, op = expr.left, expr.right, expr.op
+    if not left.terms and right.terms:
+        left, right = right, left
+        op = {"<=": ">=", ">=": "<=", "<": ">", ">": "<"}.get(op, op)
+    if len(left.terms) != 1 or right.terms or left.terms[0][0] != 1:
+        return None
+    call, bound = left.terms[0][1], right.const - left.const
+    if call.name != "pawn_captures" or (op, bound) not in (("==", 0), ("<=", 0), ("<", 1)):
+        return None
+    return [{"pawn_captures": {k: call.arg(k) for k in ("side", "from_file", "to_file")}}]
 
 
 def _key(pos: Position) -> tuple:
@@ -446,7 +517,7 @@ def check_counterexample(cert: dict[str, Any]) -> Verdict:
 def _check_counterexample(cert: dict[str, Any]) -> Verdict:
     t = "cage-counterexample"
     model, zone, restrictions, start = _head(cert, t)
-    why = _metadata_fault(cert, start, model)
+    why = _metadata_fault(cert, start, model, proof=False)
     if why:
         return Verdict(t, False, why)
     line = cert.get("line")
