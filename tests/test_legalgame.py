@@ -89,12 +89,15 @@ def test_random_game_positions_are_certified_by_python_chess(seed):
         assert same_position(board, target)
 
 
-def test_a_position_with_no_game_is_unknown_never_legal():
+def test_a_position_with_no_game_is_never_legal():
     """The initial array with Black to move has no game (White cannot lose a tempo with only
-    knights out), so the finder finds none: unknown."""
-    result = legal.answer(Position.from_fen(chess.STARTING_FEN.replace(" w ", " b ")),
-                          budget=Budget(nodes=2_000))
-    assert str(result.verdict) == "unknown" and result.facts["legal"] is None
+    knights out): the finders find none within their cap (the static rules aside, unknown), and
+    `legal` proves it illegal by the tempo-parity rule."""
+    target = chess.Board(chess.STARTING_FEN.replace(" w ", " b "))
+    assert find_game(target, Budget(nodes=5_000), node_cap=2_000) is None
+    result = legal.answer(Position.from_board(target), budget=Budget(nodes=2_000))
+    assert str(result.verdict) == "proved" and result.facts["legal"] is False
+    assert result.facts["rules"] == ["tempo-parity"]
 
 
 def _cert() -> dict:

@@ -13,7 +13,8 @@ which python-chess cannot build, still trusts retract). It re-derives every cand
 proof-tree edge with python-chess, every static rule with legality.rules (whose `unreachable` rule asks the
 proof-game bound, retrologic.spg.bound: a leaf so closed trusts that bound, tested by the
 admission oracle over real games, as the proof-game verdicts do; a `pawn-columns` leaf runs the
-kernel search of retrologic.legality.pawn_columns again, tested over real games the same way).
+kernel search of retrologic.legality.pawn_columns again, tested over real games the same way;
+a `tempo-parity` leaf re-runs retrologic.legality.tempo).
 
 The statuses of a candidate (Status) are defined here, with the certificate they appear in;
 the engine imports them from here.
@@ -325,6 +326,8 @@ def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
             reasons = legality.reachability_reasons(pos)
         elif rule == legality.PAWN_COLUMNS:
             reasons = legality.pawn_column_reasons(pos)
+        elif rule == legality.TEMPO:
+            reasons = legality.tempo_reasons(pos)
         else:
             reasons = legality.state_and_count_reasons(pos) + legality.cage_rule_reasons(pos)
         found = [r.message for r in reasons if r.rule == rule]

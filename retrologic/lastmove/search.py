@@ -112,9 +112,11 @@ def static_rule(pos: Position) -> legality.Reason | None:
     """The first static rule that proves `pos` illegal (retro-stalemate is found by search);
     Retractor's cages, then the proof-game bound (`legality.reachability`: the record
     problems' capture and promotion counts), then the pawn columns (`legality.pawn_columns`),
-    the dearer rules, only when the cheaper ones find nothing."""
+    the dearer rules, only when the cheaper ones find nothing; last the tempo parity
+    (`legality.tempo`, positions without a capture)."""
     found = legality.state_and_count_reasons(pos) or legality.cage_rule_reasons(pos) or \
-        legality.reachability_reasons(pos) or legality.pawn_column_reasons(pos)
+        legality.reachability_reasons(pos) or legality.pawn_column_reasons(pos) or \
+        legality.tempo_reasons(pos)
     return found[0] if found else None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import chess
 
-from retrologic.legality import pawn_columns, reachability, static_cages
+from retrologic.legality import pawn_columns, reachability, static_cages, tempo
 from retrologic.legality.reason import Reason
 from retrologic.position import Position
 from retrologic.retract import LIGHT, attackers, retractions, retractors
@@ -156,13 +156,22 @@ def pawn_column_reasons(pos: Position) -> list[Reason]:
     return pawn_columns.reasons(pos)
 
 
+TEMPO = tempo.RULE
+
+
+def tempo_reasons(pos: Position) -> list[Reason]:
+    """No capture ever happened and the parity of every unit's moves is known, and the side to
+    move contradicts it (retrologic.legality.tempo; full positions with all 32 units)."""
+    return tempo.reasons(pos)
+
+
 def reasons(pos: Position) -> list[Reason]:
     """Every static reason why `pos` is illegal (empty: no static proof of illegality); the
     proof-game bound only where the counting, check and state rules find nothing, the pawn
-    columns only where the bound finds nothing either."""
+    columns and the tempo parity only where the bound finds nothing either."""
     out = state_and_count_reasons(pos)
     if not out:
         out += retro_stalemate_reasons(pos) + reachability_reasons(pos)
     if not out:
-        out += pawn_column_reasons(pos)
+        out += pawn_column_reasons(pos) + tempo_reasons(pos)
     return out + cage_rule_reasons(pos)
