@@ -253,6 +253,15 @@ def test_cli_text_json_and_bad_input(capsys: pytest.CaptureFixture[str], tmp_pat
                  "--nodes", "20", "--engine", "search"]) == 4
 
 
+def test_a_listing_past_the_cap_says_how_many_it_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    """The initial array at 4.0: 2,700 games of 8 plies (counted by brute force with
+    python-chess), the shortest 0.0; the answer keeps 1,000 and says so, in JSON too."""
+    assert main(["spg", chess.STARTING_BOARD_FEN, "--moves", "4.0", "--all", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["facts"]["count"] == 2700 and data["facts"]["shorter"] == 0
+    assert len(data["answer"]) == data["details"]["games_listed"] == 1000
+
+
 def test_problem_file_errors_name_the_field(tmp_path) -> None:
     from retrologic import problem
     path = tmp_path / "bad.toml"

@@ -85,7 +85,8 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
         lines.append("no shorter game (same side to move): searched exhaustively")
     else:
         lines.append("shorter lengths: not decided (limit)")
-    if len(answer.games) < answer.count:
+    truncated = len(answer.games) < answer.count
+    if truncated:
         lines.append(f"only the first {len(answer.games)} of {answer.count} games are listed")
     for i, (g, text) in enumerate(zip(answer.games, sans)):
         if show is not None and i >= show:
@@ -101,6 +102,8 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     details = {"pgn": [spg.pgn_text(g, answer.target) for g in answer.games],
                "searches": answer.searches, "nodes": answer.nodes,
                "seconds": round(answer.seconds, 3)}
+    if truncated:                       # the answer lists fewer games than the count
+        details["games_listed"] = len(answer.games)
     if answer.strategy is not None:
         details["strategy"] = answer.strategy.as_dict()
     if answer.shorter_game is not None:
