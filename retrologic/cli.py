@@ -126,14 +126,14 @@ def build_parser(chosen: str | None) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text, description=text)
         if name == chosen:
             add(p)
-            p.set_defaults(_run=run)
+            p.set_defaults(_run=run, _parser=p)
     for name, kind in questions.COMMANDS.items():
         text = questions.KINDS[kind][1]
         p = sub.add_parser(name, help=text, description=text)
         if name == chosen:
             module = questions.load(kind)
             module.add_arguments(p)
-            p.set_defaults(_run=module.run)
+            p.set_defaults(_run=module.run, _parser=p)
     return top
 
 
@@ -158,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(chosen)
         args = parser.parse_args(argv)
-        make_certificate_dir(args, parser)
+        make_certificate_dir(args, getattr(args, "_parser", parser))
         from retrologic.formats.notation import fen_arguments
         fen_arguments(args)         # S for the knight in FEN arguments, as in files (issue #20)
         status = args._run(args)

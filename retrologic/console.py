@@ -75,8 +75,11 @@ def make_certificate_dir(args: argparse.Namespace, parser: argparse.ArgumentPars
     text = getattr(args, "certificate_dir", None)
     if not text:
         return
+    path = Path(text)
+    if path.is_symlink() and not path.exists():
+        parser.error(f"argument --certificate-dir: a symbolic link to nothing: {shown(text)}")
     try:
-        Path(text).mkdir(parents=True, exist_ok=True)
+        path.mkdir(parents=True, exist_ok=True)
         writable = os.access(text, os.W_OK | os.X_OK)
     except OSError as e:
         parser.error(f"argument --certificate-dir: cannot make this directory "

@@ -501,6 +501,18 @@ def test_a_certificate_directory_that_cannot_be_made_is_refused_before_solving(c
     err = capsys.readouterr()
     assert stop.value.code == 2 and err.out == ""
     assert "cannot make this directory" in err.err and "/proc/retrologic-x" in err.err
+    assert err.err.startswith("retrologic spg: error:")         # the subcommand's usage line
+
+
+def test_a_dangling_link_as_certificate_directory_says_so(capsys, tmp_path):
+    """A --certificate-dir that is a link to nothing said "cannot make this directory (File
+    exists)": it is named for what it is, a usage error before solving."""
+    link = tmp_path / "certs"
+    link.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(SystemExit) as stop:
+        main(["legal", START, "--certificate-dir", str(link)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "symbolic link to nothing" in err and "File exists" not in err
 
 
 def test_outputs_through_links_and_into_fifos_keep_them(tmp_path):
