@@ -294,6 +294,18 @@ def test_question_restrictions_and_frozen_units_bind_the_certificate(tmp_path):
                                     ).ok is ok, restrict
 
 
+def test_a_certificate_over_checks_size_cap_is_not_written(tmp_path, capsys, monkeypatch):
+    """A file `check` would refuse to read is not written, and the answer says so (the cap made
+    small here; a cage proof of millions of positions would pass the real 40 MiB)."""
+    monkeypatch.setattr(certificate, "MAX_CERT_BYTES", 500)
+    assert main(["cage", FIG7, "--restrict", NO_DXE, "--certificate-dir", str(tmp_path),
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["details"]["certificate"] is None
+    assert main(["cage", FIG7, "--restrict", NO_DXE, "--certificate-dir", str(tmp_path)]) == 0
+    assert "certificate: not written" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+
+
 # --- input ---------------------------------------------------------------------------------------
 
 def test_bad_input_names_field_and_value():

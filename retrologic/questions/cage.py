@@ -92,7 +92,7 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
     out.position = result.start         # for pictures (issue #20)
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
         from retrologic.certformat import destination
-        out.details["certificate"] = str(_write(result, destination(options.certificate_dir, problem)))
+        _record(out, _write(result, destination(options.certificate_dir, problem)))
     return out
 
 
@@ -116,7 +116,7 @@ def _solve_sat(problem: Problem, options: SolveOptions, rules: list, never: int)
     out = result.to_result()
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
         from retrologic.certformat import destination
-        out.details["certificate"] = str(_write(result, destination(options.certificate_dir, problem)))  # type: ignore[arg-type]
+        _record(out, _write(result, destination(options.certificate_dir, problem)))  # type: ignore[arg-type]
     return out
 
 
@@ -134,12 +134,28 @@ def _stated_in(problem: Problem, e: InputError) -> str | None:
     return "question"
 
 
-def _write(result: CageResult, dest: Destination | None) -> Path:
+NOT_WRITTEN = "certificate: not written (it would pass the size cap `check` reads)"
+
+
+def _write(result: CageResult, dest: Destination | None) -> str | None:
     """Write the proof or counterexample to a retrologic.certformat.Destination (given: the
-    caller has a certificate directory)."""
+    caller has a certificate directory); its path, or None when it would pass `check`'s size
+    cap (a closed set of millions of positions: a file `check` refuses is not written)."""
+    from retrologic.certificate import MAX_CERT_BYTES
     assert dest is not None
     what = "proof" if result.proved else "counterexample"
-    return dest.write(result.certificate(), f"cage-{what}")
+    path = dest.write(result.certificate(), f"cage-{what}", MAX_CERT_BYTES)
+    return None if path is None else str(path)
+
+
+def _record(out: Result, path: str | None, shown: bool = False) -> None:
+    """The certificate's path in the details (None: not written, said in the text), and in
+    the text when `shown` (the command line prints it)."""
+    out.details["certificate"] = path
+    if path is None:
+        out.lines.append(NOT_WRITTEN)
+    elif shown:
+        out.lines.append(f"certificate: {path}")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -238,9 +254,8 @@ def run(args: argparse.Namespace) -> int:
                                         progress=options.progress)
     out = result.to_result()
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
-        out.details["certificate"] = _write_cli(result, options.certificate_dir, args.board, zone,
-                                                args.frozen or [], model, args.restrict)
-        out.lines.append(f"certificate: {out.details['certificate']}")
+        _record(out, _write_cli(result, options.certificate_dir, args.board, zone,
+                                args.frozen or [], model, args.restrict), shown=True)
     from retrologic.pictures import output as pictures
     pictures.save(out, result.start, args)
     status = emit(out, args)
@@ -274,20 +289,18 @@ def _run_sat(args: argparse.Namespace) -> int:
         raise
     out = result.to_result()
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
-        out.details["certificate"] = _write_cli(result, options.certificate_dir, args.board,  # type: ignore[arg-type]
-                                                args.zone, args.frozen or [], model, args.restrict)
-        out.lines.append(f"certificate: {out.details['certificate']}")
+        _record(out, _write_cli(result, options.certificate_dir, args.board,  # type: ignore[arg-type]
+                                args.zone, args.frozen or [], model, args.restrict), shown=True)
     return emit(out, args)
 
 
 def _write_cli(result: CageResult, directory: Any, board: str, zone: Any, frozen: Any,
-               model: str, restrict: list[str]) -> str:
-    """Write a command-line question's certificate; returns its path."""
+               model: str, restrict: list[str]) -> str | None:
+    """Write a command-line question's certificate; returns its path (None: not written)."""
     from retrologic.certformat import as_destination
     question = {"kind": "cage", "zone": zone or "auto", "frozen": frozen, "model": model,
                 "restrict": list(restrict)}
-    return str(_write(result, as_destination(directory, question=question,
-                                             position={"board": board})))
+    return _write(result, as_destination(directory, question=question, position={"board": board}))
 
 
 def _run_collection(args: argparse.Namespace, engine: str = "auto") -> int:

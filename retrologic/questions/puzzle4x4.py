@@ -124,12 +124,15 @@ def solve_board(key: int, options: SolveOptions) -> Result:
 
 
 def _write_certificate(cert: dict[str, Any], key: int, options: SolveOptions) -> None:
+    """Write the certificate (a file over the size cap `check` reads is not written)."""
     if options.certificate_dir:
         from retrologic.certformat import as_destination
+        from retrologic.certificate import MAX_CERT_BYTES
         dest = as_destination(options.certificate_dir,
                               question={"kind": KIND, "board": p4.to_string(key)}, position=None)
-        path = dest.write(cert, cert["type"])
-        print(f"certificate: {path}", file=sys.stderr)
+        path = dest.write(cert, cert["type"], MAX_CERT_BYTES)
+        print(f"certificate: {path or 'not written (it would pass the size cap check reads)'}",
+              file=sys.stderr)
 
 
 def _node_progress(nodes: int) -> None:
