@@ -115,6 +115,26 @@ def test_json_lines_same_shape_for_one_file_or_many(tmp_path):
     assert many.stderr.strip().splitlines()[-1] == "4 files: 2 met, 0 not met, 0 unknown, 2 errors"
 
 
+def test_a_title_cannot_break_or_restyle_the_terminal_line(tmp_path, capsys):
+    """A title holding a newline and an escape sequence printed raw (a hostile file could
+    clear or restyle the terminal), and a 900,000-character title was printed whole."""
+    quiet = tmp_path / "quiet.toml"
+    quiet.write_text('format = "retrologic/1"\n'
+                     'meta = { title = "A\\u001b[2JB\\nC" }\n'
+                     'position = { fen = "4k3/8/8/8/8/8/8/4K3 w - - 0 1" }\n'
+                     'question = { kind = "legal" }\n')
+    long = tmp_path / "long.toml"
+    long.write_text(quiet.read_text().replace("A\\u001b[2JB\\nC", "x" * 900_000))
+    assert main(["solve", str(quiet), "--nodes", "50"]) in (0, 4)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith(": A\\x1b[2JB\\nC") and "\x1b" not in first
+    assert main(["solve", str(long), "--nodes", "50"]) in (0, 4)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert len(first) < 300 and first.endswith("x…")
+    assert main(["solve", str(long), "--nodes", "50", "--json"]) in (0, 4)
+    assert json.loads(capsys.readouterr().out)["title"] == "x" * 900_000   # JSON keeps it whole
+
+
 # -- limits ---------------------------------------------------------------------------------------
 
 def test_limit_hit_is_exit_4_even_with_expect(tmp_path):

@@ -18,7 +18,8 @@ from typing import Any, Sequence
 
 from retrologic import limits
 from retrologic.console import EXIT_INTERRUPTED, one_line, say, was_interrupted
-from retrologic.errors import EXIT_INTERNAL, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, RetroError
+from retrologic.errors import (EXIT_INTERNAL, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, RetroError, cut,
+                               printable)
 from retrologic.options import SolveOptions
 
 
@@ -33,6 +34,15 @@ class Done:
     trace: str = ""
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+TITLE_SHOWN = 200   # characters of a title the text header shows (JSON and CSV keep it whole)
+
+
+def header(label: str, title: str) -> str:
+    """A record's first text line: file and title on one line, escapes written out (a title
+    may hold newlines or terminal escape sequences) and a long title cut."""
+    return f"== {printable(label)}: {cut(printable(title), TITLE_SHOWN)}"
 
 
 def error_done(path: str, exc: BaseException, trace: str = "") -> Done:
@@ -85,7 +95,7 @@ def solve_problem(prob: Any, label: str, options: SolveOptions, json_mode: bool)
             except (TypeError, ValueError) as e:    # an engine put a non-JSON value in
                 return _timed(error_done(label, e, traceback.format_exc()), start)
             return _timed(Done(record), start)
-        lines = [f"== {label}: {prob.title}", result.render()]
+        lines = [header(label, prob.title), result.render()]
         if expect is not None:
             if met is None:
                 lines.append(f"expect: not decided ({outcome})")
