@@ -19,8 +19,8 @@ from retrologic.position import Position
 
 def quiet_games(seeds: range):
     """Positions of random games without captures, pawns stepping now and then (rarely a double
-    step) and the pieces shuffling (rooks, kings, queens and bishops half the time): the positions whose
-    moves all have a known parity, where the rule has something to say."""
+    step) and the pieces shuffling (rooks, kings, queens and bishops half the time): positions
+    whose moves all have a known parity, where the rule has something to say."""
     for seed in seeds:
         rng = random.Random(seed)
         board = chess.Board()

@@ -1,9 +1,10 @@
 """Independent checkers of cage certificates ("cage-proof", "cage-counterexample").
 
 Rule: this module imports python-chess and the flat core only (retrologic.position, .retract,
-.certformat, .errors, .schema, and .constraints to read a question's restrictions): it reuses the engine's retraction generator (retrologic.retract,
-tested against python-chess and brute force), but never cages.search, .library or .rules: the
-prune rules a proof names are re-derived here with python-chess's attack tables.
+.certformat, .errors, .schema, and .constraints to read a question's restrictions): it reuses
+the engine's retraction generator (retrologic.retract, tested against python-chess and brute
+force), but never cages.search, .library or .rules: the prune rules a proof names are
+re-derived here with python-chess's attack tables.
 
 A proof is a set of zone positions; the checker accepts it when the start (the claimed cage: its
 board, frozen units and castling rights, under the zone, model and restrictions stated) is in

@@ -116,7 +116,8 @@ def _solve_sat(problem: Problem, options: SolveOptions, rules: list, never: int)
     out = result.to_result()
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
         from retrologic.certformat import destination
-        _record(out, _write(result, destination(options.certificate_dir, problem)))  # type: ignore[arg-type]
+        dest = destination(options.certificate_dir, problem)  # type: ignore[arg-type]
+        _record(out, _write(result, dest))
     return out
 
 
@@ -289,8 +290,9 @@ def _run_sat(args: argparse.Namespace) -> int:
         raise
     out = result.to_result()
     if options.certificate_dir and result.verdict != Verdict.UNKNOWN:
-        _record(out, _write_cli(result, options.certificate_dir, args.board,  # type: ignore[arg-type]
-                                args.zone, args.frozen or [], model, args.restrict), shown=True)
+        path = _write_cli(result, options.certificate_dir, args.board,  # type: ignore[arg-type]
+                          args.zone, args.frozen or [], model, args.restrict)
+        _record(out, path, shown=True)
     return emit(out, args)
 
 
