@@ -283,9 +283,22 @@ def test_question_restrictions_and_frozen_units_bind_the_certificate(tmp_path):
                            ).ok is ok, restrict
     frozen = cli_cert("8/8/8/8/8/8/6PP/6Nr", "--restrict", 'never_moved("g1")')
     assert check_proof(frozen).ok
-    unfrozen = {**frozen["question"], "restrict": []}
-    verdict = check_proof({**frozen, "question": unfrozen})
-    assert not verdict.ok and "freezes g1" in verdict.reason
+    for unfrozen in ({**frozen["question"], "restrict": []},
+                     {k: v for k, v in frozen["question"].items() if k != "restrict"}):
+        verdict = check_proof({**frozen, "question": unfrozen})     # no restriction stated
+        assert not verdict.ok and "freezes g1" in verdict.reason
+    # a castling right pins the king and rook: assumed only when a stated position gives it
+    castled = cli_cert("8/8/8/8/8/8/5PPP/4K1rR", "--frozen", "e1,h1")
+    pinned = copy.deepcopy(castled)
+    for state in (pinned["start"], *pinned["members"]):
+        state.pop("frozen", None)
+        state["castling"] = ["h1"]
+    pinned["question"]["frozen"] = []
+    del pinned["position"]
+    verdict = check_proof(pinned)
+    assert not verdict.ok and "castling" in verdict.reason
+    pinned["position"] = {"fen": "8/8/8/8/8/8/5PPP/4K1rR w K - 0 1"}   # the question's own right
+    assert check_proof(pinned).ok
     line = cli_cert(FIG7)
     assert check_counterexample(line).ok
     for restrict, ok in ((["pawn_captures(white, 'd', 'e') == 0"], False),

@@ -29,9 +29,9 @@ checked under its own model and used for its own claim, and a "plain" certificat
 cage proved in the "lines" model (Hwa's bootstrapping across models). The verdict then names
 each known cage with its model, so the reader sees which rules the whole proof rests on.
 The accepted verdict states the claim: start board, frozen units, castling rights, zone, model,
-restrictions, and the known cages used. A command line's question (its `restrict` texts and
-frozen squares) must be the certificate's: a proof may assume no more than it, a
-counterexample's line must keep all of it.
+restrictions, and the known cages used. A stated question (its `restrict` texts, none when
+absent, its frozen squares and its position's frozen units and castling rights) must be the
+certificate's: a proof may assume no more than it, a counterexample's line must keep all of it.
 """
 
 from __future__ import annotations
@@ -171,6 +171,7 @@ def _metadata_fault(cert: dict[str, Any], start: Position, model: str,
     proof may assume no more than the question does, a counterexample no less (`proof`)."""
     from retrologic.position import parse
     pos = cert.get("position")
+    stated_frozen = 0
     if isinstance(pos, dict) and pos:
         try:
             stated = parse(fen=pos.get("fen"), board=pos.get("board"), frozen=pos.get("frozen"))
@@ -181,6 +182,9 @@ def _metadata_fault(cert: dict[str, Any], start: Position, model: str,
                     f"{start.placement.board_fen()}")
         if stated.frozen & ~start.frozen or stated.castling != start.castling:
             return "the stated position's frozen units or castling rights are not the start's"
+        stated_frozen = stated.frozen
+    elif proof and start.castling and isinstance(cert.get("question"), dict):
+        return "the certificate assumes castling rights that no stated position gives"
     q = cert.get("question")
     if isinstance(q, dict):
         if "model" in q and q["model"] != model:
@@ -195,19 +199,19 @@ def _metadata_fault(cert: dict[str, Any], start: Position, model: str,
             return "the question's zone is not the certificate's"
         if not frozen <= set(chess.SquareSet(start.frozen)):
             return "the question's frozen units are not frozen in the start"
-        if "restrict" in q:
-            return _restrict_fault(q["restrict"], _restrictions(cert.get("restrictions")),
-                                   start.frozen, int(chess.SquareSet(frozen)), proof)
+        return _restrict_fault(q.get("restrict", []), _restrictions(cert.get("restrictions")),
+                               start.frozen, int(chess.SquareSet(frozen)) | stated_frozen, proof)
     return None
 
 
 def _restrict_fault(stated: Any, restrictions: list[dict[str, Any]], start_frozen: int,
                     frozen: int, proof: bool) -> str | None:
-    """A command line's question states all it assumes (`--frozen` squares, `--restrict` texts).
+    """A question states all it assumes (frozen squares, its own and its position's; restrictions,
+    the `--restrict` texts or the problem file's constraints; none when it states none).
     A proof may assume no more (each of its restrictions implied by one of the question's, a
     unit frozen only when the question freezes it), else it answers an easier question than the
     one asked; a counterexample's line must keep every restriction and frozen unit the question
-    states. `frozen`: the `--frozen` squares."""
+    states. `frozen`: the question's and its position's frozen squares."""
     if not isinstance(stated, list) or not all(isinstance(t, str) for t in stated):
         return "the question's restrictions are malformed"
     asked: list[dict[str, Any]] = []
