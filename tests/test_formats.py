@@ -575,6 +575,9 @@ def test_valid_fens_are_never_rewritten() -> None:
 # --- a source convert cannot represent exactly is refused (review of 2026-11-30) -------------
 
 START_WITH_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
+# the diagram after 1.f4 f5 2.Nf3 in YACPDB's algebraic lists
+F4_F5_NF3_WHITE = "[Ke1, Qd1, Ra1, Rh1, Bc1, Bf1, Sb1, Sf3, Pa2, Pb2, Pc2, Pd2, Pe2, Pf4, Pg2, Ph2]"
+F4_F5_NF3_BLACK = "[Ke8, Qd8, Ra8, Rh8, Bc8, Bf8, Sb8, Sg8, Pa7, Pb7, Pc7, Pd7, Pe7, Pf5, Pg7, Ph7]"
 REFUSED = [
     (popeye.read, "u.pop", "BeginProblem\nPieces White Ke1 QD1 Black Ke8\nStipulation dia2\n"
      "EndProblem\n", "QD1"),                                    # the queen was dropped
@@ -598,8 +601,30 @@ REFUSED = [
      "stipulation: PG 1.0\n", "QD1"),
     (yacpdb.read, "n.yaml", "---\nalgebraic:\n  white: [Ke1]\n  black: [Ke8]\n"
      "stipulation: PG 1.0\ntwins: {1: \"Move e1 e2\", b: \"Move e8 e7\"}\n", "twin labels"),
+    # found in review (2026-11-30): labels matched by their sorted order, not their letters,
+    # and a solution of a twin the entry lacks dropped without a word
+    (yacpdb.read, "c.yaml", "---\nalgebraic:\n  white: [Ke1]\n  black: [Ke8]\n"
+     "stipulation: PG 1.0\ntwins: {c: \"Move e1 e2\"}\n", "twin labels: b in order"),
+    (yacpdb.read, "B.yaml", "---\nalgebraic:\n  white: [Ke1]\n  black: [Ke8]\n"
+     "stipulation: PG 1.0\ntwins: {b: \"Move e1 e2\", B: \"Move e8 e7\"}\n", "b, c in order"),
+    (yacpdb.read, "z.yaml", f"---\nalgebraic:\n  white: {F4_F5_NF3_WHITE}\n"
+     f"  black: {F4_F5_NF3_BLACK}\nstipulation: PG 1.5\n"
+     "solution: \"a) 1.f4 f5 2.Nf3 c) 1.Nf3 f5 2.f4\"\n", "names twin c)"),
+    (popeye.read, "z.pop", "BeginProblem\nForsyth rsbqkbsr/ppppp1pp/8/5p2/5P2/5S2/PPPPP1PP/RSBQKB1R\n"
+     "Stipulation dia1.5\nRemark Solution: 1.f4 f5 2.Nf3\nRemark b) 1.Nf3 f5 2.f4\nEndProblem\n",
+     "names twin b)"),
     (yacpdb.read, "r.yaml", "---\nalgebraic: " + "[" * 5000 + "]" * 5000 + "\n", "nested"),
 ]
+
+
+def test_a_game_stated_twice_is_one_game() -> None:
+    """Found in review (2026-11-30): a YACPDB solution giving the game in long notation and in
+    SAN became a "cooked, 2 games" [expect], so the right answer (unique) failed it."""
+    text = (f"---\nalgebraic:\n  white: {F4_F5_NF3_WHITE}\n  black: {F4_F5_NF3_BLACK}\n"
+            "stipulation: PG 1.5\nsolution: \"1.f2-f4 f7-f5 2.Sg1-f3 1.f4 f5 2.Nf3\"\n")
+    [entry] = yacpdb.read("twice.yaml", text)
+    assert entry.table["expect"] == {"status": "unique", "count": 1,
+                                     "answer": ["1.f4 f5 2.Nf3"]}
 
 
 @pytest.mark.parametrize("reader, name, text, words", REFUSED,

@@ -85,10 +85,27 @@ def expected_games(games: list[str], file: str, line: int, field: str) -> list[s
     return out
 
 
+def games_by_twin(solutions: dict[str, list[str]], count: int, file: str, line: int,
+                  field: str) -> list[list[str]]:
+    """The published games of each of `count` diagrams (a), b), ... in order), from a solution
+    text split by twin label; a single diagram takes every game. A label naming no diagram is
+    an error: its games would be dropped or given to another twin."""
+    letters = [chr(ord("a") + k) for k in range(count)]
+    stray = sorted(set(solutions) - set(letters))
+    if stray:
+        raise fail(f"the solution names twin {stray[0]}), which the problem does not have "
+                   f"(its diagrams: {', '.join(f'{x})' for x in letters)})", file, line, field,
+                   " ".join(solutions[stray[0]])[:60])
+    if count == 1:
+        return [[g for gs in solutions.values() for g in gs]]
+    return [solutions.get(x, []) for x in letters]
+
+
 def spg_table(board: chess.Board, plies: int, meta: dict[str, Any], games: list[str],
               file: str, line: int, field: str) -> dict[str, Any]:
     """The table of a proof-game problem; the published games (if any) become [expect]:
-    their number is the count (1: unique), and each must reach the diagram in the length."""
+    their number is the count (1: unique), and each must reach the diagram in the length. A
+    game stated twice (in two notations, say) is one game."""
     table: dict[str, Any] = {
         "format": problemfile.FORMAT, "meta": {**meta, "stipulation": f"dia{moves_text(plies)}"},
         "position": {"fen": board.board_fen()},
@@ -104,6 +121,7 @@ def spg_table(board: chess.Board, plies: int, meta: dict[str, Any], games: list[
             raise fail(f"the published solution is not a proof game of {moves_text(plies)} "
                        f"to the diagram ({len(moves)} plies, ends at {end.board_fen()})",
                        file, line, field, text)
+    answer = list(dict.fromkeys(answer))
     if answer:
         table["expect"] = {"status": "unique" if len(answer) == 1 else "cooked",
                            "count": len(answer), "answer": answer}

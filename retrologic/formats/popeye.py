@@ -22,7 +22,8 @@ import chess
 from retrologic.files import read_text
 from retrologic.schema import MAX_TOML_BYTES
 from retrologic.formats import twins
-from retrologic.formats.entry import Entry, check_diagram, fail, plies_of, spg_table
+from retrologic.formats.entry import (Entry, check_diagram, fail, games_by_twin, plies_of,
+                                      spg_table)
 from retrologic.formats.notation import NotationError, normalize_fen, place_spec, split_solutions
 from retrologic.spg.checker import moves_text
 
@@ -271,6 +272,7 @@ def _finish(r: _Reader, prob: _Problem, end: Token) -> list[Entry]:
         variants.append((board, stip, label, line))
         last_board, last_stip = board, stip
     out = []
+    published = games_by_twin(solutions, len(variants), file, prob.line, "Remark Solution")
     for k, (board, (stip, sline), label, line) in enumerate(variants):
         letter = chr(ord("a") + k)
         m = re.match(r"^dia(\d+(?:\.\d)?)$", stip, re.IGNORECASE)
@@ -285,11 +287,7 @@ def _finish(r: _Reader, prob: _Problem, end: Token) -> list[Entry]:
         title = "; ".join(prob.meta["title"]) or \
             f"{meta.get('authors', [stem])[0]}: proof game in {moves_text(plies)}"  # type: ignore[index]
         m_meta = {**meta, "title": title + twin_text}
-        if len(variants) > 1 or prob.zero:
-            games = solutions.get(letter, [])
-        else:
-            games = [g for gs in solutions.values() for g in gs]
-        table = spg_table(board, plies, m_meta, games, file, line, "Remark Solution")
+        table = spg_table(board, plies, m_meta, published[k], file, line, "Remark Solution")
         out.append(Entry(table, file, line, prob.time_limit))
     return out
 

@@ -24,7 +24,8 @@ from retrologic import problemfile
 from retrologic.files import read_text
 from retrologic.schema import MAX_TOML_BYTES
 from retrologic.formats import twins
-from retrologic.formats.entry import Entry, check_diagram, fail, plies_of, spg_table
+from retrologic.formats.entry import (Entry, check_diagram, fail, games_by_twin, plies_of,
+                                      spg_table)
 from retrologic.formats.notation import NotationError, place_spec, split_solutions
 from retrologic.spg.checker import moves_text
 
@@ -174,12 +175,12 @@ def _entries(data: Any, file: str, line: int, lines: dict[str, int]) -> list[Ent
         if not isinstance(tw, dict):
             raise fail("must be a mapping b: ..., c: ...", file, at("twins"), "twins", tw)
         variants.extend(_twins(board, plies, tw, file, at("twins")))
-    solutions = split_solutions(solution or "")
+    published = games_by_twin(split_solutions(solution or ""), len(variants), file,
+                              at("solution"), "solution")
     out = []
     for k, (b, p, label) in enumerate(variants):
         letter = chr(ord("a") + k)
-        games = solutions.get(letter, []) if len(variants) > 1 else \
-            [g for gs in solutions.values() for g in gs]
+        games = published[k]
         check_diagram(b, file, at("twins") if label else at("algebraic"), "twins")
         title = f"{who}: proof game in {moves_text(p)}" + (f" (twin {letter}: {label})"
                                                              if label else "")
@@ -245,10 +246,11 @@ def _twins(board: chess.Board, plies: int, tw: dict[Any, Any], file: str,
     `Continued Exchange a2 h7`, `Stipulation PG 7.5`)."""
     out = []
     last_board, last_plies = board, plies
-    if not all(isinstance(label, str) for label in tw):
-        raise fail("twin labels are letters (b, c, ...)", file, line, "twins",
-                   ", ".join(sorted(map(str, tw)))[:40])
-    for label in sorted(tw):
+    wanted = [chr(ord("b") + k) for k in range(len(tw))]
+    if not all(isinstance(label, str) for label in tw) or sorted(map(str, tw)) != wanted:
+        raise fail(f"twin labels: {', '.join(wanted)[:30]} in order", file,
+                   line, "twins", ", ".join(sorted(map(str, tw)))[:40])
+    for label in wanted:
         text = str(tw[label])
         toks = text.split()
         continued = bool(toks) and twins.word(toks[0], ("continued",)) == "continued"
