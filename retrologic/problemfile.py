@@ -158,10 +158,20 @@ def confined(path: str | Path, file: Any, field: str) -> Path:
 
 
 def resolve_path(problem: Problem, relative: str) -> Path:
-    """A path named in a problem file: relative to the file, then to the project root."""
+    """A path named in a problem file: relative to the file, then to the project root. Under
+    `confine` only paths inside the root are looked at, so the answer never tells whether a
+    file outside exists (review of 2026-11-30: /etc/passwd and a missing file answered
+    differently)."""
     candidates = [Path(problem.path).parent / relative, Path(relative),
                   Path(__file__).resolve().parent.parent / relative]
     for c in candidates:
-        if c.exists():
-            return confined(c, problem.path, "lemmas")
-    raise InputError("no such file", file=problem.path, field="lemmas", value=relative)
+        try:
+            if _confined is not None and not c.resolve().is_relative_to(_confined):
+                continue
+            if c.exists():
+                return confined(c, problem.path, "lemmas")
+        except OSError as e:            # a name too long, a link loop: the path is bad input
+            raise InputError(f"cannot read this path ({e.strerror or e})", file=problem.path,
+                             field="lemmas", value=relative) from None
+    where = " in its job" if _confined is not None else ""
+    raise InputError(f"no such file{where}", file=problem.path, field="lemmas", value=relative)

@@ -612,3 +612,13 @@ def test_census_outputs_the_system_refuses_are_one_line(capsys, tmp_path):
     os.mkfifo(shard)
     bad(capsys, ["puzzle4x4", "census", "--sample", "20", "--workers", "1", "--engine", "python",
                  "--out", str(out)], "--out", "cannot write the shard")
+
+
+def test_a_lemma_path_too_long_is_bad_input(capsys, tmp_path):
+    """Found in review (2026-11-30): a 5,000-character lemma path was an internal error (exit 5,
+    'OSError: File name too long'): it is one line of bad input naming the field."""
+    path = tmp_path / "long-lemma.toml"
+    path.write_text(f'format = "retrologic/1"\nlemmas = ["{"a" * 5000}"]\n'
+                    'position = { fen = "4k3/8/8/8/8/8/8/4K3 w - - 0 1" }\n'
+                    'question = { kind = "last-move" }\n')
+    bad(capsys, ["solve", str(path)], "lemmas", "cannot read this path")

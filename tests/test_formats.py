@@ -614,6 +614,11 @@ REFUSED = [
      "Stipulation dia1.5\nRemark Solution: 1.f4 f5 2.Nf3\nRemark b) 1.Nf3 f5 2.f4\nEndProblem\n",
      "names twin b)"),
     (yacpdb.read, "r.yaml", "---\nalgebraic: " + "[" * 5000 + "]" * 5000 + "\n", "nested"),
+    # found in review (2026-11-30): nine levels of nine aliases hung `solve` past --timeout
+    (yacpdb.read, "bomb.yaml", "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + k)}: &{chr(98 + k)} [{', '.join(['*' + chr(97 + k)] * 9)}]\n"
+        for k in range(8)) + "algebraic:\n  white: [Ke1]\n  black: [Ke8]\nstipulation: *i\n",
+     "YAML alias"),
 ]
 
 

@@ -71,6 +71,7 @@ def test_page_has_the_form(client) -> None:
     ({"text": BRANDIS_FEN, "question": "lastmove", "plies": 1.5, "timeout": 5}, "plies"),
     ({"text": BRANDIS_FEN, "question": "lastmove", "plies": True, "timeout": 5}, "plies"),
     ({"text": BRANDIS_FEN, "question": "legal", "timeout": True}, "timeout"),
+    ({"text": BRANDIS_FEN, "question": "legal", "timeout": 10 ** 400}, "timeout"),   # was a 500
 ])
 def test_bad_input_is_one_line(client, body, field) -> None:
     r = client[0].post("/jobs", json=body)
@@ -287,7 +288,39 @@ def test_hostile_requests_are_clear_400s_and_pasted_problems_stay_in_their_job(t
         time.sleep(0.2)
     assert job.state == "error" and "outside its job" in (job.error or ""), (job.state, job.error)
     assert not outside.exists()
+    # a lemma path outside the job: the same answer whether the file exists or not
+    errors = []
+    for lemma in ("/etc/passwd", "/etc/retrologic-no-such-file"):
+        text = (f'format = "retrologic/1"\nlemmas = ["{lemma}"]\n'
+                'position = { fen = "4k3/8/8/8/8/8/8/4K3 w - - 0 1" }\n'
+                'question = { kind = "last-move" }\n')
+        job = jobs.jobs[client.post("/jobs", json={"text": text, "timeout": 20}).get_json()["id"]]
+        deadline = time.monotonic() + 30
+        while job.state in ("queued", "running") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        errors.append((job.state, (job.error or "").replace(lemma, "LEMMA")))
+    assert errors[0] == errors[1] and "no such file in its job" in errors[0][1], errors
     jobs.close()
+
+
+def test_sigterm_stops_the_server_and_removes_its_jobs(tmp_path) -> None:
+    """Found in review (2026-11-30): `kill PID` left the job directory behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    server = subprocess.Popen([sys.executable, "-m", "retrologic", "serve", "--port", "0"],
+                              stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert "serving on" in server.stdout.readline()
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith("retrologic-web-")]
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+    finally:
+        server.kill()
+        server.wait()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("retrologic-web-")]
 
 
 def test_a_chunked_body_past_the_cap_is_a_413_not_a_bad_object(client) -> None:

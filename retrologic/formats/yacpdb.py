@@ -79,11 +79,19 @@ def _documents(file: str, text: str) -> list[tuple[Any, int, dict[str, int]]]:
 
 def _no_key_twice(root: yaml.Node, file: str) -> None:
     """A fault for a mapping that states a key twice (PyYAML keeps the last: a second
-    `stipulation` silently replaced the first, review of 2026-11-30); walked without recursion."""
+    `stipulation` silently replaced the first, review of 2026-11-30), and for an alias
+    (`*name`: a node reached twice; nine levels of nine aliases made a "billion laughs" file
+    that hung `solve` past its --timeout, review of 2026-11-30: YACPDB entries use none);
+    walked without recursion."""
     import yaml
     stack = [root]
+    visited: set[int] = set()
     while stack:
         node = stack.pop()
+        if id(node) in visited:
+            raise fail("a YAML alias (*name): problem files use none", file,
+                       node.start_mark.line + 1, "yaml")
+        visited.add(id(node))
         if isinstance(node, yaml.MappingNode):
             seen: set[str] = set()
             for key, value in node.value:

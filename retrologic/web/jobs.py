@@ -62,7 +62,7 @@ def parse_timeout(value: Any) -> float:
         if isinstance(value, bool):                 # float(True) is 1.0
             raise TypeError
         seconds = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):      # 400 digits: too large for a float
         raise InputError("a number of seconds", field="timeout", value=value) from None
     if not 0 < seconds <= MAX_TIMEOUT:          # also refuses nan
         raise InputError(f"must be more than 0 and at most {MAX_TIMEOUT:g}", field="timeout",

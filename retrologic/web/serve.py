@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import signal
 
 from retrologic.errors import EXIT_OK, InputError
 
@@ -50,11 +51,19 @@ def run(args: argparse.Namespace) -> int:
                          value=f"{args.host}:{args.port}") from None
     print(f"retrologic: serving on http://{args.host}:{server.server_port}/ (Ctrl-C stops)",
           flush=True)
+    before = signal.signal(signal.SIGTERM, _stop)     # `kill PID` stops it as Ctrl-C does
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, before)
         server.server_close()
         jobs.close()
     return EXIT_OK
+
+
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM: leave serve_forever as Ctrl-C does, so the jobs are killed and their directory
+    removed (review of 2026-11-30: a `kill` left every job's files behind)."""
+    raise KeyboardInterrupt
