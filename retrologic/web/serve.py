@@ -49,10 +49,10 @@ def run(args: argparse.Namespace) -> int:
         why = getattr(e, "strerror", None) or (said.getvalue().strip().splitlines() or [str(e)])[0]
         raise InputError(f"cannot listen: {why}", field="--port",
                          value=f"{args.host}:{args.port}") from None
-    print(f"retrologic: serving on http://{args.host}:{server.server_port}/ (Ctrl-C stops)",
-          flush=True)
     before = signal.signal(signal.SIGTERM, _stop)     # `kill PID` stops it as Ctrl-C does
     try:
+        print(f"retrologic: serving on http://{args.host}:{server.server_port}/ (Ctrl-C stops)",
+              flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
