@@ -121,6 +121,24 @@ def test_tampered_certificates_are_rejected(tmp_path):
     assert "not the encoding" in rejected(lambda c: c.update(core=c["core"][1:]))
     assert "not the encoding" in rejected(lambda c: c.update(fen=D_TO_E.replace("KQkq", "Kkq")))
     assert "not RUP" in rejected(lambda c: c.update(proof=["-1 0"] + c["proof"]))
+    # the stated question must be the one answered (review of 2026-11-30)
+    assert "does not ask" in rejected(lambda c: c["question"].update(claim=["captures(white) == 5"]))
+
+
+def test_a_question_stating_fewer_assumptions_is_not_answered(tmp_path):
+    """Review of 2026-11-30: `question.assume = []` on a certificate that assumes something
+    was accepted, so it looked like the answer to the question without assumptions."""
+    pos = Position.from_fen(D_TO_E)
+    assume = Constraint.parse("no-promotions", "promotions(white) == 0")
+    claim = Constraint.parse("one", "captures(white) == 1")
+    [path] = deduce(pos, [assume], [claim], certificate_dir=str(tmp_path)).certificates
+    cert = json.loads(Path(path).read_text())
+    assert cert["question"]["assume"] == ["promotions(white) == 0"] and check_file(path).ok
+    cert["question"]["assume"] = []
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(cert))
+    verdict = check_file(forged)
+    assert not verdict.ok and "which the question does not" in verdict.reason
 
 
 def test_a_stated_position_is_compared_but_its_side_may_be_open(tmp_path):

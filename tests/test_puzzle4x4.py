@@ -217,6 +217,9 @@ def test_checker_rejects_illegal_lines() -> None:
                                      "moves": ["a4d4"]}).ok                    # jumps the knight
     assert not check_certificate({"type": "puzzle4x4-line", "board": "K3/k3/4/4",
                                      "moves": ["a3a4"]}).ok                    # wrong side
+    # a board the engine refuses ('0' is no digit of a 4x4 board; found in review, 2026-11-30)
+    assert not check_certificate({"type": "puzzle4x4-line", "board": "0Kb2/4/4/4",
+                                     "moves": ["a4b4"]}).ok
     assert not check_unsolvable({"type": "puzzle4x4-unsolvable", "board": "K3/k3/4/4",
                                     "positions": ["K3/k3/4/4"]}).ok           # solvable
 

@@ -73,6 +73,24 @@ def check_certificate(cert: dict[str, Any]) -> Verdict:
     return verdict_of("deduce-drup", _check_drup, cert)
 
 
+def _same_question(question: Any, assumed: list[tuple[str, str]],
+                   claimed: tuple[str, str] | None) -> None:
+    """A stated question (its `claim` and `assume` expressions, as the writer states them) must
+    be the one the certificate answers: its claim among the question's, and no assumption the
+    question does not make (review of 2026-11-30: `question.assume = []` on a certificate that
+    assumes was accepted, looking like an answer without assumptions)."""
+    if not isinstance(question, dict):
+        return
+    asked, assume = question.get("claim", []), question.get("assume", [])
+    if not isinstance(asked, list) or not isinstance(assume, list):
+        raise Rejected("the question's claim and assume must be lists")
+    if claimed is not None and claimed[1] not in asked:
+        raise Rejected(f"the question does not ask the claim {claimed[1][:60]!r}")
+    extra = [e for _, e in assumed if e not in assume]
+    if extra:
+        raise Rejected(f"the certificate assumes {extra[0][:60]!r}, which the question does not")
+
+
 def _check_drup(cert: dict[str, Any]) -> str:
     pos = stated_position(cert)
     try:
@@ -117,6 +135,7 @@ def _check_drup(cert: dict[str, Any]) -> str:
         raise Rejected("the CNF is not the encoding of this position, core and claim")
     # the history model does not read the side to move: a problem's "?" is the same claim
     same_stated_position(cert.get("position"), pos, side_to_move=False)
+    _same_question(cert.get("question"), assumed, claimed)
     res = check_lines(clauses, proof_lines, nv, tick)
     if not res.ok:
         raise Rejected(res.reason)

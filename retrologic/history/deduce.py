@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import chess
 
-from retrologic.certformat import as_destination
+from retrologic.certformat import Destination, as_destination
 from retrologic.errors import InputError
 from retrologic.history.checker import certificate_cnf, conclusion
 from retrologic.history.clauses import dimacs
@@ -272,9 +272,12 @@ def _certify(query: Query, core: list[int], claim: Constraint | None, directory:
         "proof": proof,
     }
     name = "illegal" if claim is None else _slug(claim.name)
-    dest = as_destination(directory, question={
-        "kind": "deduce", "assume": [a.text for a in query.assumptions],
-        "claim": [c.text for c in query.claims]}, position={"fen": pos.fen(), "frozen": frozen})
+    question = {"kind": "deduce", "assume": [a.text for a in query.assumptions],
+                "claim": [c.text for c in query.claims]}
+    dest = as_destination(directory, question=question,
+                          position={"fen": pos.fen(), "frozen": frozen})
+    if isinstance(directory, Destination):  # a problem file's: its question as the query read it
+        dest = replace(dest, meta={**dest.meta, "question": question})
     return str(dest.write(cert, f"deduce-{name}"))
 
 

@@ -31,7 +31,7 @@ def _chess_board(text: str):
     for r, rank in enumerate(ranks):
         file = 0
         for ch in rank:
-            if ch.isdigit():
+            if ch in "1234":            # the engine's digits (a '0' was accepted: review)
                 file += int(ch)
                 continue
             if ch not in "KQRBNkqrbn" or file > 3:
