@@ -151,7 +151,12 @@ def confine(root: str | Path) -> None:
 
 def confined(path: str | Path, file: Any, field: str) -> Path:
     """`path`, or InputError when `confine` is in force and it lies outside the root."""
-    if _confined is not None and not Path(path).resolve().is_relative_to(_confined):
+    try:
+        inside = _confined is None or Path(path).resolve().is_relative_to(_confined)
+    except (OSError, RuntimeError) as e:        # a link loop (RuntimeError on Python 3.11)
+        raise InputError(f"cannot read this path ({getattr(e, 'strerror', None) or e})",
+                         file=file, field=field, value=str(path)) from None
+    if not inside:
         raise InputError("a pasted problem may name no file outside its job", file=file,
                          field=field, value=str(path))
     return Path(path)
@@ -170,8 +175,11 @@ def resolve_path(problem: Problem, relative: str) -> Path:
                 continue
             if c.exists():
                 return confined(c, problem.path, "lemmas")
-        except OSError as e:            # a name too long, a link loop: the path is bad input
-            raise InputError(f"cannot read this path ({e.strerror or e})", file=problem.path,
+        except (OSError, RuntimeError) as e:    # a name too long; a link loop (RuntimeError
+            if _confined is not None:           # from resolve() on Python 3.11); confined:
+                continue                        # said as "no such file", telling nothing
+            why = getattr(e, "strerror", None) or e
+            raise InputError(f"cannot read this path ({why})", file=problem.path,
                              field="lemmas", value=relative) from None
     where = " in its job" if _confined is not None else ""
     raise InputError(f"no such file{where}", file=problem.path, field="lemmas", value=relative)

@@ -34,15 +34,17 @@ STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 # retrologic modules by name, third-party packages by top-level name.
 CHECKER_RULES: dict[str, frozenset[str]] = {
     # the cage checker reuses the retraction generator, never the cage search, library or rules;
-    # it reads a question's restrictions with the constraint language's parser
+    # it reads a question's restrictions with cages.question (the constraint language's parser)
     "retrologic.cages.checker": frozenset({
-        "chess", "retrologic.certformat", "retrologic.constraints", "retrologic.errors",
+        "chess", "retrologic.certformat", "retrologic.cages.question", "retrologic.errors",
         "retrologic.position", "retrologic.retract", "retrologic.schema"}),
+    "retrologic.cages.question": frozenset({"chess", "retrologic.constraints",
+                                            "retrologic.errors"}),
     # the SAT cage checker rebuilds the CNF (cages.sat_encode), checks the DRUP proofs with our
     # checker and embedded history facts with the deduce checker; never the engine or a solver
     "retrologic.cages.sat_checker": frozenset({
         "chess", "retrologic.certformat", "retrologic.cages.sat_encode", "retrologic.history.drup",
-        "retrologic.history.checker"}),
+        "retrologic.history.checker", "retrologic.cages.question"}),
     # the last-move checker re-runs the candidate generation (retract) and requires its own
     # brute-force retractions (lastmove.unmoves) among them, re-derives static rules
     # (legality.rules), verifies cage leaves again with the cage verifier and replays the games

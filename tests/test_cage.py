@@ -299,6 +299,12 @@ def test_question_restrictions_and_frozen_units_bind_the_certificate(tmp_path):
     assert not verdict.ok and "castling" in verdict.reason
     pinned["position"] = {"fen": "8/8/8/8/8/8/5PPP/4K1rR w K - 0 1"}   # the question's own right
     assert check_proof(pinned).ok
+    assert not check_proof({**proof, "question": "cage"}).ok            # not an object
+    # the SAT engine's certificate is bound the same way (review of 2026-11-30)
+    sat = cli_cert(FIG7, "--engine", "sat", "--restrict", NO_DXE)
+    assert sat["type"] == "cage-sat-proof" and certificate.check(sat).ok
+    verdict = certificate.check({**sat, "question": {**sat["question"], "restrict": []}})
+    assert not verdict.ok and "question's restrictions do not" in verdict.reason
     line = cli_cert(FIG7)
     assert check_counterexample(line).ok
     for restrict, ok in ((["pawn_captures(white, 'd', 'e') == 0"], False),

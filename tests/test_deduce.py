@@ -122,7 +122,8 @@ def test_tampered_certificates_are_rejected(tmp_path):
     assert "not the encoding" in rejected(lambda c: c.update(fen=D_TO_E.replace("KQkq", "Kkq")))
     assert "not RUP" in rejected(lambda c: c.update(proof=["-1 0"] + c["proof"]))
     # the stated question must be the one answered (review of 2026-11-30)
-    assert "does not ask" in rejected(lambda c: c["question"].update(claim=["captures(white) == 5"]))
+    assert "does not ask" in rejected(
+        lambda c: c["question"].update(claim=["captures(white) == 5"]))
 
 
 def test_a_question_stating_fewer_assumptions_is_not_answered(tmp_path):

@@ -419,7 +419,8 @@ def test_drup_proofs_of_satisfiable_formulas_are_rejected(tmp_path):
     from pysat.solvers import Solver
     with Solver(name="minisat22", bootstrap_with=clauses) as sat:
         assert sat.solve()                                      # satisfiable indeed
-    forged.update(core=list(query.model.groups), cnf=dimacs(clauses, nv))
+    forged.update(core=list(query.model.groups), cnf=dimacs(clauses, nv),
+                  question={**cert["question"], "claim": [false_claim["expr"]]})
     assert "proof" in _rejected(forged)
     assert not drup_check(clauses, [(False, [])]).ok           # the empty clause is not RUP
     # a proof taken from another certificate (a different CNF): the illegality of the position

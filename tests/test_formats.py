@@ -610,9 +610,11 @@ REFUSED = [
     (yacpdb.read, "z.yaml", f"---\nalgebraic:\n  white: {F4_F5_NF3_WHITE}\n"
      f"  black: {F4_F5_NF3_BLACK}\nstipulation: PG 1.5\n"
      "solution: \"a) 1.f4 f5 2.Nf3 c) 1.Nf3 f5 2.f4\"\n", "names twin c)"),
-    (popeye.read, "z.pop", "BeginProblem\nForsyth rsbqkbsr/ppppp1pp/8/5p2/5P2/5S2/PPPPP1PP/RSBQKB1R\n"
-     "Stipulation dia1.5\nRemark Solution: 1.f4 f5 2.Nf3\nRemark b) 1.Nf3 f5 2.f4\nEndProblem\n",
-     "names twin b)"),
+    (popeye.read, "z.pop", "BeginProblem\nForsyth "
+     "rsbqkbsr/ppppp1pp/8/5p2/5P2/5S2/PPPPP1PP/RSBQKB1R\nStipulation dia1.5\n"
+     "Remark Solution: 1.f4 f5 2.Nf3\nRemark b) 1.Nf3 f5 2.f4\nEndProblem\n", "names twin b)"),
+    (yacpdb.read, "zero.yaml", "---\nalgebraic:\n  white: [Ke1]\n  black: [Ke8]\n"
+     "stipulation: PG 1.0\ntwins: {a: \"Move e1 e2\", b: \"Move e8 e7\"}\n", "zero-position"),
     (yacpdb.read, "r.yaml", "---\nalgebraic: " + "[" * 5000 + "]" * 5000 + "\n", "nested"),
     # found in review (2026-11-30): nine levels of nine aliases hung `solve` past --timeout
     (yacpdb.read, "bomb.yaml", "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
@@ -620,6 +622,17 @@ REFUSED = [
         for k in range(8)) + "algebraic:\n  white: [Ke1]\n  black: [Ke8]\nstipulation: *i\n",
      "YAML alias"),
 ]
+
+
+def test_a_continued_twins_label_carries_its_games() -> None:
+    """Review of 2026-11-30: Popeye labels a continued twin `+c)`; such a Remark line was
+    dropped as a comment, leaving twin c) without its [expect]."""
+    text = ("BeginProblem\nForsyth rsbqkbsr/ppppp1pp/8/5p2/5P2/5S2/PPPPP1PP/RSBQKB1R\n"
+            "Stipulation dia1.5\nRemark Solution: a) 1.f4 f5 2.Nf3\nRemark b) 1.f4 f5 2.Nh3\n"
+            "Remark +c) 1.f4 f6 2.Nh3\nTwin Move f3 h3\nTwin Continued Move f5 f6\nEndProblem\n")
+    entries = popeye.read("cont.pop", text)
+    assert [e.table.get("expect", {}).get("answer") for e in entries] == [
+        ["1.f4 f5 2.Nf3"], ["1.f4 f5 2.Nh3"], ["1.f4 f6 2.Nh3"]]
 
 
 def test_a_game_stated_twice_is_one_game() -> None:

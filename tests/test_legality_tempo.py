@@ -87,9 +87,21 @@ def test_legal_and_lastmove_use_it_and_the_checker_re_derives_it(tmp_path, capsy
     assert main(["check", str(cert)]) == 0
     text = cert.read_text()
     assert text.count('"tempo-parity"') == 4                 # one leaf per knight's retraction
-    # a tempo-parity leaf where the rule does not hold: rejected
+    # a possible candidate rewritten as impossible by a tempo-parity leaf at its predecessor,
+    # where the rule does not hold (1.c3 Nh6 with White to move: both counts odd): rejected
+    other = tmp_path / "other"
+    assert main(["lastmove", "rnbqkb1r/pppppppp/7n/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 2",
+                 "--certificate-dir", str(other)]) == 0
+    capsys.readouterr()
+    [real] = other.iterdir()
+    data = json.loads(real.read_text())
+    cand = next(c for c in data["candidates"] if c["notation"] == "c3-c4")
+    assert cand["status"] == "possible"
+    before = "rnbqkb1r/pppppppp/7n/8/8/2P5/PP1PPPPP/RNBQKBNR w KQkq - 0 1"
+    assert tempo.reasons(Position.from_fen(before)) == []
+    cand.update(status="impossible", game=None,
+                proof={"fen": before, "rule": "tempo-parity", "message": "forged"})
     forged = tmp_path / "forged.json"
-    forged.write_text(text.replace(
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq", "rnbqkbnr/pppppppp/8/8/8/8/"
-        "PPPPPPPP/RNBQKBNR w KQkq"))
+    forged.write_text(json.dumps(data))
     assert main(["check", str(forged)]) == 1
+    assert "rule tempo-parity does not hold" in capsys.readouterr().out

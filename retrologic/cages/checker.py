@@ -1,7 +1,7 @@
 """Independent checkers of cage certificates ("cage-proof", "cage-counterexample").
 
 Rule: this module imports python-chess and the flat core only (retrologic.position, .retract,
-.certformat, .errors, .schema, and .constraints to read a question's restrictions): it reuses
+.certformat, .errors, .schema, and cages.question to read a question's restrictions): it reuses
 the engine's retraction generator (retrologic.retract, tested against python-chess and brute
 force), but never cages.search, .library or .rules: the prune rules a proof names are
 re-derived here with python-chess's attack tables.
@@ -42,7 +42,7 @@ from typing import Any
 import chess
 
 from retrologic.certformat import Verdict, format_fault, short, shown, tick
-from retrologic.constraints import BoolAtom, Compare, Junction, parse_expr
+from retrologic.cages import question
 from retrologic.errors import InputError
 from retrologic.position import CASTLINGS, Placement, Position
 from retrologic.retract import apply, retractions
@@ -186,6 +186,8 @@ def _metadata_fault(cert: dict[str, Any], start: Position, model: str,
     elif proof and start.castling and isinstance(cert.get("question"), dict):
         return "the certificate assumes castling rights that no stated position gives"
     q = cert.get("question")
+    if q is not None and not isinstance(q, dict):
+        return "the stated question is not an object"
     if isinstance(q, dict):
         if "model" in q and q["model"] != model:
             return f"the question asks for model {shown(q['model'])}, the certificate is {model!r}"
@@ -204,68 +206,46 @@ def _metadata_fault(cert: dict[str, Any], start: Position, model: str,
     return None
 
 
-def _restrict_fault(stated: Any, restrictions: list[dict[str, Any]], start_frozen: int,
+def _restrict_fault(texts: Any, restrictions: list[dict[str, Any]], start_frozen: int,
                     frozen: int, proof: bool) -> str | None:
     """A question states all it assumes (frozen squares, its own and its position's; restrictions,
-    the `--restrict` texts or the problem file's constraints; none when it states none).
-    A proof may assume no more (each of its restrictions implied by one of the question's, a
-    unit frozen only when the question freezes it), else it answers an easier question than the
-    one asked; a counterexample's line must keep every restriction and frozen unit the question
-    states. `frozen`: the question's and its position's frozen squares."""
-    if not isinstance(stated, list) or not all(isinstance(t, str) for t in stated):
-        return "the question's restrictions are malformed"
-    asked: list[dict[str, Any]] = []
-    for text in stated:
-        try:
-            atoms = _conjuncts(parse_expr(text))
-        except InputError:
-            atoms = None
-        if atoms is None:
-            return f"the question's restriction {shown(text, 60)} is not one the checker reads"
-        asked += [a for a in atoms if "pawn_captures" in a]
-        frozen |= sum(chess.BB_SQUARES[a["never_moved"]] for a in atoms if "never_moved" in a)
+    the `--restrict` texts or the problem file's constraints, read by cages.question; none when
+    it states none). A proof may assume no more (each of its restrictions implied by one of the
+    question's, a unit frozen only when the question freezes it), else it answers an easier
+    question than the one asked; a counterexample's line must keep every restriction and frozen
+    unit the question states. `frozen`: the question's and its position's frozen squares."""
+    try:
+        asked, never = question.stated(texts)
+    except ValueError as e:
+        return str(e)
+    frozen |= never
+    mine = [_as_tuple(r) for r in restrictions]
     if not proof:
         if frozen & ~start_frozen:
             return (f"the question freezes {chess.square_name(chess.lsb(frozen & ~start_frozen))}, "
                     "which the certificate's line need not keep")
-        for rest in asked:
-            if not _implied(rest, restrictions):
-                return (f"the question assumes {_restriction_text(rest)}, which the "
-                        "certificate's line need not keep")
+        for need in asked:
+            if not question.implied(need, mine):
+                return (f"the question assumes {_tuple_text(need)}, which the certificate's "
+                        "line need not keep")
         return None
     if start_frozen & ~frozen:
         return (f"the certificate freezes {chess.square_name(chess.lsb(start_frozen & ~frozen))}, "
                 "which the question does not")
-    for rest in restrictions:
-        if not _implied(rest, asked):
-            return (f"the certificate assumes {_restriction_text(rest)}, which the question's "
+    for need in mine:
+        if not question.implied(need, asked):
+            return (f"the certificate assumes {_tuple_text(need)}, which the question's "
                     "restrictions do not")
     return None
 
 
-def _conjuncts(expr: Any) -> list[dict[str, Any]] | None:
-    """The question's restriction as {"pawn_captures": ...} and {"never_moved": square} items,
-    or None when it is not a conjunction of `pawn_captures(...) == 0` (`<= 0`,
-    `< 1`, either side of the comparison) and `never_moved(...)`."""
-    if isinstance(expr, Junction) and expr.op == "and":
-        parts = [_conjuncts(item) for item in expr.items]
-        return None if any(p is None for p in parts) else [a for p in parts for a in p or []]
-    if isinstance(expr, BoolAtom):
-        if expr.call.name != "never_moved" or not expr.value:
-            return None
-        return [{"never_moved": chess.parse_square(expr.call.arg("square"))}]
-    if not isinstance(expr, Compare):
-        return None
-    left, right, op = expr.left, expr.right, expr.op
-    if not left.terms and right.terms:
-        left, right = right, left
-        op = {"<=": ">=", ">=": "<=", "<": ">", ">": "<"}.get(op, op)
-    if len(left.terms) != 1 or right.terms or left.terms[0][0] != 1:
-        return None
-    call, bound = left.terms[0][1], right.const - left.const
-    if call.name != "pawn_captures" or (op, bound) not in (("==", 0), ("<=", 0), ("<", 1)):
-        return None
-    return [{"pawn_captures": {k: call.arg(k) for k in ("side", "from_file", "to_file")}}]
+def _as_tuple(rest: dict[str, Any]) -> question.Restriction:
+    pc = rest["pawn_captures"]
+    return pc["side"], pc["from_file"], pc["to_file"]
+
+
+def _tuple_text(r: question.Restriction) -> str:
+    return _restriction_text({"pawn_captures": dict(zip(("side", "from_file", "to_file"), r))})
 
 
 def _key(pos: Position) -> tuple:

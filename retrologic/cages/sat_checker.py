@@ -1,6 +1,7 @@
 """The checker of "cage-sat-proof" certificates (the SAT cage engine, retrologic.cages.sat).
 
-Rule: this module imports python-chess, retrologic.certformat, the encoding
+Rule: this module imports python-chess, retrologic.certformat, cages.question (a question's
+restrictions, read with the constraint language), the encoding
 retrologic.cages.sat_encode (the CNF is rebuilt from the certificate's board, zone, frozen
 squares, castling rights, restrictions and model, never read from it), our RUP checker
 retrologic.history.drup and, for a certificate made from a full position (`fen`), the
@@ -27,6 +28,7 @@ from typing import Any
 
 import chess
 
+from retrologic.cages import question
 from retrologic.cages.sat_encode import MODELS, Encoding, Restriction, Spec, Unsupported
 from retrologic.certformat import Rejected, Verdict, format_fault, shown, tick, verdict_of
 from retrologic.history.drup import check_lines
@@ -82,6 +84,8 @@ def _check(cert: dict[str, Any]) -> str:
         raise Rejected("'restrictions' must be a list of {'expr': str, 'fact': bool}")
     restrictions = tuple(restriction_of(i["expr"]) for i in items)
     _metadata(cert, placement, frozen, zone, model)
+    if "fen" not in cert:       # a board's cage: it may assume no more than its question
+        _asked(cert, frozen, castling, restrictions)
     facts_used = _facts(cert, placement, [i["expr"] for i in items if i["fact"]])
     if facts_used is not None:
         _nothing_assumed(cert, frozen, castling, items)
@@ -163,6 +167,37 @@ def _metadata(cert: dict[str, Any], placement: chess.BaseBoard, frozen: int, zon
     if full is not None and (not isinstance(cert.get("fen"), str) or
                              chess.Board(cert["fen"]).epd() != full.epd()):
         raise Rejected("the question's position (with_position) is not the certificate's 'fen'")
+
+
+def _asked(cert: dict[str, Any], frozen: int, castling: int,
+           restrictions: tuple[Restriction, ...]) -> None:
+    """A stated question (its `restrict` texts, none when absent; its and its position's frozen
+    squares; a castling right only from a stated FEN) must make every assumption the proof
+    makes, else the certificate answers an easier question (review of 2026-11-30: a SAT proof
+    under a restriction was accepted with `question.restrict` emptied)."""
+    pos, q = cert.get("position"), cert.get("question")
+    if q is None:
+        return
+    if not isinstance(q, dict):
+        raise Rejected("the stated question is not an object")
+    pos = pos if isinstance(pos, dict) else {}
+    try:
+        asked, never = question.stated(q.get("restrict", []))
+        stated = _names(pos.get("frozen")) | _names(q.get("frozen")) | never
+        rights = chess.Board(pos["fen"]).castling_rights if isinstance(pos.get("fen"), str) else 0
+    except (ValueError, TypeError, AttributeError) as e:
+        raise Rejected(f"the stated question is malformed: {shown(str(e), 80)}") from None
+    if frozen & ~stated:
+        raise Rejected(f"the certificate freezes {chess.square_name(chess.lsb(frozen & ~stated))},"
+                       " which the question does not")
+    if castling & ~rights:
+        raise Rejected("the certificate assumes castling rights that no stated position gives")
+    for r in restrictions:
+        need = (r.side, None if r.from_file is None else chess.FILE_NAMES[r.from_file],
+                None if r.to_file is None else chess.FILE_NAMES[r.to_file])
+        if not question.implied(need, asked):
+            raise Rejected(f"the certificate assumes {r.expr()}, which the question's "
+                           "restrictions do not")
 
 
 def _names(value: Any) -> int:

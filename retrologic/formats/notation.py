@@ -183,13 +183,14 @@ def read_game(text: str) -> list[chess.Move]:
 
 def split_solutions(text: str) -> dict[str, list[str]]:
     """A published solution text split into games by twin label: `a) 1.e4 ... b) 1.d4 ...`
-    (label "a" when there is none); a game starts at each move number 1."""
+    (label "a" when there is none; `+c)`, Popeye's label of a continued twin, is `c`); a game
+    starts at each move number 1."""
     text = re.sub(r"\{[^}]*\}", " ", text)
     out: dict[str, list[str]] = {}
     label = "a"
     current: list[str] | None = None
     for raw in text.split():
-        twin = re.match(r"^([a-z])\)$", raw)
+        twin = re.match(r"^\+?([a-z])\)$", raw)
         if twin:
             label, current = twin.group(1), None
             continue

@@ -327,7 +327,7 @@ def read(path: str | Path, text: str | None = None) -> list[Entry]:
                 low = tok.rest.lower()
                 if low.startswith("solution"):
                     prob.remarks.append(re.sub(r"^solution\s*:?", "", tok.rest, flags=re.I))
-                elif prob.remarks and re.match(r"^(\d+\.|[a-z]\))", tok.rest):
+                elif prob.remarks and re.match(r"^(\d+\.|\+?[a-z]\))", tok.rest):
                     prob.remarks.append(tok.rest)
             elif cmd != "protocol":
                 prob.meta[cmd].append(tok.rest)

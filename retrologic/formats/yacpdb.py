@@ -254,6 +254,9 @@ def _twins(board: chess.Board, plies: int, tw: dict[Any, Any], file: str,
     `Continued Exchange a2 h7`, `Stipulation PG 7.5`)."""
     out = []
     last_board, last_plies = board, plies
+    if "a" in tw:
+        raise fail("zero-position twins (labelled a, b, ...) are not supported", file, line,
+                   "twins", ", ".join(sorted(map(str, tw)))[:40])
     wanted = [chr(ord("b") + k) for k in range(len(tw))]
     if not all(isinstance(label, str) for label in tw) or sorted(map(str, tw)) != wanted:
         raise fail(f"twin labels: {', '.join(wanted)[:30]} in order", file,

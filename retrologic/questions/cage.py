@@ -348,7 +348,8 @@ def _run_collection(args: argparse.Namespace, engine: str = "auto") -> int:
             o.certificate = _write_cli(o.result, certs, o.item.board, o.item.zone,
                                        list(o.item.frozen), o.item.model, list(o.item.restrict))
         if not args.json:
-            print(collection.line_of(o), flush=True)
+            unwritten = certs and o.result.verdict != Verdict.UNKNOWN and o.certificate is None
+            print(collection.line_of(o) + ("; " + NOT_WRITTEN if unwritten else ""), flush=True)
 
     done = collection.run(items, library, learn=args.learn, members=not args.start_only,
                           directory=directory, timeout=options.timeout, nodes=options.nodes,
