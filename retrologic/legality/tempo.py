@@ -28,6 +28,7 @@ from __future__ import annotations
 import chess
 
 from retrologic.legality.reason import Reason
+from retrologic.spg.maps import piece_targets
 from retrologic.position import Position
 
 RULE = "tempo-parity"
@@ -46,18 +47,7 @@ CASTLINGS = ((chess.E1, chess.H1, chess.BB_F1 | chess.BB_G1),
 def moves_from(ptype: int, square: int, walls: int) -> int:
     """The squares a piece of this type moves to from `square` when only `walls` are occupied
     (every move it has in any position whose occupied squares include the walls)."""
-    if ptype == chess.KNIGHT:
-        reach = chess.BB_KNIGHT_ATTACKS[square]
-    elif ptype == chess.KING:
-        reach = chess.BB_KING_ATTACKS[square]
-    else:
-        reach = 0
-        if ptype in (chess.BISHOP, chess.QUEEN):
-            reach |= chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & walls]
-        if ptype in (chess.ROOK, chess.QUEEN):
-            reach |= chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & walls]
-            reach |= chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & walls]
-    return reach & ~walls
+    return piece_targets(ptype, square, no_entry=walls, no_cross=walls)
 
 
 def region_classes(ptype: int, home: int, walls: int) -> dict[int, int] | None:
