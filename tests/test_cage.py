@@ -300,6 +300,16 @@ def test_question_restrictions_and_frozen_units_bind_the_certificate(tmp_path):
     pinned["position"] = {"fen": "8/8/8/8/8/8/5PPP/4K1rR w K - 0 1"}   # the question's own right
     assert check_proof(pinned).ok
     assert not check_proof({**proof, "question": "cage"}).ok            # not an object
+    # a unit that never moved stands at home: never_moved on a rook on d4 made any board a cage
+    # (review of 2026-11-30); the engine refuses it, the checkers reject such a start
+    assert main(["cage", "8/8/8/8/3R4/8/8/8", "--restrict", 'never_moved("d4")']) == 3
+    for engine in ("explicit", "sat"):
+        honest = cli_cert("8/8/8/8/8/8/6PP/6Nr", "--frozen", "g1", "--engine", engine)
+        board = "8/8/8/8/8/8/6PP/5N1r"                      # the frozen knight moved to f1
+        forged = json.loads(json.dumps(honest).replace("8/8/8/8/8/8/6PP/6Nr", board)
+                            .replace('"g1"', '"f1"'))
+        verdict = certificate.check(forged)
+        assert not verdict.ok and "stands where no unit" in verdict.reason, verdict.reason
     # the SAT engine's certificate is bound the same way (review of 2026-11-30)
     sat = cli_cert(FIG7, "--engine", "sat", "--restrict", NO_DXE)
     assert sat["type"] == "cage-sat-proof" and certificate.check(sat).ok

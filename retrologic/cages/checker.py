@@ -44,7 +44,7 @@ import chess
 from retrologic.certformat import Verdict, format_fault, short, shown, tick
 from retrologic.cages import question
 from retrologic.errors import InputError
-from retrologic.position import CASTLINGS, Placement, Position
+from retrologic.position import CASTLINGS, Placement, Position, away_from_home
 from retrologic.retract import apply, retractions
 
 MAX_NESTING = 6
@@ -96,6 +96,11 @@ def _state(d: Any, what: str, *, start: bool = False,
     castling = _squares(d.get("castling", []), f"{what}.castling")
     if frozen & ~chess.SquareSet(board.occupied):
         raise Malformed(f"{what}: frozen squares must be occupied in {board.board_fen()}")
+    away = away_from_home(board, int(frozen))
+    if away:        # a unit that never moved stands on its home square (a frozen rook on d4
+        # made any board a cage: review of 2026-11-30)
+        raise Malformed(f"{what}: the frozen unit on {chess.square_name(chess.lsb(away))} stands "
+                        "where no unit of its type and colour starts the game")
     for rook in castling:
         hit = [(c, k) for (c, r), (k, _, _) in CASTLINGS.items() if r == rook]
         if not hit:

@@ -15,7 +15,8 @@ from chess import BB_SQUARES
 
 from retrologic.constraints import SIDE_COLORS, BoolAtom, Call, Compare, Junction, parse_expr
 from retrologic.errors import InputError
-from retrologic.position import Placement, Position, castling_frozen, default_zone
+from retrologic.position import (Placement, Position, away_from_home, castling_frozen,
+                                 default_zone)
 from retrologic.retract import Retraction
 from retrologic.schema import parse_squares
 from retrologic.vocabulary import CASTLINGS, castling_owner
@@ -106,6 +107,12 @@ def restrictions_from(items: Iterable[Any], position: Position | None = None
                 if position is not None and not position.placement.occupied & BB_SQUARES[sq]:
                     raise InputError(f"never_moved: square {chess.square_name(sq)} is empty in "
                                      "the cage position", field=field, value=text)
+                if position is not None and away_from_home(position.placement, BB_SQUARES[sq]):
+                    # found in review (2026-11-30): a rook on d4 "never moved" made any board a
+                    # cage, as `--frozen d4` (refused) would have
+                    raise InputError(f"never_moved: the unit on {chess.square_name(sq)} stands "
+                                     "where no unit of its type and colour starts the game",
+                                     field=field, value=text)
                 frozen |= BB_SQUARES[sq]
             else:
                 rules.append(_pawn_rule(atom, text, field, name))

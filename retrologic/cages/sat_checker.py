@@ -84,6 +84,11 @@ def _check(cert: dict[str, Any]) -> str:
         raise Rejected("'restrictions' must be a list of {'expr': str, 'fact': bool}")
     restrictions = tuple(restriction_of(i["expr"]) for i in items)
     _metadata(cert, placement, frozen, zone, model)
+    home = chess.BaseBoard()
+    away = [sq for sq in chess.scan_forward(frozen) if home.piece_at(sq) != placement.piece_at(sq)]
+    if away:        # a unit that never moved stands on its home square (review of 2026-11-30)
+        raise Rejected(f"the frozen unit on {chess.square_name(away[0])} stands where no unit of "
+                       "its type and colour starts the game")
     if "fen" not in cert:       # a board's cage: it may assume no more than its question
         _asked(cert, frozen, castling, restrictions)
     facts_used = _facts(cert, placement, [i["expr"] for i in items if i["fact"]])
@@ -184,7 +189,8 @@ def _asked(cert: dict[str, Any], frozen: int, castling: int,
     try:
         asked, never = question.stated(q.get("restrict", []))
         stated = _names(pos.get("frozen")) | _names(q.get("frozen")) | never
-        rights = chess.Board(pos["fen"]).castling_rights if isinstance(pos.get("fen"), str) else 0
+        rights = chess.Board(pos["fen"]).clean_castling_rights() \
+            if isinstance(pos.get("fen"), str) else 0       # a right with its king and rook home
     except (ValueError, TypeError, AttributeError) as e:
         raise Rejected(f"the stated question is malformed: {shown(str(e), 80)}") from None
     if frozen & ~stated:
