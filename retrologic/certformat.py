@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
@@ -205,6 +205,11 @@ class Destination:
         `limit` bytes, not written)."""
         return write(stamp(cert, **self.meta), self.directory / f"{self.stem}.{_stem(kind)}.json",
                      limit)
+
+    def stating(self, **meta: Any) -> "Destination":
+        """The same destination with some metadata stated anew (the question as the engine
+        read it, one side's position of a duplex problem)."""
+        return replace(self, meta={**self.meta, **meta})
 
 
 def destination(directory: Any, problem: Any = None) -> Destination | None:

@@ -152,9 +152,7 @@ def _restrictions(items: Any, what: str = "restrictions") -> list[dict[str, Any]
 
 
 def _restriction_text(rest: dict[str, Any]) -> str:
-    pc = rest["pawn_captures"]
-    args = [pc["side"]] + [f'{k}="{pc[k]}"' for k in ("from_file", "to_file") if pc[k] is not None]
-    return f"pawn_captures({', '.join(args)}) == 0"
+    return question.text(_as_tuple(rest))
 
 
 def _head(cert: dict[str, Any], t: str) -> tuple[str, chess.SquareSet, list[dict[str, Any]], Position]:
@@ -226,31 +224,17 @@ def _restrict_fault(texts: Any, restrictions: list[dict[str, Any]], start_frozen
     frozen |= never
     mine = [_as_tuple(r) for r in restrictions]
     if not proof:
-        if frozen & ~start_frozen:
-            return (f"the question freezes {chess.square_name(chess.lsb(frozen & ~start_frozen))}, "
-                    "which the certificate's line need not keep")
-        for need in asked:
-            if not question.implied(need, mine):
-                return (f"the question assumes {_tuple_text(need)}, which the certificate's "
-                        "line need not keep")
-        return None
-    if start_frozen & ~frozen:
-        return (f"the certificate freezes {chess.square_name(chess.lsb(start_frozen & ~frozen))}, "
-                "which the question does not")
-    for need in mine:
-        if not question.implied(need, asked):
-            return (f"the certificate assumes {_tuple_text(need)}, which the question's "
-                    "restrictions do not")
-    return None
+        missing = question.unstated(frozen, asked, start_frozen, mine)
+        if missing is None:
+            return None
+        what = "freezes" if missing[0] == "frozen" else "assumes"
+        return f"the question {what} {missing[1]}, which the certificate's line need not keep"
+    return question.proof_fault(start_frozen, mine, frozen, asked)
 
 
 def _as_tuple(rest: dict[str, Any]) -> question.Restriction:
     pc = rest["pawn_captures"]
     return pc["side"], pc["from_file"], pc["to_file"]
-
-
-def _tuple_text(r: question.Restriction) -> str:
-    return _restriction_text({"pawn_captures": dict(zip(("side", "from_file", "to_file"), r))})
 
 
 def _key(pos: Position) -> tuple:

@@ -51,6 +51,36 @@ def implied(need: Restriction, have: list[Restriction]) -> bool:
                for h in have)
 
 
+def unstated(frozen: int, assumed: list[Restriction], stated_frozen: int,
+             stated: list[Restriction]) -> tuple[str, str] | None:
+    """The first assumption of (`frozen` units, `assumed` restrictions) that (`stated_frozen`,
+    `stated`) does not make: ("frozen", square name) or ("restriction", its text); None when
+    every one is made. A proof's assumptions against its question's, or the question's against
+    a counterexample's."""
+    extra = frozen & ~stated_frozen
+    if extra:
+        return "frozen", chess.square_name(chess.lsb(extra))
+    return next((("restriction", text(r)) for r in assumed if not implied(r, stated)), None)
+
+
+def proof_fault(frozen: int, assumed: list[Restriction], stated_frozen: int,
+                stated: list[Restriction]) -> str | None:
+    """Why a proof assuming (`frozen`, `assumed`) answers an easier question than the one that
+    states (`stated_frozen`, `stated`), or None: the words of both cage checkers."""
+    missing = unstated(frozen, assumed, stated_frozen, stated)
+    if missing is None:
+        return None
+    if missing[0] == "frozen":
+        return f"the certificate freezes {missing[1]}, which the question does not"
+    return f"the certificate assumes {missing[1]}, which the question's restrictions do not"
+
+
+def text(r: Restriction) -> str:
+    """A restriction in the predicate language, as the certificates write it."""
+    files = [f'{k}="{v}"' for k, v in zip(("from_file", "to_file"), r[1:]) if v is not None]
+    return f"pawn_captures({', '.join([r[0], *files])}) == 0"
+
+
 def _conjuncts(expr: Any) -> list[Restriction | int] | None:
     """The atoms of a conjunction: restrictions, and never-moved squares as square numbers."""
     if isinstance(expr, Junction) and expr.op == "and":

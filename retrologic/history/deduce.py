@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import chess
@@ -277,7 +277,7 @@ def _certify(query: Query, core: list[int], claim: Constraint | None, directory:
     dest = as_destination(directory, question=question,
                           position={"fen": pos.fen(), "frozen": frozen})
     if isinstance(directory, Destination):  # a problem file's: its question as the query read it
-        dest = replace(dest, meta={**dest.meta, "question": question})
+        dest = dest.stating(question=question)
     return str(dest.write(cert, f"deduce-{name}"))
 
 

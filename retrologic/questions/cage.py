@@ -98,14 +98,12 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
 def _stating_constraints(directory: Any, problem: Problem) -> Destination | None:
     """The destination of a problem file's certificate, its question stating the problem's
     constraints as `restrict` texts (the checker holds a proof to no more than they assume)."""
-    from dataclasses import replace
     from retrologic.certformat import destination
     dest = destination(directory, problem)
     if dest is None:
         return None
     restrict = [c["expr"] if isinstance(c, dict) else str(c) for c in problem.constraints]
-    return replace(dest, meta={**dest.meta, "question": {**dest.meta.get("question", {}),
-                                                         "restrict": restrict}})
+    return dest.stating(question={**dest.meta.get("question", {}), "restrict": restrict})
 
 
 def _solve_sat(problem: Problem, options: SolveOptions, rules: list, never: int) -> Result:

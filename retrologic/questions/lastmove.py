@@ -5,7 +5,6 @@ the answer is unique, several or none possible, or unknown while a candidate is 
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -174,7 +173,7 @@ def _write_certificate(pos: Position, plies: int, res: lastmove.LastMoveResult,
     dest = as_destination(certificate_dir, question={"kind": KIND, "plies": plies},
                           position=stated)
     if suffix:   # one side of a duplex problem: the certificate states that side's diagram
-        dest = replace(dest, meta={**dest.meta, "position": stated})
+        dest = dest.stating(position=stated)
     written = dest.write(cert, "lastmove-proof" + suffix, MAX_CERT_BYTES)
     return None if written is None else str(written)
 
