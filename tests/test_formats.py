@@ -273,6 +273,8 @@ def test_epd_and_fen_lines() -> None:
     assert a.table["meta"]["title"] == "f4" and a.line == 2
     assert c.table["question"] == {"kind": "last-move"} and c.table["meta"]["comment"] == "Brandis"
     assert d.table["question"] == {"kind": "legal"}
+    [quoted] = epd.read("q.epd", '8/8/8/8/8/8/8/Kk6 w - - legal; id "a \\"b\\"; c";\n')
+    assert quoted.table["meta"]["title"] == 'a "b"; c'              # escaped quotes are closed
     assert problem.solve(detect.entry.to_problem(a)).answer == ["1.f4 f5 2.Nf3"]
     assert problem.solve(detect.entry.to_problem(d)).facts["rules"]      # kings adjacent
 
@@ -283,6 +285,9 @@ def test_epd_and_fen_lines() -> None:
     ("8/8/8/8/8/8/8/Kk6 b - - spg 2.0;", "spg", "disagrees"),
     ("8/8/8/8/8/8/8/K7 w - - legal;", "position", "king"),
     ("8/8/8/8/8/8/8/Kk6 w - - legal 3;", "legal", "no operand"),
+    # python-chess reads an unclosed quote to the end of the line: the title would swallow it
+    ("8/8/8/8/8/8/8/Kk6 w - - legal; id \"x;", "id", "closing quote"),
+    ("8/8/8/8/8/8/8/Kk6 w - - legal; c0 \"a\\\\\"; c1 \"b;", "c1", "closing quote"),
 ])
 def test_epd_errors_name_line_and_opcode(line, field, words) -> None:
     with pytest.raises(InputError) as e:

@@ -39,6 +39,9 @@ def _line_entry(text: str, file: str, n: int) -> Entry:
         board, ops = chess.Board.from_epd(" ".join(fields))
     except (ValueError, NotationError) as e:
         raise fail(f"not an EPD/FEN line: {e}", file, n, "position", text) from None
+    dangling = _unterminated(" ".join(fields[4:]))
+    if dangling is not None:             # python-chess reads it to the end of the line
+        raise fail("a quoted operand without its closing quote", file, n, dangling, None)
     named = _opcodes(" ".join(fields[4:]))
     twice = sorted({op for op in named if named.count(op) > 1})
     if twice:                            # python-chess keeps the last one: say it, never pick
@@ -93,6 +96,25 @@ def _opcodes(text: str) -> list[str]:
     may hold a ';')."""
     plain = re.sub(r'"[^"]*"', '""', text)
     return [m.group(1) for m in re.finditer(r"(?:^|;)\s*([A-Za-z][A-Za-z0-9_]*)", plain)]
+
+
+def _unterminated(text: str) -> str | None:
+    """The opcode whose quoted operand has no closing quote (a backslash escapes the next
+    character inside quotes, as python-chess reads them), else None."""
+    opened, escaped = None, False
+    for i, char in enumerate(text):
+        if opened is None:
+            opened = i if char == '"' else None
+        elif escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            opened = None
+    if opened is None:
+        return None
+    before = re.findall(r"(?:^|;)\s*([A-Za-z][A-Za-z0-9_]*)", text[:opened])
+    return before[-1] if before else "operand"
 
 
 def read(path: str | Path, text: str | None = None) -> list[Entry]:
