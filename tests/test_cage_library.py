@@ -3,6 +3,8 @@ frozen units and restrictions respected, bootstrapping, and `retrologic cage --l
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import chess
 import pytest
 
@@ -106,6 +108,22 @@ def test_an_entry_that_does_not_verify_is_never_used():
     # and an entry relying on itself gets no help from itself
     loop = CageEntry("loop", fake.placement, chess.BB_ALL, uses=("loop",))
     assert Library([loop]).matches(loop.placement) is None
+
+
+def test_the_same_cage_twice_is_read_once_another_of_its_name_is_an_error(tmp_path):
+    """`lastmove --lemma` naming a library file (docs/lastmove.md's example) loads the library
+    and the file: the same cage twice is one entry; another cage under a taken name is refused."""
+    corner = Path(DEFAULT_DIR) / "hwa-fig2-brandis-corner.toml"
+    lib = load_library([DEFAULT_DIR, corner])
+    assert len(lib) == len(load_library())
+    copy = tmp_path / "copy.toml"
+    copy.write_text(corner.read_text())
+    assert len(load_library([corner, copy])) == 1
+    copy.write_text(corner.read_text().replace('board = "8/8/8/8/8/8/PPkPP3/KR1b4"',
+                                               'board = "8/8/8/8/8/8/PPkPP3/KR1n4"'))
+    with pytest.raises(InputError) as e:
+        load_library([corner, copy])
+    assert "duplicate cage name" in str(e.value) and str(copy) in str(e.value)
 
 
 def test_uses_cycles_and_bad_entries_are_errors(tmp_path):

@@ -306,7 +306,9 @@ def test_spurious_or_limited_is_unknown_with_reason() -> None:
 def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["cage", FIG3, "--zone", ",".join(FIG3_ZONE), "--engine", "sat",
                  "--certificate-dir", str(tmp_path)]) == 0
-    assert main(["check", *map(str, tmp_path.iterdir())]) == 0
+    [written] = tmp_path.iterdir()
+    assert written.name.endswith(".cage-sat-proof.json")        # named by its type
+    assert main(["check", str(written)]) == 0
     assert main(["cage", "8/8/8/8/8/8/6PP/6Nr", "--engine", "sat"]) == 0     # refuted
     capsys.readouterr()
     assert main(["cage", FIG7, "--with-position", "8/8/8/8/8/8/8/K6k w - - 0 1"]) == 3

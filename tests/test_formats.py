@@ -334,6 +334,14 @@ def test_move_texts_replay_like_python_chess_on_random_games() -> None:
         assert notation.read_game(pgn) == moves
 
 
+def test_a_bad_pgn_move_is_one_error_and_no_log_line(caplog) -> None:
+    """python-chess logs an illegal SAN on stderr besides keeping it: `check --spg` printed
+    that log line above its own rejection (docs review, 2026-11-30)."""
+    with caplog.at_level("DEBUG"), pytest.raises(notation.NotationError, match="illegal san"):
+        notation.read_game('[Event "x"]\n\n1. e4 e5 2. Qxf7 *\n')
+    assert not caplog.records
+
+
 def test_moves_accept_the_stipulation_forms() -> None:
     for text, plies in [("8", 16), ("8.0", 16), ("dia8", 16), ("dia 7.5", 15), ("PG 8.0", 16),
                         ("pg7.5", 15)]:

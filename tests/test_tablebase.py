@@ -279,6 +279,10 @@ def test_from_board_rejects_what_tables_do_not_hold() -> None:
                 "k7/8/8/8/4pP2/8/8/K7 b - f3 0 1"]:        # en passant possible
         with pytest.raises(InputError):
             from_board(chess.Board(fen))
+    bad_rights = "8/8/8/8/8/2k5/8/KR6 w K - 0 1"          # python-chess's fen() drops the K
+    with pytest.raises(InputError) as e:
+        from_board(chess.Board(bad_rights), bad_rights)
+    assert e.value.value == bad_rights and "bad castling rights" in str(e.value)
 
 
 def test_line_replays_to_mate(lib: Library) -> None:

@@ -316,7 +316,11 @@ def load_entry(path: str | Path) -> CageEntry:
 
 
 def _add(lib: Library, entry: CageEntry) -> None:
-    """Add a loaded entry, naming its file if its name is taken already."""
+    """Add a loaded entry, naming its file if its name is taken already by another cage; the
+    same cage again (`--lemma` naming a library file, or a copy of it) is read once."""
+    known = lib.get(entry.name)
+    if known is not None and replace(known, path=entry.path) == entry:
+        return
     try:
         lib.add(entry)
     except InputError as e:

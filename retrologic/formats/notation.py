@@ -163,7 +163,14 @@ def replay(text: str) -> list[chess.Move]:
 def read_pgn(text: str) -> list[chess.Move]:
     """The main line of a PGN game, which must start from the initial array (a proof game)."""
     import chess.pgn  # here only: it loads chess.engine and asyncio (issue #22, latency)
-    game = chess.pgn.read_game(io.StringIO(text))
+
+    class Quiet(chess.pgn.GameBuilder):
+        """Keeps an error in `game.errors` without logging it (it becomes our one-line error)."""
+
+        def handle_error(self, error: Exception) -> None:
+            self.game.errors.append(error)
+
+    game = chess.pgn.read_game(io.StringIO(text), Visitor=Quiet)
     if game is None:
         raise NotationError("no game in the PGN text")
     if game.errors:

@@ -154,8 +154,8 @@ def _write(result: CageResult, dest: Destination | None) -> str | None:
     cap (a closed set of millions of positions: a file `check` refuses is not written)."""
     from retrologic.certificate import MAX_CERT_BYTES
     assert dest is not None
-    what = "proof" if result.proved else "counterexample"
-    path = dest.write(result.certificate(), f"cage-{what}", MAX_CERT_BYTES)
+    cert = result.certificate()     # named by its type: cage-proof, -counterexample, -sat-proof
+    path = dest.write(cert, cert["type"], MAX_CERT_BYTES)
     return None if path is None else str(path)
 
 

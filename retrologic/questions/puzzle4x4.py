@@ -119,20 +119,23 @@ def solve_board(key: int, options: SolveOptions) -> Result:
                         lines=[f"unsolvable: no line from {p4.to_string(key)} leaves the white king "
                                f"alone ({len(proof)} position(s) in the proof, "
                                f"{solver.nodes} nodes searched)"])
-    _write_certificate(cert, key, options)
+    written = _write_certificate(cert, key, options)
+    if written:
+        result.lines.append(written)
     return result
 
 
-def _write_certificate(cert: dict[str, Any], key: int, options: SolveOptions) -> None:
-    """Write the certificate (a file over the size cap `check` reads is not written)."""
-    if options.certificate_dir:
-        from retrologic.certformat import as_destination
-        from retrologic.certificate import MAX_CERT_BYTES
-        dest = as_destination(options.certificate_dir,
-                              question={"kind": KIND, "board": p4.to_string(key)}, position=None)
-        path = dest.write(cert, cert["type"], MAX_CERT_BYTES)
-        print(f"certificate: {path or 'not written (it would pass the size cap check reads)'}",
-              file=sys.stderr)
+def _write_certificate(cert: dict[str, Any], key: int, options: SolveOptions) -> str | None:
+    """Write the certificate (a file over the size cap `check` reads is not written); the line
+    the answer's text shows for it, as every command's (None: no certificate directory)."""
+    if not options.certificate_dir:
+        return None
+    from retrologic.certformat import as_destination
+    from retrologic.certificate import MAX_CERT_BYTES
+    dest = as_destination(options.certificate_dir,
+                          question={"kind": KIND, "board": p4.to_string(key)}, position=None)
+    path = dest.write(cert, cert["type"], MAX_CERT_BYTES)
+    return f"certificate: {path or 'not written (it would pass the size cap check reads)'}"
 
 
 def _node_progress(nodes: int) -> None:
@@ -168,7 +171,7 @@ def retrograde_board(key: int, options: SolveOptions) -> Result:
     cert = p4.certificate(key, line, None if won else game.keys.tolist())
     if not (check_certificate(cert) if won else check_unsolvable(cert)).ok:
         raise AssertionError("the retrograde certificate fails the checker")
-    _write_certificate(cert, key, options)
+    written = _write_certificate(cert, key, options)
     outcome = Outcome.SOLVABLE if won else Outcome.UNSOLVABLE
     lines = [f"{outcome} (retrograde over {game.size} reachable positions, "
              f"{n_won} solvable, {sol.seconds:.2f} s); forward search {verdict}"]
@@ -178,6 +181,8 @@ def retrograde_board(key: int, options: SolveOptions) -> Result:
             names.append(p4.move_name(k, m))
             k = p4.play(k, m)
         lines.append(" ".join(names))
+    if written:
+        lines.append(written)
     return Result(KIND, Verdict.PROVED, outcome, facts=facts, lines=lines)
 
 

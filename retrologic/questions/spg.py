@@ -239,7 +239,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=spg.ENGINES, default="auto",
                         help="auto: the search for a quarter of the time limit (30 s without "
                              "one), then the CP-SAT schedule model (the search runs on if the "
-                             "model cannot decide); or either one alone")
+                             "model cannot decide); with a core to spare, after 1 s both race "
+                             "in two processes (docs/spg.md); or either one alone")
     add_limit_arguments(parser)
     from retrologic.pictures import output as pictures
     pictures.add_arguments(parser, steps=True)

@@ -132,7 +132,7 @@ def probe(lib: Library, fen: str) -> Result:
     from retrologic.tablebase.table import Incomplete, from_board, parse_fen
     from retrologic.tablebase.checker import expected
     board = parse_fen(fen)
-    from_board(board)
+    from_board(board, fen)
     try:
         here, children = lib.best_moves(board)
     except Incomplete as e:

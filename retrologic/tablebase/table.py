@@ -318,9 +318,12 @@ class Probe:
         return f"{mover} to move: unknown"
 
 
-def from_board(board: chess.Board) -> tuple[str, np.ndarray, np.ndarray]:
-    """(signature as written, side, squares in layout order) of a python-chess position."""
-    fen = board.fen()
+def from_board(board: chess.Board,
+               stated: str | None = None) -> tuple[str, np.ndarray, np.ndarray]:
+    """(signature as written, side, squares in layout order) of a python-chess position;
+    `stated`: the FEN as the user wrote it, quoted by an error (python-chess's `fen()` drops
+    the castling rights it finds bad, the very fault reported)."""
+    fen = board.fen() if stated is None else stated
     if not board.is_valid():
         status = board.status()
         flaws = ", ".join(f.name.lower().replace("_", " ") for f in chess.Status if f and f & status)
