@@ -66,3 +66,32 @@ def test_cli_flag():
     record = json.loads(out.stdout)
     assert record["facts"]["white_possible"] == ["a2-a3+"]
     assert record["facts"]["black_finding"] == "none possible"
+
+
+MANY = "2kr1bnr/7P/n3b3/2PP1p2/4pP2/pNP1P3/Q2BK2p/R6R w - - 3 38"    # 121 + 181 candidates
+
+
+def test_a_hard_first_side_leaves_the_second_its_half():
+    """White's side gets half the budget: on this position of a random game (review of
+    2026-11-30) it spent all 6 s and Black's side, the real mover's, listed no candidate and
+    read "0 candidate(s) unresolved"."""
+    result = question.answer(Position.from_fen(MANY), duplex=True, timeout=3)
+    assert str(result.verdict) == "unknown"
+    black = result.details["duplex"]["black"]["candidates"]
+    assert {"h3-h2", "g3xQh2"} <= {c["notation"] for c in black}
+    reasons = result.reason.split("; ")
+    assert reasons[0].startswith("white: time limit 3 s") and \
+        reasons[1].startswith("black: time limit 3 s: 121 candidate(s) unresolved")
+
+
+def test_a_side_cut_before_its_candidates_are_listed_says_so():
+    from retrologic.lastmove import search
+    from retrologic.limits import Budget
+    spent = Budget(nodes=None, timeout=1.0)
+    spent.deadline = 0.0                      # past: the first check stops the listing
+    res = search.solve(Position.from_fen(MANY), 1, search.Limits(budget=spent))
+    assert str(res.verdict) == "unknown" and res.candidates == []
+    assert res.reason.endswith("before the candidates were all listed")
+    half = question._half(Budget(nodes=100))
+    assert half.nodes == 50 and not half.nodes_used_up()
+    assert half.node_reason() == "node limit 100"      # the user's figure quoted

@@ -486,7 +486,10 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
         unresolved = [c for c in all_cands if c.status == Status.UNRESOLVED]
         answer = [c.notation for c in survivors]
         finding = None
-        if hit is not None:
+        if hit is not None and len(listed) < len(sides):
+            verdict = Verdict.UNKNOWN       # not "0 candidate(s) unresolved": none was listed
+            reason = f"{hit} before the candidates were all listed"
+        elif hit is not None:
             verdict = Verdict.UNKNOWN
             reason = f"{hit}: {len(unresolved)} candidate(s) unresolved" + (
                 "" if not unresolved else (

@@ -5,6 +5,7 @@ the answer is unique, several or none possible, or unknown while a candidate is 
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -181,11 +182,14 @@ def _write_certificate(pos: Position, plies: int, res: lastmove.LastMoveResult,
 def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
             discovered: list[dict], certificate_dir: Any) -> Result:
     """A duplex last-move problem: the question answered for each side separately (White's last
-    move with Black to move, Black's with White to move), both in one budget. Proved only when
-    both sides are; the facts carry each side's answer under `white_...` / `black_...` keys, and
-    each side gets its own `lastmove-proof` certificate (a normal one, its side to move set)."""
+    move with Black to move, Black's with White to move), both in one budget: White's side
+    gets at most half of its time and nodes, Black's what is left (a hard first side no longer
+    leaves the second none, review of 2026-11-30). Proved only when both sides are; the facts
+    carry each side's answer under `white_...` / `black_...` keys, and each side gets its own
+    `lastmove-proof` certificate (a normal one, its side to move set)."""
     if limits.budget is None:
         limits.budget = budget_for(limits.timeout, limits.nodes)
+    whole = limits.budget
     lines: list[str] = []
     facts: dict[str, Any] = {}
     details: dict[str, Any] = {"duplex": {}}
@@ -193,7 +197,12 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
     for mover in (chess.WHITE, chess.BLACK):
         name = chess.COLOR_NAMES[mover]
         sided = pos.with_turn(not mover)
-        res = lastmove.solve(sided, plies, limits, [closer])
+        half = _half(whole) if mover == chess.WHITE else whole
+        try:
+            res = lastmove.solve(sided, plies, replace(limits, budget=half), [closer])
+        finally:
+            if half is not whole:
+                whole.spent += half.spent
         side_lines, side_facts, side_details = _rendered(res)
         _given(sided, res, side_lines)
         lines.append(f"{name.capitalize()} moved last ({name.capitalize()}'s last move?):")
@@ -218,6 +227,16 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
     return Result(KIND, verdict, answer, reason="; ".join(reasons) or None, facts=facts,
                   details=details, lines=lines, unordered=frozenset(facts) | {"answer"},
                   position=pos)
+
+
+def _half(budget: Budget) -> Budget:
+    """A share of `budget` ending at half its time left, with half its nodes left (a limit hit
+    there quotes the user's figures)."""
+    left = budget.nodes_left()
+    half = budget.share(0.5, nodes=None if left is None else max(left // 2, 1))
+    if left is not None:
+        half.nodes_figure = budget.nodes_figure or budget.nodes
+    return half
 
 
 def _summary(proof: dict | None) -> str:
