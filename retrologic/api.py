@@ -54,9 +54,13 @@ def position_of(position: PositionLike, *, frozen: Any = None,
     else:
         raise InputError("must be a chess.Board, a FEN or a board string", field="position",
                          value=type(position).__name__)
+    if to_move not in (None, "white", "black", "?"):
+        raise InputError('must be "white", "black" or "?"', field="to_move", value=to_move)
     try:
         out = parse(**{key: text}, frozen=frozen, to_move=to_move)
-    except ValueError as e:
+    except ValueError as e:      # a fault of the frozen squares names them, not the position
+        if frozen is not None and "frozen" in str(e):
+            raise InputError(str(e), field="frozen", value=frozen) from None
         raise InputError(str(e), field="position", value=text) from None
     if isinstance(position, Position):      # keep what the text form cannot say
         out = replace(out, frozen=out.frozen | position.frozen,
@@ -79,10 +83,55 @@ def _budget(timeout: float | None, nodes: int | None) -> Budget:
     return budget_of(SolveOptions(timeout=timeout, nodes=nodes))
 
 
-def _texts(value: Any) -> list[Any]:
+def _texts(value: Any, name: str = "value") -> list[Any]:
+    """One item or an iterable of them, as a list (None: none); InputError naming `name` for
+    anything else (an int was iterated deep inside the engine)."""
     if value is None:
         return []
-    return [value] if isinstance(value, str) else list(value)
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (bytes, bytearray)):
+        raise InputError("must be a string (str, not bytes) or a list of them", field=name,
+                         value=type(value).__name__)
+    try:
+        return list(value)
+    except TypeError:
+        raise InputError("must be a string or a list of them", field=name,
+                         value=type(value).__name__) from None
+
+
+def _paths(value: Any, name: str) -> list[Path]:
+    """File paths: one (str or Path) or an iterable of them; a string is one path, not a list
+    of one-letter names."""
+    items = [value] if isinstance(value, (str, Path)) else _texts(value, name)
+    for item in items:
+        if not isinstance(item, (str, Path)):
+            raise InputError("must be a file path (str or Path) or a list of them", field=name,
+                             value=item)
+    return [Path(p) for p in items]
+
+
+def _flag(value: Any, name: str) -> bool:
+    """A yes/no argument: True or False only (the string "no" is not False)."""
+    if not isinstance(value, bool):
+        raise InputError("must be True or False", field=name, value=value)
+    return value
+
+
+def _squares(value: Any, name: str) -> Any:
+    """A zone or frozen set given as a bitboard must be one (0 to 2**64 - 1); other forms (square
+    names) are read by the engine."""
+    if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value < 1 << 64:
+        raise InputError("a bitboard is a whole number from 0 to 2**64 - 1", field=name,
+                         value=value)
+    return value
+
+
+def _directory(value: Any, name: str) -> str | None:
+    if value is not None and not isinstance(value, (str, Path)):
+        raise InputError("must be a directory path (str or Path)", field=name,
+                         value=type(value).__name__)
+    return None if value is None else str(value)
 
 
 def retractions(position: PositionLike, *, uncaptures: str = "typed",
@@ -93,6 +142,7 @@ def retractions(position: PositionLike, *, uncaptures: str = "typed",
     `uncaptures`: "typed" (one retraction per type of uncaptured unit), "open" (type left open)
     or "none"; `counts`: reject predecessors with impossible unit counts."""
     from retrologic.questions import retractions as question
+    _flag(counts, "counts")
     if uncaptures not in question.MODES:
         raise InputError(f"must be one of {', '.join(question.MODES)}", field="uncaptures",
                          value=uncaptures)
@@ -101,13 +151,14 @@ def retractions(position: PositionLike, *, uncaptures: str = "typed",
 
 def is_legal(position: PositionLike, *, lemmas: Iterable[str | Path] = (),
              timeout: float | None = None, nodes: int | None = None) -> Result:
-    """Static proofs of illegality, as the `legal` question: verdict proved with answer
-    "illegal" and every rule that fires in `details["reasons"]`, else unknown (a static check
-    never proves a position legal). `lemmas`: deduce problem files and cage files chained into
-    a proof (`legality.rules.reasons`, then deduce -> cage); their deductions run under the
-    limits."""
+    """Legal or illegal, as the `legal` question: proved "illegal" with every static rule that
+    fires in `details["reasons"]`, or proved "legal" with a game from the initial array that
+    reaches a full position (`legalgame`; a partial one, a cage question, is never shown
+    legal), else unknown with the limit or the reason. `lemmas`: deduce problem files and cage
+    files chained into a proof (`legality.rules.reasons`, then deduce -> cage); their
+    deductions run under the limits."""
     from retrologic.questions import legal as question
-    return question.answer(position_of(position), [Path(p) for p in lemmas],
+    return question.answer(position_of(position), _paths(lemmas, "lemmas"),
                            budget=_budget(timeout, nodes))
 
 
@@ -126,16 +177,24 @@ def verify_cage(position: PositionLike, zone: Any = "auto", frozen: Any = None, 
     paper's); `library`: True for the verified cages of encodings/cages, or paths."""
     from retrologic.cages import search as cage
     from retrologic.cages.library import DEFAULT_DIR, load_library
+    from retrologic.constraints import parse_expr
     if library is True:
         paths: list[Any] = [DEFAULT_DIR]
     elif library is False or library is None:
         paths = []
     else:
-        paths = [library] if isinstance(library, (str, Path)) else list(library)
+        paths = _paths(library, "library")
     known = load_library(paths) if paths else None
-    result = cage.verify(position_of(position), None if zone == "auto" else zone,
-                         _texts(restrictions), known, model=model, frozen=frozen,
-                         budget=_budget(timeout, nodes))
+    restrictions = _texts(restrictions, "restrictions")
+    for i, text in enumerate(restrictions):
+        if isinstance(text, str):
+            try:
+                parse_expr(text)
+            except InputError as e:
+                raise InputError(e.message, field=f"restrictions[{i}]", value=text) from None
+    result = cage.verify(position_of(position), None if zone == "auto" else _squares(zone, "zone"),
+                         restrictions, known, model=model,
+                         frozen=_squares(frozen, "frozen"), budget=_budget(timeout, nodes))
     return result.to_result()
 
 
@@ -157,14 +216,20 @@ def deduce(position: PositionLike, claims: Iterable[Any] | str = (),
 
     def constraints(values: Any, name: str, where: str) -> list[Constraint]:
         """Constraints named as the CLI names them (claim1, assume1, ...)."""
+        from retrologic.history.deduce import Constraint
         out = []
-        for i, value in enumerate(_texts(values)):
+        for i, value in enumerate(_texts(values, where)):
             if isinstance(value, str):
                 value = question._constraint(value, f"{name}{i + 1}", f"{where}[{i}]", None)
+            elif not isinstance(value, Constraint):
+                raise InputError("must be an expression string or a Constraint",
+                                 field=f"{where}[{i}]", value=type(value).__name__)
             out.append(value)
         return out
 
-    options = SolveOptions(budget=_budget(timeout, nodes), certificate_dir=certificate_dir)
+    _flag(explain, "explain")
+    options = SolveOptions(budget=_budget(timeout, nodes),
+                           certificate_dir=_directory(certificate_dir, "certificate_dir"))
     return question.answer(pos, constraints(assumptions, "assume", "assumptions"),
                            constraints(claims, "claim", "claims"), engine=engine, explain=explain,
                            options=options)
@@ -190,8 +255,8 @@ def last_move(position: PositionLike, plies: int = 1, *, to_move: str | None = N
             raise InputError(f"must be a whole number from 1 to {limit}", field=name, value=value)
     return question.answer(pos, plies=plies, depth=depth, support=support,
                            nodes=nodes or 200_000, budget=_budget(timeout, nodes),
-                           lemmas=[Path(p) for p in lemmas], discover=discover,
-                           use_library=library)
+                           lemmas=_paths(lemmas, "lemmas"), discover=_flag(discover, "discover"),
+                           use_library=_flag(library, "library"))
 
 
 def solve_spg(position: PositionLike, moves: float | str, *, engine: str = "auto",
@@ -215,5 +280,5 @@ def solve_spg(position: PositionLike, moves: float | str, *, engine: str = "auto
         text = position
     target = spg.parse_target(text, plies, field="position")
     answer = spg.solve(target, plies, Limits(budget=_budget(timeout, nodes)),
-                       strategies=strategies, engine=engine)
+                       strategies=_flag(strategies, "strategies"), engine=engine)
     return question.answer_result(answer, show=None)

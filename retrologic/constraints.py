@@ -64,31 +64,45 @@ class Predicate:
 
 
 REGISTRY: dict[str, Predicate] = {}
+BUILT_IN: set[str] = set()      # the library's own functions: never replaced (see `register`)
 
 
 def register(name: str, params: list[Param] | tuple[Param, ...], returns: str, doc: str,
-             compile: Callable[..., Any] | None = None) -> Predicate:
-    """Add (or replace) a function of the language; `compile` is the model-side encoder."""
+             compile: Callable[..., Any] | None = None, *, built_in: bool = False) -> Predicate:
+    """Add (or replace) a function of the language; `compile` is the model-side encoder. A
+    function of the library's own (`built_in`) is never replaced: a user's `captures` that
+    counted nothing made `deduce` prove a false claim, which the in-process checker, reading the
+    same registry, accepted (API review of 2026-11-30)."""
     if returns not in ("int", "bool"):
         raise ValueError("returns must be 'int' or 'bool'")
+    if name in BUILT_IN:
+        raise InputError("a built-in function of the language cannot be replaced",
+                         field="name", value=name)
     pred = Predicate(name, tuple(params), returns, doc, compile)
     REGISTRY[name] = pred
+    if built_in:
+        BUILT_IN.add(name)
     return pred
 
 
 register("captures", [Param("side", "side")], "int",
-         "number of captures made by side (either: both sides together)")
+         "number of captures made by side (either: both sides together)", built_in=True)
 register("pawn_captures", [Param("side", "side"), Param("from_file", "file", None, False),
                            Param("to_file", "file", None, False)], "int",
-         "captures made by side's pawns, optionally only from one file to another")
-register("promotions", [Param("side", "side")], "int", "number of promotions by side")
-register("promoted", [Param("square", "square")], "bool", "the unit on square is a promoted piece")
+         "captures made by side's pawns, optionally only from one file to another",
+         built_in=True)
+register("promotions", [Param("side", "side")], "int", "number of promotions by side",
+         built_in=True)
+register("promoted", [Param("square", "square")], "bool", "the unit on square is a promoted piece",
+         built_in=True)
 register("never_moved", [Param("square", "square")], "bool",
-         "the unit on square has never moved (it stands on its game-array square)")
+         "the unit on square has never moved (it stands on its game-array square)", built_in=True)
 register("captured_on_color", [Param("side", "side"), Param("piece", "piece"),
                                Param("color", "color")], "int",
-         "units of side of this type (as captured) captured on light or dark squares")
-register("missing", [Param("side", "side")], "int", "units of side missing from the board")
+         "units of side of this type (as captured) captured on light or dark squares",
+         built_in=True)
+register("missing", [Param("side", "side")], "int", "units of side missing from the board",
+         built_in=True)
 
 
 # --- the parsed tree -------------------------------------------------------------------------

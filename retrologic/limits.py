@@ -248,7 +248,8 @@ def budget_for(timeout: float | None = None, nodes: int | None = None,
     still rejects it with check_timeout)."""
     if budget is not None:
         return budget
-    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout <= 0:
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and \
+            -math.inf < timeout <= 0:                   # -inf is no figure: check_timeout says so
         spent = Budget(None, nodes)
         spent.timeout, spent.deadline = float(timeout), spent.started
         return spent

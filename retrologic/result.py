@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import Any
 
 from retrologic.errors import shown
@@ -72,12 +72,12 @@ class Result:
     def to_json(self) -> dict[str, Any]:
         """The result as plain JSON types (the CLI's --json record, without file and outcome)."""
         out: dict[str, Any] = {"kind": self.kind, "verdict": str(self.verdict),
-                               "answer": self.answer}
+                               "answer": plain(self.answer)}
         if self.reason:
             out["reason"] = self.reason
-        out["facts"] = self.facts
+        out["facts"] = plain(self.facts)
         if self.details:
-            out["details"] = self.details
+            out["details"] = plain(self.details)
         return out
 
     def render(self) -> str:
@@ -88,6 +88,18 @@ class Result:
         if not body and self.answer is not None:
             body = [f"answer: {json.dumps(self.answer)}"]
         return "\n".join([head, *("  " + line for line in body)])
+
+
+def plain(value: Any) -> Any:
+    """`value` with every enum as its value and every tuple as a list: plain JSON types, which
+    `yaml.safe_dump` and other strict writers take too (a `Verdict` in the facts was not)."""
+    if isinstance(value, Enum):
+        return plain(value.value)
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
 
 
 def compare_expect(result: Result, expect: dict[str, Any]) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import subprocess
 import sys
 import tomllib
@@ -211,6 +212,58 @@ def test_bad_input_is_an_input_error():
         retrologic.last_move(chess.Board(), plies=0)
     with pytest.raises(retrologic.InputError):
         retrologic.solve_spg(chess.Board(), "4.2")
+
+
+ONE_MISSING = "rnbqkbnr/pppppppp/8/8/8/8/1PPPPPPP/RNBQKBNR w Qkq - 0 1"
+CORNER = "8/8/8/8/8/8/PPkPP3/KR1b4"
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: retrologic.deduce(ONE_MISSING, 5), "claims"),
+    (lambda: retrologic.deduce(ONE_MISSING, [5]), "claims[0]"),
+    (lambda: retrologic.deduce(ONE_MISSING, b"captures(white) == 0"), "claims"),
+    (lambda: retrologic.deduce(ONE_MISSING, "captures(white) == 0", certificate_dir=5),
+     "certificate_dir"),
+    (lambda: retrologic.deduce(ONE_MISSING, "captures(white) == 0", explain="no"), "explain"),
+    (lambda: retrologic.deduce(ONE_MISSING, "captures(white) == 0", frozen=["e4"]), "frozen"),
+    (lambda: retrologic.deduce(ONE_MISSING, "captures(white) == 0", timeout=-math.inf),
+     "timeout"),
+    (lambda: retrologic.is_legal(ONE_MISSING, lemmas=[3]), "lemmas"),
+    (lambda: retrologic.last_move(ONE_MISSING, lemmas=[1]), "lemmas"),
+    (lambda: retrologic.last_move(ONE_MISSING, to_move="x"), "to_move"),
+    (lambda: retrologic.last_move(ONE_MISSING, library="x"), "library"),
+    (lambda: retrologic.verify_cage(CORNER, library=3), "library"),
+    (lambda: retrologic.verify_cage(CORNER, zone=1 << 100), "zone"),
+    (lambda: retrologic.verify_cage(CORNER, zone=-1), "zone"),
+    (lambda: retrologic.verify_cage(CORNER, frozen=1 << 100), "frozen"),
+    (lambda: retrologic.verify_cage(CORNER, restrictions=[{"foo": 1}]), "constraint[0].expr"),
+    (lambda: retrologic.verify_cage(CORNER, restrictions="foo("), "restrictions[0]"),
+    (lambda: retrologic.retractions(ONE_MISSING, counts="no"), "counts"),
+    (lambda: retrologic.solve_spg(chess.Board(), 1.0, strategies="no"), "strategies"),
+])
+def test_a_bad_argument_is_an_input_error_naming_it(call, field):
+    """The API review of 2026-11-30: each of these was a TypeError, AttributeError, KeyError or
+    IndexError deep in the engine, a message blaming the position, or silently taken."""
+    with pytest.raises(retrologic.InputError) as e:
+        call()
+    assert e.value.field == field, str(e.value)
+
+
+def test_a_lemma_path_given_alone_is_one_path(tmp_path):
+    with pytest.raises(retrologic.InputError) as e:      # not 'f: no such file'
+        retrologic.is_legal(ONE_MISSING, lemmas=str(tmp_path / "foo.toml"))
+    assert "foo.toml" in str(e.value)
+
+
+def test_to_json_holds_plain_types_only():
+    """Verdict, Status and Escape enums and tuples were left in the facts and details:
+    yaml.safe_dump refused them."""
+    yaml = pytest.importorskip("yaml")
+    for result in (retrologic.deduce(ONE_MISSING, "captures(black) == 0"),
+                   retrologic.last_move("8/8/8/8/1k6/P7/1K6/8 b - - 0 1"),
+                   retrologic.verify_cage("8/8/8/8/8/8/6PP/6Nr")):
+        record = result.to_json()
+        assert yaml.safe_load(yaml.safe_dump(record)) == json.loads(json.dumps(record))
 
 
 def test_readme_python_api_examples():

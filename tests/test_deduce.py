@@ -236,6 +236,23 @@ def test_custom_predicate_via_public_api():
         assert [c.status for c in d.claims] == ["proved", "refuted"]
 
 
+def test_a_built_in_function_cannot_be_replaced():
+    """A `captures` of the user's that counted nothing made deduce prove "captures(black) ==
+    0" where Black took a pawn, and the in-process checker (same registry) accepted it."""
+    from retrologic.constraints import REGISTRY, register
+    for name in ("captures", "pawn_captures", "never_moved", "captured_unit"):
+        before = REGISTRY[name]
+        with pytest.raises(InputError, match="cannot be replaced"):
+            register_predicate(name, [Param("side", "side")], "int", "nothing",
+                               lambda model, call: LinearForm.count([]), lambda h, c: 0)
+        with pytest.raises(InputError, match="cannot be replaced"):
+            register(name, [Param("side", "side")], "int", "nothing")
+        assert REGISTRY[name] is before
+    pos = Position.from_fen("rnbqkbnr/pppppppp/8/8/8/8/1PPPPPPP/RNBQKBNR w Qkq - 0 1")
+    d = deduce(pos, [], [Constraint.parse("c", "captures(black) == 0")], explain=False)
+    assert d.claims[0].status == "refuted"
+
+
 def test_never_moved_undecidable_is_unknown_not_refuted():
     """The model cannot show a piece left its home square and came back: no refutation."""
     pos = Position.from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR w kq - 0 1")

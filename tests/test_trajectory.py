@@ -391,6 +391,14 @@ def test_bad_arguments() -> None:
                  lambda: T.distance_map(chess.PAWN, chess.WHITE, chess.E2, promote=chess.KING),
                  lambda: T.distance_map(chess.PAWN, chess.WHITE, chess.E2, captures=7),
                  lambda: T.distance_map(9, chess.WHITE, chess.E2),
-                 lambda: T.admissible_bundle(chess.KING, chess.WHITE, chess.E2, chess.E4, 3, 0)):
+                 lambda: T.admissible_bundle(chess.KING, chess.WHITE, chess.E2, chess.E4, 3, 0),
+                 # API review 2026-11-30: "black" was read as White (bool of a string), square
+                 # names and None were TypeErrors
+                 lambda: T.distance(chess.PAWN, "black", chess.C7, chess.C5),
+                 lambda: T.distance_map(chess.KING, 2, chess.E1),
+                 lambda: T.distance(chess.KING, chess.WHITE, "c7", chess.E1),
+                 lambda: T.distance(chess.KING, chess.WHITE, chess.C7, None),
+                 lambda: T.distance_to_map(chess.KING, chess.WHITE, "e1"),
+                 lambda: T.count_shortest(chess.KING, chess.WHITE, chess.C7, "e1")):
         with pytest.raises(ValueError):
             call()

@@ -94,7 +94,10 @@ def restrictions_from(items: Iterable[Any], position: Position | None = None
             if item.get("role", "assume") != "assume":
                 raise InputError("a cage question takes assumptions only (role = \"assume\")",
                                  field=f"{field}.role", value=item.get("role"))
-            text = item["expr"]
+            text = item.get("expr")
+            if not isinstance(text, str):
+                raise InputError("a constraint table needs an expression string 'expr'",
+                                 field=f"{field}.expr", value=text)
             expr = item.get("parsed") or parse_expr(text)
             field += ".expr"
         elif isinstance(item, str):

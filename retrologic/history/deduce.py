@@ -114,7 +114,23 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "claim"
 
 
-def deduce(position: Position, assumptions: list[Constraint], claims: list[Constraint], *,
+def _full_position(position: Position | str | chess.Board) -> Position:
+    """A Position from a Position, a FEN or a python-chess Board (InputError otherwise)."""
+    if isinstance(position, Position):
+        return position
+    try:
+        if isinstance(position, str):
+            return Position.from_fen(position)
+        if isinstance(position, chess.Board):
+            return Position.from_board(position)
+    except ValueError as e:
+        raise InputError(str(e), field="position", value=position) from None
+    raise InputError("must be a Position, a FEN or a chess.Board", field="position",
+                     value=type(position).__name__)
+
+
+def deduce(position: Position | str | chess.Board, assumptions: list[Constraint],
+           claims: list[Constraint], *,
            engine: str = "sat", timeout: float | None = None, conflicts: int | None = None,
            explain: bool = True, certificate_dir: str | None = None,
            progress: bool = False, budget: Budget | None = None) -> Deduction:
@@ -130,6 +146,7 @@ def deduce(position: Position, assumptions: list[Constraint], claims: list[Const
         if progress:
             print(f"deduce: {what} ({time.perf_counter() - t0:.2f} s)", file=sys.stderr, flush=True)
 
+    position = _full_position(position)
     budget = budget_for(timeout, conflicts, budget)
     try:
         query = Query(position, assumptions, claims, budget)

@@ -210,20 +210,23 @@ USER: dict[str, PredicateImpl] = {}
 
 
 def register_predicate(name: str, params: Sequence[Param], returns: str, doc: str,
-                       encode: Encoder, evaluate: Evaluator | None = None) -> None:
+                       encode: Encoder, evaluate: Evaluator | None = None, *,
+                       built_in: bool = False) -> None:
     """Add a function to the predicate language together with its history-model encoder.
 
     `encode(model, call)` returns a literal (returns="bool") or a LinearForm (returns="int")
     built with the Model API; `evaluate(history, call)` computes the same value on a witness
-    (or returns None when it cannot), which refutations need.
+    (or returns None when it cannot), which refutations need. A function of the library's own
+    (`built_in`, e.g. `captures`) cannot be replaced (InputError): the certificate checker
+    reads the same registry.
     """
-    constraints.register(name, list(params), returns, doc, compile=encode)
+    constraints.register(name, list(params), returns, doc, compile=encode, built_in=built_in)
     USER[name] = PredicateImpl(encode, evaluate)
 
 
 register_predicate("captured_unit", [Param("square", "square")], "bool",
                    "the unit that started on square left the board (a pawn: as a pawn or promoted)",
-                   _enc_captured_unit, _ev_captured_unit)
+                   _enc_captured_unit, _ev_captured_unit, built_in=True)
 
 
 def implementation(name: str) -> PredicateImpl:

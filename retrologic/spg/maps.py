@@ -220,14 +220,22 @@ def unit_graph(piece: int, color: chess.Color, blocked: Squares = 0, *, no_entry
             raise ValueError("promote applies to pawns only")
         if promote not in PROMOTION_PIECES:
             raise ValueError(f"a pawn promotes to N, B, R or Q, not {promote!r}")
+    if not isinstance(color, int) or color not in (0, 1):   # bool("black") was White
+        raise ValueError(f"not a colour (chess.WHITE or chess.BLACK): {color!r}")
     b = mask_of(blocked)
     return _graph(piece, bool(color), b | mask_of(no_entry), b | mask_of(no_cross), promote)
 
 
+def check_square(square: int) -> int:
+    """`square` itself if it is a square index (0-63: `chess.C7`, not "c7"), else ValueError."""
+    if not isinstance(square, int) or isinstance(square, bool) or not 0 <= square < 64:
+        raise ValueError(f"not a square index (chess.A1 ... chess.H8): {square!r}")
+    return square
+
+
 def check_start(piece: int, start: int) -> int:
     """`start` itself, if a unit of this type can stand there (a pawn not on rank 1 or 8)."""
-    if not 0 <= start < 64:
-        raise ValueError(f"not a square: {start!r}")
+    check_square(start)
     if piece == chess.PAWN and chess.square_rank(start) in (0, 7):
         raise ValueError(f"a pawn cannot stand on {chess.square_name(start)} "
                          "(1st rank, or last rank: it would have promoted)")
@@ -315,8 +323,7 @@ def distance_to_map(piece: int, color: chess.Color, target: int, blocked: Square
     squares are UNREACHABLE except the target itself (0 moves).
     """
     g = unit_graph(piece, color, blocked, no_entry=no_entry, no_cross=no_cross, promote=promote)
-    if not 0 <= target < 64:
-        raise ValueError(f"not a square: {target!r}")
+    check_square(target)
     dist = g.distances(g.states(target, g.final_layers(captures)), reverse=True)
     return tuple(dist[:64])
 
@@ -326,7 +333,7 @@ def distance(piece: int, color: chess.Color, start: int, target: int, blocked: S
              promote: int | None = None) -> int:
     """The fewest moves from `start` to `target` (UNREACHABLE when there is no route)."""
     return distance_map(piece, color, start, blocked, no_entry=no_entry, no_cross=no_cross,
-                        captures=captures, promote=promote)[target]
+                        captures=captures, promote=promote)[check_square(target)]
 
 
 def pawn_maps(color: chess.Color, start: int, blocked: Squares = 0, *, no_entry: Squares = 0,

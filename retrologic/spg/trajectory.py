@@ -16,8 +16,8 @@ from typing import Iterator, Sequence
 import chess
 
 from retrologic.spg.maps import (MAX_PAWN_CAPTURES, PROMOTION_PIECES, UNREACHABLE, Map, Squares,
-                                 UnitGraph, check_start, distance, distance_map, distance_to_map,
-                                 last_rank, mask_of, min_captures_map, pawn_maps, pawn_steps,
+                                 UnitGraph, check_square, check_start, distance, distance_map,
+                                 distance_to_map, last_rank, mask_of, min_captures_map, pawn_maps, pawn_steps,
                                  pawn_sweep, piece_map, piece_targets, sum_map, unit_graph)
 from retrologic.spg.maps import _graph  # noqa: F401 - bench/trajectory.py clears its cache
 
@@ -107,8 +107,7 @@ def _query(piece: int, color: chess.Color, start: int, target: int, blocked: Squ
            no_entry: Squares, no_cross: Squares, captures: int | None,
            promote: int | None) -> _Query:
     g = unit_graph(piece, color, blocked, no_entry=no_entry, no_cross=no_cross, promote=promote)
-    if not 0 <= target < 64:
-        raise ValueError(f"not a square: {target!r}")
+    check_square(target)
     return _Query(g, check_start(g.piece, start), g.states(target, g.final_layers(captures)))
 
 
