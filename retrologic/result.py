@@ -96,7 +96,7 @@ def plain(value: Any) -> Any:
     if isinstance(value, Enum):
         return plain(value.value)
     if isinstance(value, dict):
-        return {plain(k): plain(v) for k, v in value.items()}
+        return {k.value if isinstance(k, Enum) else k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
