@@ -9,6 +9,7 @@ resolve_path) without an import cycle. retrologic.problem looks the kind up in t
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -80,6 +81,19 @@ def read(path: str | Path, spec_of: SpecOf) -> Problem:
     return parse(data, spec_of, file=file)
 
 
+def _dated(value: Any) -> Any:
+    """The first TOML date or time inside `value` (None: there is none)."""
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value
+    items = value.values() if isinstance(value, dict) else \
+        value if isinstance(value, list) else ()
+    for item in items:
+        found = _dated(item)
+        if found is not None:
+            return found
+    return None
+
+
 def parse(data: dict[str, Any], spec_of: SpecOf, *, file: str = "<problem>") -> Problem:
     """Validate an already-decoded problem table; `spec_of` gives its kind's fields."""
     top = validate(data, TOP, file=file, where="")
@@ -122,17 +136,30 @@ def parse(data: dict[str, Any], spec_of: SpecOf, *, file: str = "<problem>") -> 
             if key not in allowed:
                 raise InputError(f"unknown field (allowed: {', '.join(sorted(allowed))})",
                                  file=file, field=f"expect.{key}", value=expect[key])
+        if not expect:
+            raise InputError("an empty [expect] table checks nothing", file=file,
+                             field="expect", value=None)
+        for key, value in expect.items():
+            dated = _dated(value)
+            if dated is not None:        # TOML's dates and times are no fact of any answer
+                raise InputError("a date or time is no fact of an answer", file=file,
+                                 field=f"expect.{key}", value=str(dated))
         for key in ("includes", "excludes"):
-            if key in expect and not isinstance(expect[key], list):
-                raise InputError("must be an array", file=file, field=f"expect.{key}",
-                                 value=expect[key])
+            if key not in expect:
+                continue
+            items = expect[key]
+            if not isinstance(items, list) or not items or not all(
+                    isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in items):
+                raise InputError("must be a non-empty array of answer items (strings or "
+                                 "numbers)", file=file, field=f"expect.{key}", value=items)
         from retrologic.result import VERDICTS
         if "verdict" in expect and expect["verdict"] not in VERDICTS:
             raise InputError(f"must be one of {', '.join(VERDICTS)}", file=file,
                              field="expect.verdict", value=expect["verdict"])
-        if "answer" in expect and not isinstance(expect["answer"], (str, list)):
-            raise InputError("must be a string or an array", file=file, field="expect.answer",
-                             value=expect["answer"])
+        answer = expect.get("answer", "")
+        if not isinstance(answer, (str, list, int, float)) or isinstance(answer, bool):
+            raise InputError("must be a string, a number or an array", file=file,
+                             field="expect.answer", value=answer)
     return Problem(path=file, meta=meta, position=position, position_table=top["position"],
                    kind=kind, question=question, lemmas=list(top["lemmas"]), expect=expect,
                    constraints=constraints)

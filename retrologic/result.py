@@ -111,9 +111,12 @@ def compare_expect(result: Result, expect: dict[str, Any]) -> list[str]:
     for key, want in expect.items():
         if key in ("includes", "excludes"):
             have = result.facts.get("answer")
+            if have is None:     # no answer listed (a limit, a count alone): nothing to hold
+                problems.append(f"expect.{key}: the result lists no answer to look in")
+                continue
             have_list = list(have) if isinstance(have, (list, tuple)) else [have]
             for item in want:
-                present = item in have_list
+                present = any(same_value(h, item) for h in have_list)
                 if present != (key == "includes"):
                     verb = "missing from" if key == "includes" else "present in"
                     problems.append(f"{shown(item)} {verb} answer {shown(have_list, 200)}")
@@ -124,19 +127,29 @@ def compare_expect(result: Result, expect: dict[str, Any]) -> list[str]:
             continue
         have = result.facts[key]
         if key in result.unordered and isinstance(have, (list, tuple)) and isinstance(want, list):
-            same = sorted(map(json.dumps, have)) == sorted(map(json.dumps, want))
+            same = set(map(_key, have)) == set(map(_key, want))      # sets: order and repeats
         else:
-            same = _normal(have) == _normal(want)
+            same = same_value(have, want)
         if not same:
             problems.append(f"expect.{key}: wanted {shown(want, 200)}, got {shown(have, 200)}")
     return problems
 
 
-def _normal(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_normal(v) for v in value]
-    if isinstance(value, list):
-        return [_normal(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _normal(v) for k, v in value.items()}
-    return value
+def same_value(have: Any, want: Any) -> bool:
+    """Equal as JSON values: a boolean equals only a boolean (Python's `False == 0` made spg's
+    `shorter = false`, no shorter game, meet `shorter: 0`, a 0-ply game: review of
+    2026-11-30), numbers by value, lists (or tuples) item by item, tables key by key."""
+    if isinstance(have, bool) or isinstance(want, bool):
+        return isinstance(have, bool) and isinstance(want, bool) and have == want
+    if isinstance(have, (list, tuple)) or isinstance(want, (list, tuple)):
+        return isinstance(have, (list, tuple)) and isinstance(want, (list, tuple)) and \
+            len(have) == len(want) and all(same_value(h, w) for h, w in zip(have, want))
+    if isinstance(have, dict) or isinstance(want, dict):
+        return isinstance(have, dict) and isinstance(want, dict) and \
+            have.keys() == want.keys() and all(same_value(have[k], want[k]) for k in have)
+    return have == want
+
+
+def _key(value: Any) -> str:
+    """A set member for an unordered list: its JSON text (true and 1 differ there)."""
+    return json.dumps(plain(value), sort_keys=True)

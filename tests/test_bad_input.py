@@ -586,6 +586,24 @@ def test_expect_tables_of_the_wrong_type_are_bad_input(capsys, tmp_path):
         bad(capsys, ["solve", path], "expect.verdict", "proved, refuted, unknown")
 
 
+@pytest.mark.parametrize("table, field, words", [
+    ("expect = {}", "expect", "checks nothing"),
+    ("expect = { includes = [] }", "expect.includes", "non-empty"),
+    ('expect = { excludes = [["a2-a3+"]] }', "expect.excludes", "non-empty"),
+    ("expect = { answer = [1979-05-27] }", "expect.answer", "date"),
+    ("expect = { answer = true }", "expect.answer", "a string, a number or an array"),
+])
+def test_expect_tables_that_check_nothing_or_no_fact_are_bad_input(capsys, tmp_path, table,
+                                                                   field, words):
+    """Review of 2026-11-30: an empty table or list was "met" with nothing checked, a list
+    item no answer can hold was never matched (so always "excluded"), a TOML date was an
+    internal error (exit 5)."""
+    path = problem(tmp_path, 'format = "retrologic/1"\n'
+                   f'position = {{ fen = "{BRANDIS}" }}\n'
+                   'question = { kind = "retractions" }\n' + table + "\n")
+    bad(capsys, ["solve", path], field, words)
+
+
 @pytest.mark.parametrize("fen, needle", [
     ("KKKKKKKK/8/8/8/8/8/8/k6K w - - 0 1", "white has 9 kings"),
     ("8/8/8/8/8/8/8/8 w - - 0 1", "no king"),

@@ -83,6 +83,29 @@ def test_expect_met_and_json(tmp_path):
     assert out["answer"] == ["a2-a3+"] and out["expect"]["met"] is True
 
 
+def test_expect_compares_json_values_not_python_ones():
+    """Review of 2026-11-30: `False == 0` in Python made spg's `shorter = false` (no shorter
+    game) meet `shorter: 0` (a 0-ply game: the diagram is the initial array) and the reverse;
+    `includes`/`excludes` on a result listing no answer looked in `[None]` (every excludes
+    met); repeated items failed lists compared as sets."""
+    from retrologic.result import Result, compare_expect
+    spg = Result("spg", "refuted", None, facts={"shorter": 0, "count": 1, "answer": None,
+                                                 "cage": False, "plies": 2})
+    for expect in ({"shorter": False}, {"count": True}, {"cage": 0}, {"plies": 2.5},
+                   {"excludes": ["1.e4"]}, {"includes": ["1.e4"]}):
+        assert compare_expect(spg, expect), expect
+    assert compare_expect(spg, {"shorter": 0, "count": 1.0, "cage": False, "plies": 2}) == []
+    none = Result("spg", "proved", None, facts={"shorter": False})
+    assert compare_expect(none, {"shorter": 0}) and not compare_expect(none, {"shorter": False})
+    listed = Result("last-move", "proved", ["a2-a3+", "b2-b3"],
+                    facts={"answer": ["a2-a3+", "b2-b3"], "n": [1, True]},
+                    unordered=frozenset({"answer", "n"}))
+    assert compare_expect(listed, {"answer": ["b2-b3", "a2-a3+", "b2-b3"]}) == []
+    assert compare_expect(listed, {"answer": ["a2-a3+"]})
+    assert compare_expect(listed, {"n": [True, 1]}) == [] and compare_expect(listed, {"n": [1, 1]})
+    assert compare_expect(listed, {"includes": ["b2-b3"], "excludes": ["c2-c3"]}) == []
+
+
 def test_usage_error_exit_2():
     res = run("retract")
     assert res.returncode == 2

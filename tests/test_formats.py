@@ -275,6 +275,10 @@ def test_epd_and_fen_lines() -> None:
     assert d.table["question"] == {"kind": "legal"}
     [quoted] = epd.read("q.epd", '8/8/8/8/8/8/8/Kk6 w - - legal; id "a \\"b\\"; c";\n')
     assert quoted.table["meta"]["title"] == 'a "b"; c'              # escaped quotes are closed
+    [inner] = epd.read("q.epd", '8/8/8/8/8/8/8/Kk6 w - - legal; id "x\\"; legal";\n')
+    assert inner.table["meta"]["title"] == 'x"; legal'          # no second opcode 'legal'
+    with pytest.raises(InputError, match="given twice"):        # nor a duplicate hidden so
+        epd.read("q.epd", f'{START_WITH_E4} b KQkq - spg 0.5; id "a\\" b"; spg 1.5;\n')
     assert problem.solve(detect.entry.to_problem(a)).answer == ["1.f4 f5 2.Nf3"]
     assert problem.solve(detect.entry.to_problem(d)).facts["rules"]      # kings adjacent
 

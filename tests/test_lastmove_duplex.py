@@ -84,6 +84,20 @@ def test_a_hard_first_side_leaves_the_second_its_half():
         reasons[1].startswith("black: time limit 3 s: 121 candidate(s) unresolved")
 
 
+def test_the_sides_share_a_problem_files_node_limit(tmp_path):
+    """Without --nodes, the question's own limit (here a problem file's `nodes`) is shared
+    too: each side took the whole of it (review of this change, 2026-11-30)."""
+    from retrologic import problem
+    path = tmp_path / "dup.toml"
+    path.write_text('format = "retrologic/1"\n'
+                    f'position = {{ fen = "{MANY}" }}\n'
+                    'question = { kind = "last-move", duplex = true, nodes = 2000 }\n')
+    result = problem.solve(problem.load(path))
+    nodes = {side: result.details["duplex"][side]["nodes"] for side in ("white", "black")}
+    assert nodes["white"] <= 1001 and nodes["white"] + nodes["black"] <= 2002, nodes
+    assert "node limit 2000" in result.reason
+
+
 def test_a_side_cut_before_its_candidates_are_listed_says_so():
     from retrologic.lastmove import search
     from retrologic.limits import Budget

@@ -94,7 +94,7 @@ def _line_entry(text: str, file: str, n: int) -> Entry:
 def _opcodes(text: str) -> list[str]:
     """The opcodes of an EPD operation list, in order (quoted operands blanked first: an `id`
     may hold a ';')."""
-    plain = re.sub(r'"[^"]*"', '""', text)
+    plain = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)      # a backslash escapes inside quotes
     return [m.group(1) for m in re.finditer(r"(?:^|;)\s*([A-Za-z][A-Za-z0-9_]*)", plain)]
 
 

@@ -119,14 +119,15 @@ def _full_position(position: Position | str | chess.Board) -> Position:
     if isinstance(position, Position):
         return position
     try:
-        if isinstance(position, str):
-            return Position.from_fen(position)
+        if isinstance(position, str) and len(position.split()) >= 2:   # a board alone: no
+            return Position.from_fen(position)                         # full position
         if isinstance(position, chess.Board):
             return Position.from_board(position)
     except ValueError as e:
         raise InputError(str(e), field="position", value=position) from None
-    raise InputError("must be a Position, a FEN or a chess.Board", field="position",
-                     value=type(position).__name__)
+    raise InputError("must be a full position: a Position, a FEN or a chess.Board",
+                     field="position", value=position if isinstance(position, str)
+                     else type(position).__name__)
 
 
 def deduce(position: Position | str | chess.Board, assumptions: list[Constraint],

@@ -189,7 +189,10 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
     `lastmove-proof` certificate (a normal one, its side to move set)."""
     if limits.budget is None:
         limits.budget = budget_for(limits.timeout, limits.nodes)
-    whole = limits.budget
+    # the question's node limit (a problem file's `nodes`, the default) when the budget has
+    # none: the two sides share it, as they share a --nodes figure
+    whole = limits.budget if limits.budget.nodes is not None else \
+        limits.budget.share(nodes=limits.nodes)
     lines: list[str] = []
     facts: dict[str, Any] = {}
     details: dict[str, Any] = {"duplex": {}}

@@ -27,7 +27,8 @@ QUESTION = {
     "engine": Field(str, default="auto", check=one_of(*spg.ENGINES),
                     doc="auto (search, then the CP-SAT schedule model), search or schedule"),
 }
-EXPECT = {"status", "count", "plies", "shorter"}
+EXPECT = {"status", "count", "plies", "shorter", "count_at_least", "shorter_at_most",
+          "shorter_game"}
 
 VERDICT = {SpgStatus.UNIQUE: Verdict.PROVED, SpgStatus.COOKED: Verdict.REFUTED,
            SpgStatus.NO_SOLUTION: Verdict.REFUTED, SpgStatus.SHORTER: Verdict.REFUTED,

@@ -17,8 +17,9 @@ import chess
 
 from retrologic.spg.maps import (MAX_PAWN_CAPTURES, PROMOTION_PIECES, UNREACHABLE, Map, Squares,
                                  UnitGraph, check_square, check_start, distance, distance_map,
-                                 distance_to_map, last_rank, mask_of, min_captures_map, pawn_maps, pawn_steps,
-                                 pawn_sweep, piece_map, piece_targets, sum_map, unit_graph)
+                                 distance_to_map, last_rank, mask_of, min_captures_map,
+                                 pawn_maps, pawn_steps, pawn_sweep, piece_map, piece_targets,
+                                 sum_map, unit_graph)
 from retrologic.spg.maps import _graph  # noqa: F401 - bench/trajectory.py clears its cache
 
 __all__ = [
