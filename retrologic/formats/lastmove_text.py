@@ -118,8 +118,9 @@ def expect(fen: str, text: str) -> tuple[dict[str, Any] | None, list[str]]:
                          f"({', '.join(c.notation for c in listed[:12])}"
                          f"{', ...' if len(listed) > 12 else ''})")
     table: dict[str, Any] = {"verdict": "proved", "finding": "unique"}
+    others = sorted(c.notation for c in listed if c.notation not in fitting)
     if len(fitting) == 1:
         table["answer"] = fitting
-    else:
-        table["excludes"] = sorted(c.notation for c in listed if c.notation not in fitting)
+    elif others:                         # an empty excludes would check nothing (bad input)
+        table["excludes"] = others
     return table, fitting
