@@ -16,6 +16,7 @@ verdict unknown with the limit quoted. Bad input raises `retrologic.errors.Input
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Union
@@ -59,13 +60,24 @@ def position_of(position: PositionLike, *, frozen: Any = None,
     try:
         out = parse(**{key: text}, frozen=frozen, to_move=to_move)
     except ValueError as e:      # a fault of the frozen squares names them, not the position
-        if frozen is not None and "frozen" in str(e):
+        if _frozen_at_fault(key, text, frozen, to_move):
             raise InputError(str(e), field="frozen", value=frozen) from None
         raise InputError(str(e), field="position", value=text) from None
     if isinstance(position, Position):      # keep what the text form cannot say
         out = replace(out, frozen=out.frozen | position.frozen,
                       turn=position.turn if to_move is None else out.turn)
     return out
+
+
+def _frozen_at_fault(key: str, text: str, frozen: Any, to_move: str | None) -> bool:
+    """Whether the position reads without the frozen squares (so they are what is wrong)."""
+    if frozen is None:
+        return False
+    try:
+        parse(**{key: text}, to_move=to_move)
+    except ValueError:
+        return False
+    return True
 
 
 def _full(position: PositionLike, what: str, **kwargs: Any) -> Position:
@@ -103,19 +115,22 @@ def _texts(value: Any, name: str = "value") -> list[Any]:
 def _paths(value: Any, name: str) -> list[Path]:
     """File paths: one (str or Path) or an iterable of them; a string is one path, not a list
     of one-letter names."""
-    items = [value] if isinstance(value, (str, Path)) else _texts(value, name)
+    items = [value] if isinstance(value, (str, os.PathLike)) else _texts(value, name)
     for item in items:
-        if not isinstance(item, (str, Path)):
+        if not isinstance(item, (str, os.PathLike)):
             raise InputError("must be a file path (str or Path) or a list of them", field=name,
                              value=item)
     return [Path(p) for p in items]
 
 
 def _flag(value: Any, name: str) -> bool:
-    """A yes/no argument: True or False only (the string "no" is not False)."""
-    if not isinstance(value, bool):
-        raise InputError("must be True or False", field=name, value=value)
-    return value
+    """A yes/no argument: True or False (or 1 and 0, a numpy boolean); the string "no" is not
+    False, so strings and other values are refused."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise InputError("must be True or False", field=name, value=value)
 
 
 def _squares(value: Any, name: str) -> Any:
@@ -128,7 +143,7 @@ def _squares(value: Any, name: str) -> Any:
 
 
 def _directory(value: Any, name: str) -> str | None:
-    if value is not None and not isinstance(value, (str, Path)):
+    if value is not None and not isinstance(value, (str, os.PathLike)):
         raise InputError("must be a directory path (str or Path)", field=name,
                          value=type(value).__name__)
     return None if value is None else str(value)
@@ -142,7 +157,7 @@ def retractions(position: PositionLike, *, uncaptures: str = "typed",
     `uncaptures`: "typed" (one retraction per type of uncaptured unit), "open" (type left open)
     or "none"; `counts`: reject predecessors with impossible unit counts."""
     from retrologic.questions import retractions as question
-    _flag(counts, "counts")
+    counts = _flag(counts, "counts")
     if uncaptures not in question.MODES:
         raise InputError(f"must be one of {', '.join(question.MODES)}", field="uncaptures",
                          value=uncaptures)
@@ -227,7 +242,7 @@ def deduce(position: PositionLike, claims: Iterable[Any] | str = (),
             out.append(value)
         return out
 
-    _flag(explain, "explain")
+    explain = _flag(explain, "explain")
     options = SolveOptions(budget=_budget(timeout, nodes),
                            certificate_dir=_directory(certificate_dir, "certificate_dir"))
     return question.answer(pos, constraints(assumptions, "assume", "assumptions"),

@@ -151,5 +151,17 @@ def same_value(have: Any, want: Any) -> bool:
 
 
 def _key(value: Any) -> str:
-    """A set member for an unordered list: its JSON text (true and 1 differ there)."""
-    return json.dumps(plain(value), sort_keys=True)
+    """A set member for an unordered list: the JSON text of `_canonical` (true and 1 differ,
+    1 and 1.0 do not, as `same_value` has it)."""
+    return json.dumps(_canonical(plain(value)))
+
+
+def _canonical(value: Any) -> Any:
+    """A plain value with whole floats as ints and tables as sorted [key text, value] pairs."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    if isinstance(value, dict):
+        return sorted(([str(k), _canonical(v)] for k, v in value.items()), key=lambda kv: kv[0])
+    return value

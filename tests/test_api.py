@@ -249,6 +249,21 @@ def test_a_bad_argument_is_an_input_error_naming_it(call, field):
     assert e.value.field == field, str(e.value)
 
 
+def test_legitimate_forms_still_pass():
+    """What the checks must not refuse (second read of the change): 1 and 0 as flags, any
+    os.PathLike path, numbers as numbers in unordered expectations."""
+    from pathlib import PurePosixPath
+    from retrologic.result import Result, compare_expect
+    assert str(retrologic.retractions(ONE_MISSING, counts=1).verdict) == "proved"
+    fig3 = Path(retrologic.__file__).parent.parent / "encodings" / "cages" / \
+        "hwa-fig3-perpetual-bishop.toml"
+    assert str(retrologic.is_legal(ONE_MISSING, lemmas=[PurePosixPath(fig3)]).verdict) == "proved"
+    listed = Result("x", "proved", [1, 2], facts={"answer": [1, 2]},
+                    unordered=frozenset({"answer"}))
+    assert compare_expect(listed, {"answer": [2.0, 1]}) == []
+    assert compare_expect(listed, {"answer": [True, 2]})
+
+
 def test_a_lemma_path_given_alone_is_one_path(tmp_path):
     with pytest.raises(retrologic.InputError) as e:      # not 'f: no such file'
         retrologic.is_legal(ONE_MISSING, lemmas=str(tmp_path / "foo.toml"))
