@@ -222,6 +222,8 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
         answer.extend(f"{name}: {n}" for n in res.answer)
         if res.reason:
             reasons.append(f"{name}: {res.reason}")
+    if whole is not limits.budget:       # the caller's budget is charged what both sides spent
+        limits.budget.spent += whole.spent
     if discovered:
         lines.append("cages discovered: " + ", ".join(d["cage"] for d in discovered))
     facts["discovered"] = [d["cage"] for d in discovered]
