@@ -18,7 +18,7 @@ from retrologic.collection.records import Batch
 # this module).
 from retrologic.console import EXIT_INTERRUPTED, make_certificate_dir, one_line, say
 from retrologic.errors import (EXIT_INTERNAL, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE,
-                               RetroError)
+                               InputError, RetroError)
 from retrologic.version import __version__
 
 EXIT_TEXT = """exit status:
@@ -69,6 +69,10 @@ def _check_run(args: argparse.Namespace) -> int:
     """`retrologic check CERT...`: one record per certificate file, printed as it is checked."""
     from retrologic.certificate import check_file
     from retrologic.progress import node_bar
+    if getattr(args, "nodes", None) is not None and args.spg is None and args.moves is None:
+        # a certificate's check counts no nodes (it was accepted and did nothing)
+        raise InputError("applies to --spg claims only; a certificate's check stops at "
+                         "--timeout", field="--nodes", value=args.nodes)
     batch = Batch(args, ("accepted", "rejected", "unknown", "error"),
                   always=("accepted", "rejected", "error"))
     try:

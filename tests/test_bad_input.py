@@ -586,6 +586,13 @@ def test_expect_tables_of_the_wrong_type_are_bad_input(capsys, tmp_path):
         bad(capsys, ["solve", path], "expect.verdict", "proved, refuted, unknown")
 
 
+def test_check_refuses_nodes_for_certificates(capsys, tmp_path):
+    """Limits review of 2026-11-30: `check CERT --nodes 100` was accepted and limited nothing
+    (a 9 MB cage proof ran on past 10 s); only --spg claims count nodes."""
+    bad(capsys, ["check", str(tmp_path / "any.json"), "--nodes", "100"], "--nodes",
+        "--spg claims only")
+
+
 @pytest.mark.parametrize("table, field, words", [
     ("expect = {}", "expect", "checks nothing"),
     ("expect = { includes = [] }", "expect.includes", "non-empty"),

@@ -293,6 +293,22 @@ def test_cli_rate_generate_and_retrograde(capsys) -> None:
     assert main(["puzzle4x4", "rate", "K3/k3/4/4", "--playouts", "0"]) == 3
 
 
+def test_nodes_limit_a_rating_and_are_refused_where_nothing_counts(capsys) -> None:
+    """Limits review of 2026-11-30: `rate --nodes 10000` ran all 3.3 million play-outs asked
+    for, `generate` and `census` ran on past --nodes without a word."""
+    import json
+    from retrologic.cli import main
+    assert main(["puzzle4x4", "rate", "Kn2/Rq2/4/4", "--playouts", "10000000", "--nodes",
+                 "2000", "--json"]) == 4
+    out = json.loads(capsys.readouterr().out)
+    assert out["reason"] == "node limit 2000" and 0 < out["details"]["playouts"] <= 2000
+    for argv in (["generate", "--difficulty", "40", "--attempts", "3"],
+                 ["census", "--sample", "3", "--out", "unused-dir"]):
+        assert main(["puzzle4x4", *argv, "--nodes", "1000"]) == 3
+        err = capsys.readouterr().err
+        assert "--nodes" in err and "no node count" in err
+
+
 def test_a_rating_cut_short_keeps_its_play_outs() -> None:
     """A limit hit during the play-outs gave "unknown" and nothing else; the play-outs made are
     the estimate so far (review of 2026-11-30): the same as a rating of that many play-outs."""

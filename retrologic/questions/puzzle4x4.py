@@ -198,7 +198,9 @@ def rate_board(key: int, playouts: int, seed: int, exact: bool,
            else ("play-outs", playouts, "play-out"))
     try:
         with node_bar(bar[0], shown, bar[1], unit=bar[2]):
-            budget = _budget(options, nodes=False)
+            # play-outs: --nodes counts them with the first moves' solver positions (it was
+            # ignored: 3.3 million play-outs ran under --nodes 10000); exact: `exact_limit`
+            budget = _budget(options, nodes=not exact)
             budget.watched = not exact
             r = rate.rate(key, playouts=playouts, seed=seed, exact=exact,
                           exact_limit=getattr(options, "nodes", None), budget=budget)
@@ -298,8 +300,16 @@ def run(args: argparse.Namespace) -> int:
     return emit(result, args)
 
 
+def _no_nodes(args: argparse.Namespace, action: str, instead: str) -> None:
+    """`--nodes` has no count to limit in `action`: refused, never silently ignored."""
+    if getattr(args, "nodes", None) is not None:
+        raise InputError(f"puzzle4x4 {action} has no node count to limit (use {instead})",
+                         field="--nodes", value=args.nodes)
+
+
 def _generate(args: argparse.Namespace) -> int:
     from retrologic.puzzle4x4 import rate
+    _no_nodes(args, "generate", "--timeout or --attempts")
     if not args.tolerance > 0 or args.tolerance > 64:
         raise InputError("must be more than 0 and at most 64 (bits)", field="tolerance",
                          value=args.tolerance)
@@ -335,6 +345,7 @@ def _generate(args: argparse.Namespace) -> int:
 def _census(args: argparse.Namespace) -> int:
     from retrologic.puzzle4x4 import census
     from retrologic.puzzle4x4 import index as idx
+    _no_nodes(args, "census", "--timeout, or --range / --sample for fewer starts")
     budget = Budget(args.timeout)       # from the start: listing 600,000 shards takes a second
     if args.sample is not None:
         tasks = census.sample_tasks(args.sample, args.seed, args.shard_size, args.engine)

@@ -226,8 +226,8 @@ def run(args: argparse.Namespace) -> int:
     lib = Library(args.dir)
     if args.sample is not None and args.sample <= 0:
         raise InputError("must be a positive number", field="--sample", value=args.sample)
-    budget = budget_of(args)
-    with node_bar("verify", args.progress, budget.nodes, unit="position"):
+    with node_bar("verify", args.progress, getattr(args, "nodes", None), unit="position"):
+        budget = budget_of(args)     # made inside: the bar watches budgets made from its start
         report = check(lib, _cli_signature(args.table), sample=args.sample,
                        step=_stepper(budget))
     if args.json:
