@@ -91,29 +91,24 @@ def _line_entry(text: str, file: str, n: int) -> Entry:
     return Entry(table, file, n)
 
 
+QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')   # a quoted operand (a backslash escapes inside)
+OPCODE = re.compile(r"(?:^|;)\s*([A-Za-z][A-Za-z0-9_]*)")
+
+
 def _opcodes(text: str) -> list[str]:
     """The opcodes of an EPD operation list, in order (quoted operands blanked first: an `id`
     may hold a ';')."""
-    plain = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)      # a backslash escapes inside quotes
-    return [m.group(1) for m in re.finditer(r"(?:^|;)\s*([A-Za-z][A-Za-z0-9_]*)", plain)]
+    return OPCODE.findall(QUOTED.sub('""', text))
 
 
 def _unterminated(text: str) -> str | None:
-    """The opcode whose quoted operand has no closing quote (a backslash escapes the next
-    character inside quotes, as python-chess reads them), else None."""
-    opened, escaped = None, False
-    for i, char in enumerate(text):
-        if opened is None:
-            opened = i if char == '"' else None
-        elif escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == '"':
-            opened = None
-    if opened is None:
+    """The opcode whose quoted operand has no closing quote (a quote left once the closed
+    operands, `QUOTED`, are taken out), else None."""
+    plain = QUOTED.sub("", text)
+    at = plain.find('"')
+    if at < 0:
         return None
-    before = re.findall(r"(?:^|;)\s*([A-Za-z][A-Za-z0-9_]*)", text[:opened])
+    before = OPCODE.findall(plain[:at])
     return before[-1] if before else "operand"
 
 
