@@ -136,24 +136,16 @@ def compare_expect(result: Result, expect: dict[str, Any]) -> list[str]:
 
 
 def same_value(have: Any, want: Any) -> bool:
-    """Equal as JSON values: a boolean equals only a boolean (Python's `False == 0` made spg's
-    `shorter = false`, no shorter game, meet `shorter: 0`, a 0-ply game: review of
+    """Equal as JSON values (`_key`): a boolean equals only a boolean (Python's `False == 0`
+    made spg's `shorter = false`, no shorter game, meet `shorter: 0`, a 0-ply game: review of
     2026-11-30), numbers by value, lists (or tuples) item by item, tables key by key."""
-    if isinstance(have, bool) or isinstance(want, bool):
-        return isinstance(have, bool) and isinstance(want, bool) and have == want
-    if isinstance(have, (list, tuple)) or isinstance(want, (list, tuple)):
-        return isinstance(have, (list, tuple)) and isinstance(want, (list, tuple)) and \
-            len(have) == len(want) and all(same_value(h, w) for h, w in zip(have, want))
-    if isinstance(have, dict) or isinstance(want, dict):
-        return isinstance(have, dict) and isinstance(want, dict) and \
-            have.keys() == want.keys() and all(same_value(have[k], want[k]) for k in have)
-    return have == want
+    return _key(have) == _key(want)
 
 
 def _key(value: Any) -> str:
-    """A set member for an unordered list: the JSON text of `_canonical` (true and 1 differ,
-    1 and 1.0 do not, as `same_value` has it)."""
-    return json.dumps(_canonical(plain(value)))
+    """A value's JSON text after `_canonical` (true and 1 differ, 1 and 1.0 do not): what
+    `same_value` compares, and a set member for an unordered list."""
+    return json.dumps(_canonical(plain(value)), default=repr)
 
 
 def _canonical(value: Any) -> Any:
