@@ -586,6 +586,14 @@ def test_expect_tables_of_the_wrong_type_are_bad_input(capsys, tmp_path):
         bad(capsys, ["solve", path], "expect.verdict", "proved, refuted, unknown")
 
 
+def test_a_restriction_that_does_not_parse_names_its_field(capsys):
+    """`cage --restrict 'foo('` said only the value: a string restriction's syntax error now
+    names the field as its other faults do (`cages.rules.restrictions_from`)."""
+    for engine in ("fast", "sat"):
+        bad(capsys, ["cage", "8/8/8/8/8/8/PPkPP3/KR1b4", "--restrict", "foo(", "--engine",
+                     engine], "field 'constraint'", "syntax error")
+
+
 def test_check_refuses_nodes_for_certificates(capsys, tmp_path):
     """Limits review of 2026-11-30: `check CERT --nodes 100` was accepted and limited nothing
     (a 9 MB cage proof ran on past 10 s); only --spg claims count nodes."""

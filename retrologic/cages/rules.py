@@ -101,7 +101,10 @@ def restrictions_from(items: Iterable[Any], position: Position | None = None
             expr = item.get("parsed") or parse_expr(text)
             field += ".expr"
         elif isinstance(item, str):
-            text, expr = item, parse_expr(item)
+            try:
+                text, expr = item, parse_expr(item)
+            except InputError as e:      # a syntax error names its restriction, as others do
+                raise InputError(e.message, field=field, value=item) from None
         else:
             text, expr = str(item), item
         for atom in _conjuncts(expr, text, field):
