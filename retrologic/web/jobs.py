@@ -110,8 +110,9 @@ class Jobs:
         except OSError as e:        # no process: the job ends at once, with the reason
             job.state, job.error = "error", f"cannot start the solver: {e.strerror or e}"
             return job
-        threading.Thread(target=self._read_progress, args=(job,), daemon=True).start()
-        threading.Thread(target=self._wait, args=(job,), daemon=True).start()
+        reader = threading.Thread(target=self._read_progress, args=(job,), daemon=True)
+        reader.start()
+        threading.Thread(target=self._wait, args=(job, reader), daemon=True).start()
         return job
 
     def _forget_old(self) -> None:
@@ -132,14 +133,28 @@ class Jobs:
                 job.progress = other[:300]
 
     @staticmethod
-    def _wait(job: Job) -> None:
-        """Read the records; kill the process GRACE seconds past its timeout."""
-        assert job.process is not None
+    def _wait(job: Job, reader: threading.Thread) -> None:
+        """Read the records from stdout (stderr is `reader`'s: `communicate` read it too, took
+        lines from the progress reader and closed the file under it, a ValueError in that
+        thread); kill the process GRACE seconds past its timeout."""
+        process = job.process
+        assert process is not None and process.stdout is not None
+        killed = threading.Event()
+
+        def kill() -> None:
+            killed.set()
+            process.kill()
+
+        timer = threading.Timer(job.timeout + GRACE, kill)
+        timer.daemon = True
+        timer.start()
         try:
-            out, _ = job.process.communicate(timeout=job.timeout + GRACE)
-        except subprocess.TimeoutExpired:
-            job.process.kill()
-            out, _ = job.process.communicate()
+            out = process.stdout.read()
+            process.wait()
+        finally:
+            timer.cancel()
+        reader.join()        # stderr read to its end: its last line may be the error of bad input
+        if killed.is_set():
             job.error = f"stopped by the server {GRACE:g} s after the time limit"
         records = []
         for line in (out or "").splitlines():
