@@ -255,8 +255,9 @@ def last_move(position: PositionLike, plies: int = 1, *, to_move: str | None = N
               discover: bool = True, library: bool = True, timeout: float | None = None,
               nodes: int | None = None) -> Result:
     """The last `plies` single moves: each candidate sequence of retractions is proved
-    impossible (a refutation tree, cages discovered on the way) or shown possible by a
-    supporting line (`lastmove.search.solve`); the answer lists the candidates left.
+    impossible (a refutation tree, cages discovered on the way), shown possible by a legal
+    game from the initial array that ends with it, or left unresolved (`lastmove.search.solve`;
+    docs/lastmove.md); the answer lists the candidates not proved impossible.
 
     The side to move says who moved last (`to_move="?"`: either). `depth`/`support`: plies of
     refutation search and of a supporting line; `nodes`: positions examined (default 200,000,

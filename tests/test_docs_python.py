@@ -1,0 +1,42 @@
+"""The Python sessions of docs/*.md (the ```python blocks holding `>>>` prompts) run as
+doctests, each from a fresh directory: a document's example is a test, so it stays true."""
+
+from __future__ import annotations
+
+import doctest
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = re.compile(r"```python\n(.*?)```", re.S)
+# the documents that show a Python session, and how many examples each holds (a session
+# dropped from a document, or a block the pattern no longer finds, fails here)
+SESSIONS = {"lastmove.md": 5, "spg.md": 4, "tablebase.md": 8, "puzzle4x4.md": 6}
+
+
+def examples(name: str) -> list[doctest.DocTest]:
+    """The doctests of one document's Python blocks."""
+    text = (ROOT / "docs" / name).read_text()
+    parser = doctest.DocTestParser()
+    return [parser.get_doctest(block, {}, f"{name}[{i}]", str(ROOT / "docs" / name), 0)
+            for i, block in enumerate(BLOCK.findall(text)) if ">>>" in block]
+
+
+def test_every_document_with_a_session_is_listed():
+    """A document that gains a Python session is run too."""
+    shown = {path.name for path in (ROOT / "docs").glob("*.md") if examples(path.name)}
+    assert shown == set(SESSIONS)
+
+
+@pytest.mark.parametrize("name", sorted(SESSIONS))
+def test_document_python_session(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)       # the tablebase example writes its tables where it runs
+    tests = examples(name)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in tests:
+        runner.run(test)
+    summary = runner.summarize(verbose=False)
+    assert summary.failed == 0
+    assert sum(len(test.examples) for test in tests) == SESSIONS[name]
