@@ -145,6 +145,39 @@ def test_best_moves_agree_with_gaviota(lib: Library, shipped) -> None:
     assert checked >= 30
 
 
+
+def test_drawn_positions_list_the_moves_that_keep_the_draw(lib: Library, shipped) -> None:
+    """In a draw, `probe`'s best moves are exactly the moves whose child Gaviota rates a draw
+    (they listed none until 2026-11-30): drawn KPK and KRK positions of both sides to move, among
+    them positions where some moves lose."""
+    from retrologic.questions import tablebase as question
+    rng = np.random.default_rng(11)
+    with_losing = 0
+    for piece, wanted in ((chess.PAWN, 40), (chess.ROOK, 20)):
+        checked = 0
+        while checked < wanted:
+            board = chess.Board(None)
+            squares = rng.choice(64, 3, replace=False)
+            board.set_piece_at(int(squares[0]), chess.Piece(chess.KING, chess.WHITE))
+            board.set_piece_at(int(squares[1]), chess.Piece(chess.KING, chess.BLACK))
+            board.set_piece_at(int(squares[2]), chess.Piece(piece, bool(rng.integers(2))))
+            board.turn = bool(rng.integers(2))
+            if not board.is_valid() or board.is_game_over() or shipped_dtm(shipped, board) != 0:
+                continue
+            drawing = set()
+            for move in board.legal_moves:
+                san = board.san(move)
+                board.push(move)
+                if shipped_dtm(shipped, board) == 0:
+                    drawing.add(san)
+                board.pop()
+            result = question.probe(lib, board.fen())
+            assert result.answer == "draw" and set(result.facts["best_moves"]) == drawing, \
+                board.fen()
+            with_losing += len(drawing) < board.legal_moves.count()
+            checked += 1
+    assert with_losing >= 5
+
 # -- the live tables, where installed ---------------------------------------------------------------
 
 def gaviota_directory() -> str | None:

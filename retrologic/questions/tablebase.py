@@ -141,9 +141,11 @@ def probe(lib: Library, fen: str) -> Result:
     if (here.outcome, here.dist if here.outcome != rg.DRAW else -1) != want:
         return Result(KIND, "unknown", reason=f"the table disagrees with its children: {want}",
                       facts={"outcome": here.word})
+    # the optimal moves: the fastest mates, the longest resistances, or (a draw) the moves
+    # that keep the draw: no child of a drawn position is lost for the opponent, so the best
+    # score is a drawn child's
     best = max((c.score_for_parent() for _, c in children), default=None)
-    best_moves = sorted(board.san(m) for m, c in children if c.score_for_parent() == best) \
-        if here.outcome != rg.DRAW else []
+    best_moves = sorted(board.san(m) for m, c in children if c.score_for_parent() == best)
     line = lib.line(board)
     san_line = board.copy().variation_san(line) if line else ""
     mate_in = (here.dist + 1) // 2 if here.outcome == rg.WIN else \
