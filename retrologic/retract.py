@@ -278,10 +278,14 @@ def _generate(pos: Position, R: chess.Color, uncaptures: str, counts: bool,
         return True
 
     def unc_types(square: chess.Square, q: Placement, king_sq: chess.Square | None, q_occ: int):
-        """Uncapture types allowed on `square` given counts and R's king (checks it would add)."""
+        """Uncapture types allowed on `square` given counts and R's king (checks it would add).
+        Open mode: one OPEN uncapture when some type is allowed (a full position; found in
+        review, 2026-11-30: Bd7xc8 was listed where no missing unit could stand on c8); in a
+        partial position (the cage engines' model, mirrored by `cages.fast`), whenever S has
+        fewer than 16 units."""
         if not allow_unc:
             return ()
-        if not typed:
+        if not typed and contact:
             if counts and chess.popcount(q.occupied & q.color_mask(S)) >= 16:
                 return ()
             return (OPEN,)
@@ -298,13 +302,17 @@ def _generate(pos: Position, R: chess.Color, uncaptures: str, counts: bool,
             if king_sq is not None and _adds_impossible_check(q, t, S, square, king_sq, q_occ, contact):
                 continue
             result.append(t)
-        return result
+        return result if typed else (OPEN,) if result else ()
 
     for to in chess.scan_forward(movable):
         t = pl.piece_type_at(to)
         bb_to = BB_SQUARES[to]
         if t == chess.PAWN:
-            _pawn_retractions(pos, R, to, ok, unc_types, typed and allow_unc, counts, out)
+            # e.p.: always when typed; in open mode only in a full position (found in review,
+            # 2026-11-30: d5xe6 e.p.+ was missing); a partial position's open mode is the cage
+            # engines' model, as before
+            _pawn_retractions(pos, R, to, ok, unc_types, allow_unc and (typed or not contact),
+                              counts, out)
             continue
         king_moves = t == chess.KING
         # plain retractions and uncaptures
@@ -352,6 +360,25 @@ def _adds_impossible_check(q: Placement, t: int, S: chess.Color, square: chess.S
     if unit_attacks(t, S, square, q_occ, False) & bb_k:
         return chess.popcount(attackers(q, king_sq, S, q_occ, False)) >= 2
     return False
+
+
+def _checks_before_double_step(q: Placement, king: chess.Square | None, R: chess.Color,
+                               pushed_to: chess.Square, pushed_from: chess.Square,
+                               occupied: int) -> bool:
+    """In the predecessor of an e.p. capture (S's pawn has just double-stepped from
+    `pushed_from` to `pushed_to`), checks on R's king the double step cannot have given: two
+    checkers, or one other than the pawn that already checked before the step (python-chess's
+    STATUS_IMPOSSIBLE_CHECK with an e.p. square; found in review, 2026-11-30: e5xd6 e.p. was
+    listed with the king on b4 checked from f8 through d6, a check d7-d5 does not give)."""
+    if king is None:
+        return False
+    checkers = attackers(q, king, not R, occupied, False)
+    if not checkers or checkers == BB_SQUARES[pushed_to]:
+        return False
+    if chess.popcount(checkers) > 1:
+        return True
+    before = (occupied & ~BB_SQUARES[pushed_to]) | BB_SQUARES[pushed_from]
+    return bool(attackers(q, king, not R, before, False))
 
 
 def _pawn_retractions(pos, R, to, ok, unc_types, ep_allowed, counts, out) -> None:
@@ -404,7 +431,8 @@ def _pawn_retractions(pos, R, to, ok, unc_types, ep_allowed, counts, out) -> Non
             q2_occ = q_occ | BB_SQUARES[cap]
             if counts and not counts_ok(q2, not R):
                 continue
-            if ok(q2, q2_occ):
+            if ok(q2, q2_occ) and (pos.partial or
+                                   not _checks_before_double_step(q2, rk, R, cap, origin, q2_occ)):
                 out.append(Retraction(R, chess.PAWN, frm, to, chess.PAWN, en_passant=True))
 
 

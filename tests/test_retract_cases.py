@@ -163,3 +163,48 @@ def test_two_checks_on_one_line_with_the_king_are_no_predecessor():
     assert before.status() & chess.STATUS_IMPOSSIBLE_CHECK
     for r in retractions(pos):
         assert not chess.Board(apply(pos, r).fen()).status() & chess.STATUS_IMPOSSIBLE_CHECK
+
+
+def test_en_passant_predecessor_has_no_check_the_double_step_cannot_give():
+    """Found in review (2026-11-30): e5xd6 e.p. was listed though before d7-d5 the king on b4
+    already stood in check from f8 through d6 (python-chess: STATUS_IMPOSSIBLE_CHECK with an
+    e.p. square); c5xd6 e.p. (c5 blocks that line) stays. Both colours."""
+    for fen, kept, gone in (("5b2/8/3P4/8/1K6/8/8/4k3 b - - 0 1", "c5xd6 e.p.", "e5xd6 e.p."),
+                            ("4K3/8/8/1k6/8/3p4/8/5B2 w - - 0 1", "c4xd3 e.p.", "e4xd3 e.p.")):
+        pos = Position.from_fen(fen)
+        listed = {r.notation(): r for r in retractions(pos) if r.en_passant}
+        assert set(listed) == {kept}, fen
+        before = chess.Board(apply(pos, listed[kept]).fen())
+        assert before.is_valid()
+        twin = chess.Board(apply(pos, listed[kept]).fen())      # the other capturer's board
+        capturer = chess.parse_square(gone[:2])
+        twin.set_piece_at(capturer, twin.remove_piece_at(chess.parse_square(kept[:2])))
+        assert twin.status() & chess.STATUS_IMPOSSIBLE_CHECK, twin.fen()
+
+
+def test_open_mode_lists_en_passant_captures():
+    """Found in review (2026-11-30): `--uncaptures open` left out every e.p. retraction; here
+    the plain captures on e6 are impossible (with e5 empty the bishop c3 would check g7), so
+    the open list had none of the two real ones."""
+    got = names("8/6k1/4P3/8/8/2B5/8/4K3 b - - 0 1", uncaptures="open")
+    assert {"d5xe6 e.p.+", "f5xe6 e.p.+"} <= set(got)
+    assert not {"d5xe6+", "f5xe6+"} & set(got)
+
+
+def test_open_uncapture_only_where_some_type_fits():
+    """Found in review (2026-11-30): open mode listed Bd7xc8 and c6xd5 where White's only
+    missing unit is its dark bishop (c8, d5 light squares), and Kf3xf2 where every type is
+    ruled out (counts, or a second contact check beside the pawn e4). In a full position an
+    open uncapture stands for the typed ones, exactly."""
+    for fen in ("rnbqkb1r/ppp2ppp/7n/3pp3/5P2/2PP4/PP2P1PP/RN1QKBNR w KQkq - 0 5",
+                "rnbqk2N/3pn1p1/p4p2/7p/pb1PpP1P/1p2B3/2P1PKB1/1N1Q2NR b q - 0 16"):
+        pos = Position.from_fen(fen)
+        typed = {(r.from_square, r.to_square, r.unpromotion, r.en_passant)
+                 for r in retractions(pos) if r.uncapture is not None and not r.en_passant}
+        opened = {(r.from_square, r.to_square, r.unpromotion, r.en_passant)
+                  for r in retractions(pos, uncaptures="open") if r.uncapture == OPEN}
+        assert opened == typed, fen
+    assert not {"Bd7xc8", "Bh3xc8", "c6xd5", "e6xd5"} & set(
+        names("rnbqkb1r/ppp2ppp/7n/3pp3/5P2/2PP4/PP2P1PP/RN1QKBNR w KQkq - 0 5", uncaptures="open"))
+    assert "Kf3xf2" not in names("rnbqk2N/3pn1p1/p4p2/7p/pb1PpP1P/1p2B3/2P1PKB1/1N1Q2NR b q - 0 16",
+                                 uncaptures="open")

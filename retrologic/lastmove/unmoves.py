@@ -10,8 +10,8 @@ two sets over real games).
 
 A predecessor is kept only when it could stand in a game (`_sane`: the side not to move not in
 check, possible unit counts for both sides, no two unblockable checks, no triple check, no two
-checks on one line with the king): these
-filters only drop boards no game has, so the set found is a subset of the true retractions.
+checks on one line with the king, no check a double step just played cannot have given):
+these filters only drop boards no game has, so the set found is a subset of the true retractions.
 """
 
 from __future__ import annotations
@@ -44,8 +44,10 @@ def _counts_ok(board: chess.Board, color: chess.Color) -> bool:
 def _sane(q: chess.Board, mover: chess.Color) -> bool:
     """The predecessor `q` (`mover` to move) could stand in a game: no pawn on a back rank,
     the other king not in check, possible counts, and at most two checks of `mover`'s king,
-    at most one of them unblockable (a check by contact cannot have been discovered), and
-    never two on one line with the king."""
+    at most one of them unblockable (a check by contact cannot have been discovered), never
+    two on one line with the king, and after a double step (an e.p. capture's predecessor)
+    no check the step cannot have given (python-chess's impossible check; found in review,
+    2026-11-30: e5xd6 e.p. with the king on b4 checked from f8 through d6)."""
     if q.pawns & chess.BB_BACKRANKS:
         return False
     other = q.king(not mover)
@@ -62,6 +64,9 @@ def _sane(q: chess.Board, mover: chess.Color) -> bool:
             return False
         if len(checkers) == 2 and chess.ray(*checkers) & chess.BB_SQUARES[king]:
             return False            # two checks on one line with the king: none gives both
+        if checkers and q.ep_square is not None and \
+                q.status() & chess.STATUS_IMPOSSIBLE_CHECK:
+            return False            # a check the double step just played cannot have given
     return True
 
 
