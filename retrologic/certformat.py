@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from retrologic.position import Placement, Position
 
 FORMAT = 2                 # certificate format version (1: before issue 17, no metadata)
-MAX_REASON = 200           # characters of a reason (the claim of an accepted certificate: 300)
+MAX_REASON = 200           # characters of a reason (an accepted claim: MAX_CLAIM)
+MAX_CLAIM = 700            # characters of the claim of an accepted certificate (the checkers
+                           # state long expressions by count: `stated`)
 
 
 @dataclass
@@ -101,6 +103,20 @@ def short(text: Any, limit: int = MAX_REASON) -> str:
     s = " ".join(str(text).split())
     s = "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
     return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def stated(items: list[str], limit: int, what: str) -> str:
+    """The items of an accepted claim (its assumptions, its restrictions) joined by "; ", or,
+    when that is longer than `limit`, their count and where to read them: an accepted
+    certificate's line is cut at MAX_CLAIM characters, and a claim cut in the middle of an
+    expression reads as another claim (found in review, 2026-11-30: a long assumption left
+    `claim 'c' (captures(white) >= 5 -…` of `>= 5 - 4`)."""
+    text = "; ".join(items)
+    if len(text) <= limit:
+        return text
+    if len(items) == 1:
+        return f"one {what} too long for this line (the certificate states it)"
+    return f"{len(items)} {what}s (too long for this line: the certificate states them)"
 
 
 def shown(value: Any, limit: int = 40) -> str:

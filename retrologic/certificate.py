@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 # The format, re-exported: callers outside the engines and checkers keep importing it from here.
-from retrologic.certformat import (FORMAT, MAX_REASON, Destination, Rejected, Verdict,  # noqa: F401
-                                   as_destination, destination, digest, frozen_mask, short,
-                                   shown, stamp, verdict_of, with_destination, write)
+from retrologic.certformat import (FORMAT, MAX_CLAIM, MAX_REASON, Destination,  # noqa: F401
+                                   Rejected, Verdict, as_destination, destination, digest,
+                                   frozen_mask, short, shown, stamp, verdict_of,
+                                   with_destination, write)
 from retrologic.certformat import checking, format_fault, same_stated_position, tick
 from retrologic.certread import TooManyObjects, tracked, unread
 from retrologic.errors import InputError
@@ -36,7 +37,6 @@ from retrologic.limits import Budget, LimitHit, active
 
 MAX_DEPTH = 64             # JSON nesting accepted by `check_file`
 MAX_CERT_BYTES = 40 * 1024 * 1024  # bytes `check_file` reads (a hinted 18-ply spg-listing: ~18 MiB)
-MAX_CLAIM = 300            # characters of the claim of an accepted certificate
 
 
 # certificate type -> "module:function"; the function takes the decoded JSON and returns Verdict.

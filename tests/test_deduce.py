@@ -142,6 +142,23 @@ def test_a_question_stating_fewer_assumptions_is_not_answered(tmp_path):
     assert not verdict.ok and "which the question does not" in verdict.reason
 
 
+
+def test_an_accepted_claim_is_never_cut_inside_an_expression(tmp_path):
+    """Review of 2026-11-30: with a long assumption first, `check` cut the accepted line at
+    300 characters inside the claim: `claim 'c' (captures(white) >= 5 -…` of `>= 5 - 4` (a
+    true claim, `>= 1`). Long expressions are now stated by count; the claim is whole."""
+    pos = Position.from_fen("r1bqkbnr/pppppppp/8/8/4P3/4P3/PPP2PPP/RNBQKBNR b KQkq - 0 1")
+    long = Constraint.parse("a", "captures(black) >= 0" + " + 0" * 58)
+    claim = Constraint.parse("c", "captures(white) >= 5 - 4")
+    [path] = deduce(pos, [long], [claim], certificate_dir=str(tmp_path)).certificates
+    verdict = check_file(path)
+    assert verdict.ok and "(captures(white) >= 5 - 4) holds" in verdict.reason
+    assert "one assumption too long for this line" in verdict.reason
+    assert not verdict.reason.endswith("…") and pos.fen() in verdict.reason
+    short = Constraint.parse("b", "promotions(white) == 0")
+    [path] = deduce(pos, [short], [claim], certificate_dir=str(tmp_path / "b")).certificates
+    assert "assuming b: promotions(white) == 0: claim 'c'" in check_file(path).reason
+
 def test_a_stated_position_is_compared_but_its_side_may_be_open(tmp_path):
     """A problem file's position, repeated in the certificate, must be the certificate's: the
     history model does not read the side to move, so `to_move = "?"` (which a deduce problem

@@ -30,7 +30,8 @@ import chess
 
 from retrologic.cages import question
 from retrologic.cages.sat_encode import MODELS, Encoding, Restriction, Spec, Unsupported
-from retrologic.certformat import Rejected, Verdict, format_fault, shown, tick, verdict_of
+from retrologic.certformat import (Rejected, Verdict, format_fault, shown, stated, tick,
+                                   verdict_of)
 from retrologic.history.drup import check_lines
 
 TYPE = "cage-sat-proof"
@@ -131,12 +132,13 @@ def _check(cert: dict[str, Any]) -> str:
     what = "" if facts_used is None else (
         f"the position {cert['fen']} is illegal: it contains this cage under {facts_used} "
         "restriction(s) proved by its history model; ")
-    # what the cage assumes first (a claim cut to its length must not lose it), then the proof
+    # what the cage assumes first (a claim cut to its length must not lose it: the
+    # restrictions whole or by count, `certformat.stated`), then the proof
     what += (f"cage: {placement.board_fen()}"
              + (f" frozen {','.join(cert['frozen'])}" if frozen else "")
              + (f" castling {','.join(cert['castling'])}" if castling else "")
-             + ("; restrictions: " + "; ".join(r.expr() for r in restrictions)
-                if restrictions else "")
+             + ("; restrictions: " + stated([r.expr() for r in restrictions], 240,
+                                            "restriction") if restrictions else "")
              + f" (zone of {chess.popcount(zone)} squares, model {model}; {k}-induction, invariant"
              f" of {len(lemmas)} lemmas, {lemmas_checked} proof lemmas checked by RUP)")
     return what

@@ -22,7 +22,7 @@ from typing import Any
 import chess
 
 from retrologic.certformat import (Rejected, Verdict, frozen_mask, same_stated_position,
-                                   stated_position, tick, verdict_of)
+                                   shown, stated, stated_position, tick, verdict_of)
 from retrologic.errors import InputError
 from retrologic.history.clauses import dimacs, to_cnf
 from retrologic.history.drup import check_lines
@@ -141,11 +141,13 @@ def _check_drup(cert: dict[str, Any]) -> str:
         raise Rejected(res.reason)
     names = [chess.square_name(sq) for sq in chess.scan_forward(frozen)]
     where = f"{pos.fen()}" + (f" frozen {','.join(names)}" if names else "")
-    # the assumptions first: a claim cut to its length keeps them
-    given = "assuming " + "; ".join(f"{n}: {e}" for n, e in assumed) + ": " if assumed else ""
-    what = (f"claim {claimed[0]!r} ({claimed[1]}) holds in every history of the model"
-            if claimed else "the position has no history in the model (illegal" +
-            (" if the assumptions hold)" if assumed or names else ")"))
+    # the assumptions first, then the claim, each whole or by count and name (a line cut in
+    # the middle of an expression would read as another claim: `certformat.stated`)
+    given = "assuming " + stated([f"{n}: {e}" for n, e in assumed], 100, "assumption") + ": " \
+        if assumed else ""
+    what = (f"claim {shown(claimed[0])} ({stated([claimed[1]], 100, 'expression')}) holds in "
+            "every history of the model" if claimed else "the position has no history in the model "
+            "(illegal" + (" if the assumptions hold)" if assumed or names else ")"))
     return f"{given}{what}: {where} ({res.lemmas} lemmas checked by RUP)"
 
 
