@@ -105,7 +105,7 @@ def short(text: Any, limit: int = MAX_REASON) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def stated(items: list[str], limit: int, what: str) -> str:
+def whole_or_counted(items: list[str], limit: int, what: str) -> str:
     """The items of an accepted claim (its assumptions, its restrictions) joined by "; ", or,
     when that is longer than `limit`, their count and where to read them: an accepted
     certificate's line is cut at MAX_CLAIM characters, and a claim cut in the middle of an

@@ -105,6 +105,33 @@ def test_figure7_needs_the_no_dxe_restriction():
     assert not check_proof(cert).ok
 
 
+def test_an_accepted_cage_line_states_every_restriction_or_their_count():
+    """Review of 2026-11-30: with 15 restrictions the accepted line was cut inside the list,
+    four of the restrictions the cage assumes out of sight. They are stated whole or counted
+    (`certformat.whole_or_counted`); the SAT checker names a repeated frozen square once (a
+    list of 200 "f7" pushed the restrictions past the line's end)."""
+    from retrologic.cages.sat import verify_sat
+    extra = [f'pawn_captures({side}, from_file="{a}", to_file="{b}") == 0'
+             for side in ("white", "black")
+             for a, b in ("ab", "bc", "cd", "gh", "hg", "ba")]
+    needed = [NO_DXE, 'pawn_captures(black, from_file="f", to_file="e") == 0']
+    r = verify(FIG7, restrictions=extra + needed)
+    assert r.verdict == "proved"
+    verdict = check_proof(r.certificate())
+    assert verdict.ok and \
+        f"restrictions: {len(extra + needed)} restrictions (too long for this line" in verdict.reason
+    assert not verdict.reason.endswith("…")
+    three = ['pawn_captures(white, from_file="d", to_file="e") == 0',
+             'pawn_captures(black, from_file="d", to_file="e") == 0',
+             'pawn_captures(black, from_file="f", to_file="e") == 0']
+    sat = verify_sat(FIG7, frozen=["f7"], restrictions=three, timeout=120)
+    assert sat.proved, sat.reason
+    cert = sat.certificate()
+    cert["frozen"] = ["f7"] * 200
+    verdict = certificate.check(cert)
+    assert verdict.ok and " frozen f7; restrictions: " + "; ".join(three) in verdict.reason
+
+
 def test_frozen_units_and_never_moved():
     board = "8/8/8/8/8/8/6PP/6Nr"
     assert verify(board).verdict == "refuted"

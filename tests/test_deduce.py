@@ -142,7 +142,6 @@ def test_a_question_stating_fewer_assumptions_is_not_answered(tmp_path):
     assert not verdict.ok and "which the question does not" in verdict.reason
 
 
-
 def test_an_accepted_claim_is_never_cut_inside_an_expression(tmp_path):
     """Review of 2026-11-30: with a long assumption first, `check` cut the accepted line at
     300 characters inside the claim: `claim 'c' (captures(white) >= 5 -…` of `>= 5 - 4` (a
@@ -158,6 +157,7 @@ def test_an_accepted_claim_is_never_cut_inside_an_expression(tmp_path):
     short = Constraint.parse("b", "promotions(white) == 0")
     [path] = deduce(pos, [short], [claim], certificate_dir=str(tmp_path / "b")).certificates
     assert "assuming b: promotions(white) == 0: claim 'c'" in check_file(path).reason
+
 
 def test_a_stated_position_is_compared_but_its_side_may_be_open(tmp_path):
     """A problem file's position, repeated in the certificate, must be the certificate's: the

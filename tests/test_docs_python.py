@@ -20,8 +20,10 @@ def examples(name: str) -> list[doctest.DocTest]:
     """The doctests of one document's Python blocks."""
     text = (ROOT / "docs" / name).read_text()
     parser = doctest.DocTestParser()
-    return [parser.get_doctest(block, {}, f"{name}[{i}]", str(ROOT / "docs" / name), 0)
-            for i, block in enumerate(BLOCK.findall(text)) if ">>>" in block]
+    # each block's line in the document, so that a failure names the document's line
+    return [parser.get_doctest(match.group(1), {}, f"{name}[{i}]", str(ROOT / "docs" / name),
+                               text.count("\n", 0, match.start(1)))
+            for i, match in enumerate(BLOCK.finditer(text)) if ">>>" in match.group(1)]
 
 
 def test_every_document_with_a_session_is_listed():

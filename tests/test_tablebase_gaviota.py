@@ -145,7 +145,6 @@ def test_best_moves_agree_with_gaviota(lib: Library, shipped) -> None:
     assert checked >= 30
 
 
-
 def test_drawn_positions_list_the_moves_that_keep_the_draw(lib: Library, shipped) -> None:
     """In a draw, `probe`'s best moves are exactly the moves whose child Gaviota rates a draw
     (they listed none until 2026-11-30): drawn KPK and KRK positions of both sides to move, among
@@ -177,6 +176,7 @@ def test_drawn_positions_list_the_moves_that_keep_the_draw(lib: Library, shipped
             with_losing += len(drawing) < board.legal_moves.count()
             checked += 1
     assert with_losing >= 5
+
 
 # -- the live tables, where installed ---------------------------------------------------------------
 

@@ -41,7 +41,7 @@ from typing import Any
 
 import chess
 
-from retrologic.certformat import Verdict, format_fault, short, shown, tick
+from retrologic.certformat import Verdict, format_fault, short, shown, tick, whole_or_counted
 from retrologic.cages import question
 from retrologic.errors import InputError
 from retrologic.position import CASTLINGS, Placement, Position, away_from_home
@@ -371,7 +371,10 @@ def _claim(start: Position, zone: chess.SquareSet, model: str,
            restrictions: list[dict[str, Any]]) -> str:
     """The claim of a cage certificate, as a verdict states it."""
     zone_text = ",".join(chess.square_name(s) for s in zone) if len(zone) <= 12 else f"{len(zone)} squares"
-    rest = "; ".join(_restriction_text(r) for r in restrictions) or "none"
+    # whole or by count: a line cut inside the list would hide what the cage assumes
+    # (`certformat.whole_or_counted`; found in review, 2026-11-30, with 15 restrictions)
+    rest = whole_or_counted([_restriction_text(r) for r in restrictions], 240,
+                            "restriction") or "none"
     return f"{_describe(start)} (zone {zone_text}; model {model}; restrictions: {rest})"
 
 

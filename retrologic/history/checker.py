@@ -22,7 +22,7 @@ from typing import Any
 import chess
 
 from retrologic.certformat import (Rejected, Verdict, frozen_mask, same_stated_position,
-                                   shown, stated, stated_position, tick, verdict_of)
+                                   stated_position, tick, verdict_of, whole_or_counted)
 from retrologic.errors import InputError
 from retrologic.history.clauses import dimacs, to_cnf
 from retrologic.history.drup import check_lines
@@ -142,10 +142,12 @@ def _check_drup(cert: dict[str, Any]) -> str:
     names = [chess.square_name(sq) for sq in chess.scan_forward(frozen)]
     where = f"{pos.fen()}" + (f" frozen {','.join(names)}" if names else "")
     # the assumptions first, then the claim, each whole or by count and name (a line cut in
-    # the middle of an expression would read as another claim: `certformat.stated`)
-    given = "assuming " + stated([f"{n}: {e}" for n, e in assumed], 100, "assumption") + ": " \
-        if assumed else ""
-    what = (f"claim {shown(claimed[0])} ({stated([claimed[1]], 100, 'expression')}) holds in "
+    # the middle of an expression would read as another claim: `certformat.whole_or_counted`)
+    given = "assuming " + whole_or_counted([f"{n}: {e}" for n, e in assumed], 100,
+                                           "assumption") + ": " if assumed else ""
+    name = repr(claimed[0]) if claimed and len(repr(claimed[0])) <= 60 else \
+        f"of a {len(claimed[0])}-character name" if claimed else ""
+    what = (f"claim {name} ({whole_or_counted([claimed[1]], 100, 'expression')}) holds in "
             "every history of the model" if claimed else "the position has no history in the model "
             "(illegal" + (" if the assumptions hold)" if assumed or names else ")"))
     return f"{given}{what}: {where} ({res.lemmas} lemmas checked by RUP)"
