@@ -329,3 +329,15 @@ def test_sat_engine_stronger_on_independent_units() -> None:
     sat = verify_sat(board, timeout=60)
     assert sat.verdict == "proved", sat.reason
     assert check(sat.certificate()).ok
+
+
+@pytest.mark.parametrize("board, zone", [
+    ("4R3/1k6/8/8/8/8/8/8", ["b7", "a8", "b8", "c8", "e8", "f8"]),
+    ("8/8/8/8/8/8/1K6/4r3", ["b2", "a1", "b1", "c1", "e1", "f1"]),
+    ("8/8/8/8/8/8/6K1/4r3", ["g2", "h1", "g1", "e1", "d1", "h2"])])
+def test_an_uncastling_king_home_outside_its_king_moves(board: str, zone: list[str] | None) -> None:
+    """Found in review (2026-11-30): a king that reaches c8 (or g1) by its moves in the zone but
+    not e8 (e1) made the encoding's un-castling look up a mode it never built: KeyError, exit 5.
+    The king's home joins its domain; the SAT engine answers as the explicit one does."""
+    sat = verify_sat(board, zone=zone, timeout=60)
+    assert sat.verdict == verify(board, zone=zone).verdict == "refuted", sat.reason

@@ -208,6 +208,12 @@ class Encoding:
             castlings = self._uncastlings()
             grown = False
             for t in castlings:
+                # the king's home too: its king moves may not reach it (found in review,
+                # 2026-11-30: a king that reached c8 but not e8 in the zone, KeyError (6, 60))
+                if t.prev != GONE and t.prev not in self.modes[t.unit] and \
+                        t.prev not in seeds[t.unit]:
+                    seeds[t.unit].append(t.prev)
+                    grown = True
                 if t.partner is not None and t.partner_prev != GONE and \
                         t.partner_prev not in self.modes[t.partner]:
                     seeds[t.partner].append(t.partner_prev)
