@@ -175,12 +175,26 @@ def same_stated_position(stated: Any, pos: Position | chess.Board, *,
         raise Rejected(f"the stated position is malformed: {str(e)[:80]}") from None
     if not side_to_move:
         other = other.with_turn(pos.turn)
-    if (other.placement, other.turn, other.castling, other.ep_square, other.partial) != \
-            (pos.placement, pos.turn, pos.castling, pos.ep_square, pos.partial):
-        raise Rejected(f"the stated position {other.fen()} is not the certificate's {pos.fen()}")
+    differ = [name for name, mine, theirs in (
+        ("placement", other.placement, pos.placement), ("side to move", other.turn, pos.turn),
+        ("castling rights", other.castling, pos.castling),
+        ("e.p. square", other.ep_square, pos.ep_square),
+        ("full or partial", other.partial, pos.partial)) if mine != theirs]
+    if differ:
+        # the differing fields named: a side to move left open ("?") prints as "w" in a FEN
+        # (found in review, 2026-11-30: "... w ... is not the certificate's ... w ...")
+        raise Rejected(f"the stated position {other.fen()} is not the certificate's {pos.fen()}"
+                       f" ({', '.join(differ)}"
+                       + (f": {_side(other.turn)} against {_side(pos.turn)}"
+                          if "side to move" in differ else "") + ")")
     if other.frozen != pos.frozen:
         raise Rejected(f"the stated position's frozen units {_squares(other.frozen)} are not "
                        f"the certificate's {_squares(pos.frozen)}")
+
+
+def _side(turn: bool | None) -> str:
+    """A side to move in a reason: white, black or "?" (open)."""
+    return "?" if turn is None else ("white" if turn else "black")
 
 
 def _squares(mask: int) -> str:

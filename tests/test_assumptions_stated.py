@@ -112,3 +112,18 @@ def test_a_certificate_freezing_a_unit_away_from_home_is_rejected() -> None:
     cert = lastmove.certificate(pos, 1, lastmove.solve(pos, 1, closers=[closer]))
     verdict = check(cert)
     assert not verdict.ok and "no unit of its type and colour starts" in verdict.reason
+
+
+def test_a_stated_position_names_the_fields_that_differ() -> None:
+    """Review of 2026-11-30: a stated side to move left open ("?") against the certificate's
+    White read "the stated position ... w ... is not the certificate's ... w ..." (a FEN
+    prints an open side as w). The rejection names the differing fields, sides spelled out."""
+    from retrologic.certformat import Rejected, same_stated_position
+    from retrologic.position import Position
+    fen = "7R/7p/5P1k/4PKpP/8/8/8/8 w - - 0 1"
+    same_stated_position({"fen": fen}, Position.from_fen(fen))          # the same: no fault
+    with pytest.raises(Rejected, match=r"\(side to move: \? against white\)"):
+        same_stated_position({"fen": fen, "to_move": "?"}, Position.from_fen(fen))
+    with pytest.raises(Rejected, match=r"\(castling rights, e\.p\. square\)"):
+        same_stated_position({"fen": "4k2r/8/8/3Pp3/8/8/8/4K3 w k e6 0 1"},
+                             Position.from_fen("4k2r/8/8/3Pp3/8/8/8/4K3 w - - 0 1"))
