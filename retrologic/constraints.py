@@ -103,6 +103,11 @@ register("captured_on_color", [Param("side", "side"), Param("piece", "piece"),
          built_in=True)
 register("missing", [Param("side", "side")], "int", "units of side missing from the board",
          built_in=True)
+# here with the others, so that a problem file's [[constraint]] tables, parsed when the file is
+# read, know it too (found in review, 2026-11-30: only `--claim` and question.claim did)
+register("captured_unit", [Param("square", "square")], "bool",
+         "the unit that started on square left the board (a pawn: as a pawn or promoted)",
+         built_in=True)
 
 
 # --- the parsed tree -------------------------------------------------------------------------

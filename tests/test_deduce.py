@@ -253,6 +253,29 @@ def test_custom_predicate_via_public_api():
         assert [c.status for c in d.claims] == ["proved", "refuted"]
 
 
+
+def test_every_function_of_the_language_is_known_to_problem_file_constraints(tmp_path):
+    """Review of 2026-11-30: `captured_unit` was registered when the history model was
+    imported, after a problem file's [[constraint]] tables had been parsed, so the file was
+    bad input ("unknown function") where `--claim` proved the same expression. Each function
+    of the language now parses in a [[constraint]] table read in a fresh process."""
+    from retrologic.constraints import BUILT_IN
+    calls = {"captures": "captures(white) >= 0", "missing": "missing(white) >= 0",
+             "pawn_captures": "pawn_captures(white) >= 0", "promotions": "promotions(white) >= 0",
+             "promoted": 'promoted("a1") == false', "never_moved": 'never_moved("a1")',
+             "captured_on_color": 'captured_on_color(white, "rook", "dark") >= 0',
+             "captured_unit": 'captured_unit("a1") == false'}
+    assert set(calls) == BUILT_IN
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    for name, expr in calls.items():
+        path = tmp_path / f"{name}.toml"
+        path.write_text(f'format = "retrologic/1"\nposition = {{ fen = "{start}" }}\n'
+                        'question = { kind = "deduce" }\n\n[[constraint]]\nname = "c"\n'
+                        f'role = "claim"\nexpr = \'{expr}\'\n')
+        run = subprocess.run([sys.executable, "-m", "retrologic", "solve", str(path)],
+                             capture_output=True, text=True)
+        assert run.returncode == 0 and "claim c: " in run.stdout, (name, run.stderr)
+
 def test_a_built_in_function_cannot_be_replaced():
     """A `captures` of the user's that counted nothing made deduce prove "captures(black) ==
     0" where Black took a pawn, and the in-process checker (same registry) accepted it."""

@@ -177,7 +177,7 @@ def _ev_captured_on_color(h: History, call: Call) -> int:
                if f.captured and f.type_now == piece and f.capture_dark == dark)
 
 
-# --- captured_unit(square): an example of a predicate added through the public API -----------
+# --- captured_unit(square) ----------------------------------------------------------------------
 
 def _enc_captured_unit(m: Model, call: Call) -> int:
     home = chess.parse_square(call.arg("square"))
@@ -205,6 +205,7 @@ BUILTIN: dict[str, PredicateImpl] = {
     "promoted": PredicateImpl(_enc_promoted, _ev_promoted),
     "never_moved": PredicateImpl(_enc_never_moved, _ev_never_moved),
     "captured_on_color": PredicateImpl(_enc_captured_on_color, _ev_captured_on_color),
+    "captured_unit": PredicateImpl(_enc_captured_unit, _ev_captured_unit),
 }
 USER: dict[str, PredicateImpl] = {}
 
@@ -222,11 +223,6 @@ def register_predicate(name: str, params: Sequence[Param], returns: str, doc: st
     """
     constraints.register(name, list(params), returns, doc, compile=encode, built_in=built_in)
     USER[name] = PredicateImpl(encode, evaluate)
-
-
-register_predicate("captured_unit", [Param("square", "square")], "bool",
-                   "the unit that started on square left the board (a pawn: as a pawn or promoted)",
-                   _enc_captured_unit, _ev_captured_unit, built_in=True)
 
 
 def implementation(name: str) -> PredicateImpl:
