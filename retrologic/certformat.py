@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 FORMAT = 2                 # certificate format version (1: before issue 17, no metadata)
 MAX_REASON = 200           # characters of a reason (an accepted claim: MAX_CLAIM)
 MAX_CLAIM = 700            # characters of the claim of an accepted certificate (the checkers
-                           # state long expressions by count: `stated`)
+                           # state long lists by count: `whole_or_counted`)
 
 
 @dataclass
