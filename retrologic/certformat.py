@@ -188,16 +188,17 @@ def same_stated_position(stated: Any, pos: Position | chess.Board, *,
                        + (f": {_side(other.turn)} against {_side(pos.turn)}"
                           if "side to move" in differ else "") + ")")
     if other.frozen != pos.frozen:
-        raise Rejected(f"the stated position's frozen units {_squares(other.frozen)} are not "
-                       f"the certificate's {_squares(pos.frozen)}")
+        raise Rejected(f"the stated position's frozen units {square_names(other.frozen)} are not "
+                       f"the certificate's {square_names(pos.frozen)}")
 
 
 def _side(turn: bool | None) -> str:
     """A side to move in a reason: white, black or "?" (open)."""
-    return "?" if turn is None else ("white" if turn else "black")
+    import chess
+    return "?" if turn is None else chess.COLOR_NAMES[turn]
 
 
-def _squares(mask: int) -> str:
+def square_names(mask: int) -> str:
     """Square names of `mask`, comma-separated ("none" when empty)."""
     import chess
     return ",".join(chess.square_name(s) for s in chess.scan_forward(mask)) or "none"

@@ -30,7 +30,7 @@ import chess
 
 from retrologic.cages import question
 from retrologic.cages.sat_encode import MODELS, Encoding, Restriction, Spec, Unsupported
-from retrologic.certformat import (Rejected, Verdict, format_fault, shown, tick,
+from retrologic.certformat import (Rejected, Verdict, format_fault, shown, square_names, tick,
                                    verdict_of, whole_or_counted)
 from retrologic.history.drup import check_lines
 
@@ -133,20 +133,16 @@ def _check(cert: dict[str, Any]) -> str:
         f"the position {cert['fen']} is illegal: it contains this cage under {facts_used} "
         "restriction(s) proved by its history model; ")
     # what the cage assumes first (a claim cut to its length must not lose it: the
-    # restrictions whole or by count, `certformat.whole_or_counted`), then the proof
+    # restrictions whole or by count, `certformat.whole_or_counted`; the squares from their
+    # masks, once each: a certificate's list may repeat a name), then the proof
     what += (f"cage: {placement.board_fen()}"
-             + (f" frozen {_square_names(frozen)}" if frozen else "")
-             + (f" castling {_square_names(castling)}" if castling else "")
+             + (f" frozen {square_names(frozen)}" if frozen else "")
+             + (f" castling {square_names(castling)}" if castling else "")
              + ("; restrictions: " + whole_or_counted([r.expr() for r in restrictions], 240,
                                                       "restriction") if restrictions else "")
              + f" (zone of {chess.popcount(zone)} squares, model {model}; {k}-induction, invariant"
              f" of {len(lemmas)} lemmas, {lemmas_checked} proof lemmas checked by RUP)")
     return what
-
-
-def _square_names(mask: int) -> str:
-    """Squares by name, once each in board order (a certificate's list may repeat a name)."""
-    return ",".join(chess.square_name(sq) for sq in chess.scan_forward(mask))
 
 
 def _metadata(cert: dict[str, Any], placement: chess.BaseBoard, frozen: int, zone: int,
