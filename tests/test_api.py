@@ -279,13 +279,3 @@ def test_to_json_holds_plain_types_only():
                    retrologic.verify_cage("8/8/8/8/8/8/6PP/6Nr")):
         record = result.to_json()
         assert yaml.safe_load(yaml.safe_dump(record)) == json.loads(json.dumps(record))
-
-
-def test_readme_python_api_examples():
-    """The README's Python API session, run as a doctest."""
-    import doctest
-    text = (ROOT / "README.md").read_text().split("## Python API", 1)[1].split("```python", 1)[1]
-    test = doctest.DocTestParser().get_doctest(text.split("```", 1)[0], {}, "README", None, 0)
-    runner = doctest.DocTestRunner()
-    runner.run(test)
-    assert runner.summarize(verbose=False).failed == 0 and len(test.examples) == 4
