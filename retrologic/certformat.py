@@ -105,13 +105,13 @@ def short(text: Any, limit: int = MAX_REASON) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def whole_or_counted(items: list[str], limit: int, what: str) -> str:
-    """The items of an accepted claim (its assumptions, its restrictions) joined by "; ", or,
+def whole_or_counted(items: list[str], limit: int, what: str, sep: str = "; ") -> str:
+    """The items of an accepted claim (its assumptions, its restrictions) joined by `sep`, or,
     when that is longer than `limit`, their count and where to read them: an accepted
     certificate's line is cut at MAX_CLAIM characters, and a claim cut in the middle of an
     expression reads as another claim (found in review, 2026-11-30: a long assumption left
     `claim 'c' (captures(white) >= 5 -…` of `>= 5 - 4`)."""
-    text = "; ".join(items)
+    text = sep.join(items)
     if len(text) <= limit:
         return text
     if len(items) == 1:

@@ -171,3 +171,24 @@ def test_no_certificate_when_a_limit_cuts_the_candidate_list(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert status == 4 and out["verdict"] == "unknown"
     assert out["details"]["certificate"] is None and not list(tmp_path.iterdir())
+
+
+def test_an_accepted_claim_names_its_candidates_whole_or_by_count():
+    """Found in review (2026-11-30): with 163 candidates left the accepted claim was cut at the
+    line's cap inside the list (`..., Nb5-c3, N…`), which reads as a shorter list. A list too
+    long for the line is now stated by its count; a short one whole."""
+    from retrologic.lastmove.search import Limits
+    from retrologic.certformat import MAX_CLAIM
+    pos = Position.from_fen("4k3/8/8/8/8/8/8/R3K3 b - - 0 1")
+    cert = lastmove.certificate(pos, 1, lastmove.solve(pos, 1, Limits(nodes=50)))
+    for c in cert["candidates"]:                # all left open: a weaker claim, still accepted
+        c["status"] = "unresolved"
+        c.pop("proof", None)
+        c.pop("game", None)
+    many = check(cert)
+    assert many.ok and len(many.reason) < MAX_CLAIM and "…" not in many.reason
+    assert many.reason.endswith(f"among: {len(cert['candidates'])} candidates (too long for "
+                                "this line: the certificate states them)")
+    few = check(cert_of(KNIGHT))
+    assert few.ok and few.reason.endswith("unique, each shown by a legal game: Ka7xNa8; every "
+                                          "other of the 5 candidates impossible")

@@ -30,7 +30,7 @@ import chess
 
 from retrologic.certformat import (Rejected, Verdict, check_budget, frozen_mask,
                                    same_stated_position, shown, stated_position, tick,
-                                   verdict_of)
+                                   verdict_of, whole_or_counted)
 from retrologic.lastmove.unmoves import unmoves
 from retrologic.legality import rules as legality
 from retrologic.position import Position
@@ -215,11 +215,18 @@ def _check(cert: dict[str, Any]) -> str:
         return head + f"all {len(generated)} candidates impossible: the diagram is illegal"
     if len(left) == len(shown_possible):
         which = "unique" if len(left) == 1 else f"several ({len(left)})"
-        return head + f"{which}, each shown by a legal game: {', '.join(left)}; " \
+        return head + f"{which}, each shown by a legal game: {_listed(left)}; " \
                       f"every other of the {len(generated)} candidates impossible"
     return head + f"{len(generated) - len(left)} of {len(generated)} candidates impossible, " \
                   f"{len(shown_possible)} shown possible by a game; the last move is among: " \
-                  f"{', '.join(left)}"
+                  f"{_listed(left)}"
+
+
+def _listed(notations: list[str]) -> str:
+    """The candidates an accepted claim names, whole or by count: a list cut at MAX_CLAIM would
+    read as a shorter list of candidates (found in review, 2026-11-30: 163 candidates left, the
+    claim ended `..., Nb5-c3, N…`)."""
+    return whole_or_counted(notations, 300, "candidate", sep=", ")
 
 
 def diagram_fault(board: chess.Board, diagram: chess.Board) -> str | None:
