@@ -192,3 +192,21 @@ def test_an_accepted_claim_names_its_candidates_whole_or_by_count():
     few = check(cert_of(KNIGHT))
     assert few.ok and few.reason.endswith("unique, each shown by a legal game: Ka7xNa8; every "
                                           "other of the 5 candidates impossible")
+
+
+def test_no_candidate_at_all_says_why():
+    """Found in review (2026-11-30): a diagram with no retraction at all answered "every
+    candidate is impossible" and named no reason. The answer now quotes the diagram's static
+    rule (or its retro-stalemate), and the checker's accepted claim says there was none."""
+    no_double_step = "1n1qkbnr/2pb1p2/r2p4/Pp2p1pp/4P1PP/8/P1PPNP2/RNBQKB1R w KQk c6 0 12"
+    res = lastmove.solve(Position.from_fen(no_double_step), 1)
+    assert res.finding == lastmove.Finding.NONE and not res.candidates
+    assert res.reason == ("no candidate last move: no double step can have passed c6 "
+                          "(en-passant): the position is illegal")
+    stalemated = lastmove.solve(Position.from_fen("4k3/8/8/3pP3/8/8/8/4K2r w - d6 0 1"), 1)
+    assert stalemated.finding == lastmove.Finding.NONE and not stalemated.candidates
+    assert stalemated.reason == ("no candidate last move: black made the last move but has no "
+                                 "retraction: the position is illegal")
+    verdict = check(lastmove.certificate(Position.from_fen(no_double_step), 1, res))
+    assert verdict.ok and verdict.reason.endswith(
+        "no candidate last move (no retraction): the diagram is illegal")

@@ -211,6 +211,8 @@ def _check(cert: dict[str, Any]) -> str:
     frozen = ",".join(chess.square_name(s) for s in chess.scan_forward(diagram.frozen))
     head = f"diagram {diagram.fen()}" + (f" frozen {frozen}" if frozen else "") + \
         f", {side} moved last, {plies} pl{'y' if plies == 1 else 'ies'}: "
+    if not generated:
+        return head + "no candidate last move (no retraction): the diagram is illegal"
     if not left:
         return head + f"all {len(generated)} candidates impossible: the diagram is illegal"
     if len(left) == len(shown_possible):

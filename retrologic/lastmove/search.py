@@ -501,13 +501,27 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
                 f"{c.notation}: {c.reason}" for c in unresolved[:5])
         elif not survivors:
             verdict, finding = Verdict.PROVED, Finding.NONE
-            reason = "every candidate is impossible: the position is illegal"
+            reason = "every candidate is impossible: the position is illegal" if all_cands \
+                else _no_candidate(pos, sides)
         else:
             verdict, reason = Verdict.PROVED, None
             finding = Finding.UNIQUE if len(survivors) == 1 else Finding.SEVERAL
         return LastMoveResult(all_cands, verdict, answer, reason, illegal_for, search.nodes,
                               time.perf_counter() - search.started, finding,
                               listed=len(listed) == len(sides))
+
+
+def _no_candidate(pos: Position, sides: list[chess.Color]) -> str:
+    """Why no move at all can have been played last, per side: the diagram's first static
+    reason (an e.p. square no double step passed, a count), else its retro-stalemate (review
+    of 2026-11-30: "every candidate is impossible" said nothing when there was none)."""
+    why = []
+    for side in sides:
+        before = pos.with_turn(not side)
+        found = legality.state_and_count_reasons(before)
+        why.append(f"{found[0].message} ({found[0].rule})" if found
+                   else stalemate_message(before))
+    return "no candidate last move: " + "; ".join(why) + ": the position is illegal"
 
 
 def support_pgn(c: Candidate) -> str | None:
