@@ -11,7 +11,7 @@ import chess.pgn
 
 from retrologic.lastmove import search as lastmove
 from retrologic.certificate import check
-from retrologic.position import Position
+from retrologic.position import Position, parse
 
 from conftest import BRANDIS
 
@@ -196,17 +196,32 @@ def test_an_accepted_claim_names_its_candidates_whole_or_by_count():
 
 def test_no_candidate_at_all_says_why():
     """Found in review (2026-11-30): a diagram with no retraction at all answered "every
-    candidate is impossible" and named no reason. The answer now quotes the diagram's static
-    rule (or its retro-stalemate), and the checker's accepted claim says there was none."""
+    candidate is impossible" and named no reason. The answer now gives each side's
+    retro-stalemate, with the diagram's static fault beside it (never in its place: a castling
+    right leaves every retraction standing), and the checker's accepted claim says there was
+    none; the initial array with Black's units frozen is named as such, not as illegal."""
     no_double_step = "1n1qkbnr/2pb1p2/r2p4/Pp2p1pp/4P1PP/8/P1PPNP2/RNBQKB1R w KQk c6 0 12"
     res = lastmove.solve(Position.from_fen(no_double_step), 1)
     assert res.finding == lastmove.Finding.NONE and not res.candidates
-    assert res.reason == ("no candidate last move: no double step can have passed c6 "
-                          "(en-passant): the position is illegal")
-    stalemated = lastmove.solve(Position.from_fen("4k3/8/8/3pP3/8/8/8/4K2r w - d6 0 1"), 1)
-    assert stalemated.finding == lastmove.Finding.NONE and not stalemated.candidates
-    assert stalemated.reason == ("no candidate last move: black made the last move but has no "
-                                 "retraction: the position is illegal")
+    assert res.reason == ("no candidate last move: black made the last move but has no "
+                          "retraction (also: no double step can have passed c6, en-passant): "
+                          "the position is illegal")
+    castling = lastmove.solve(Position.from_fen("r3k3/8/8/3pP3/8/8/8/4K2r w k d6 0 1"), 1)
+    assert castling.finding == lastmove.Finding.NONE and not castling.candidates
+    assert castling.reason.startswith("no candidate last move: black made the last move but "
+                                      "has no retraction (also: a castling right")
+    either = lastmove.solve(parse(fen="4k3/8/8/8/8/8/8/4K3 w - e6 0 1", to_move="?"), 1)
+    assert either.finding == lastmove.Finding.NONE and not either.candidates
+    assert "white made the last move but has no retraction" in either.reason
+    assert "; black made the last move but has no retraction" in either.reason
     verdict = check(lastmove.certificate(Position.from_fen(no_double_step), 1, res))
     assert verdict.ok and verdict.reason.endswith(
         "no candidate last move (no retraction): the diagram is illegal")
+    start = Position.from_fen(chess.STARTING_FEN, frozen=chess.BB_RANK_7 | chess.BB_RANK_8)
+    first = lastmove.solve(start, 1)
+    assert first.finding == lastmove.Finding.NONE and first.reason.endswith(
+        ": the initial array, where no move has been played")
+    verdict = check(lastmove.certificate(start, 1, first))
+    assert verdict.ok and verdict.reason.endswith(
+        "no candidate last move (no retraction): the initial array, where no move has been "
+        "played")

@@ -212,7 +212,10 @@ def _check(cert: dict[str, Any]) -> str:
     head = f"diagram {diagram.fen()}" + (f" frozen {frozen}" if frozen else "") + \
         f", {side} moved last, {plies} pl{'y' if plies == 1 else 'ies'}: "
     if not generated:
-        return head + "no candidate last move (no retraction): the diagram is illegal"
+        start = diagram.turn == chess.WHITE and diagram.to_board().epd() == chess.Board().epd()
+        return head + "no candidate last move (no retraction): " + (
+            "the initial array, where no move has been played" if start
+            else "the diagram is illegal")
     if not left:
         return head + f"all {len(generated)} candidates impossible: the diagram is illegal"
     if len(left) == len(shown_possible):
@@ -224,11 +227,14 @@ def _check(cert: dict[str, Any]) -> str:
                   f"{_listed(left)}"
 
 
+LISTED = 300   # characters of candidates an accepted claim lists whole (the rest: MAX_CLAIM)
+
+
 def _listed(notations: list[str]) -> str:
     """The candidates an accepted claim names, whole or by count: a list cut at MAX_CLAIM would
     read as a shorter list of candidates (found in review, 2026-11-30: 163 candidates left, the
     claim ended `..., Nb5-c3, N…`)."""
-    return whole_or_counted(notations, 300, "candidate", sep=", ")
+    return whole_or_counted(notations, LISTED, "candidate", sep=", ")
 
 
 def diagram_fault(board: chess.Board, diagram: chess.Board) -> str | None:

@@ -512,16 +512,21 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
 
 
 def _no_candidate(pos: Position, sides: list[chess.Color]) -> str:
-    """Why no move at all can have been played last, per side: the diagram's first static
-    reason (an e.p. square no double step passed, a count), else its retro-stalemate (review
-    of 2026-11-30: "every candidate is impossible" said nothing when there was none)."""
+    """Why no move at all can have been played last: per side, its retro-stalemate, with the
+    diagram's first static fault beside it when it has one (review of 2026-11-30: "every
+    candidate is impossible" said nothing when there was none; a static fault alone can be
+    beside the point, e.g. a castling right, which leaves every retraction standing)."""
     why = []
     for side in sides:
         before = pos.with_turn(not side)
         found = legality.state_and_count_reasons(before)
-        why.append(f"{found[0].message} ({found[0].rule})" if found
-                   else stalemate_message(before))
-    return "no candidate last move: " + "; ".join(why) + ": the position is illegal"
+        why.append(stalemate_message(before) + (
+            f" (also: {found[0].message}, {found[0].rule})" if found else ""))
+    start = sides == [chess.BLACK] and \
+        pos.with_turn(chess.WHITE).to_board().epd() == chess.Board().epd()   # rights, e.p. too
+    return "no candidate last move: " + "; ".join(why) + (
+        ": the initial array, where no move has been played" if start
+        else ": the position is illegal")
 
 
 def support_pgn(c: Candidate) -> str | None:
