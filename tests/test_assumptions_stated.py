@@ -88,6 +88,20 @@ def test_deduce_names_its_assumptions_without_explanations(capsys) -> None:
     assert "it is illegal if they hold" in out and "the position has no history" not in out
 
 
+def test_deduce_json_lists_its_frozen_units(capsys) -> None:
+    """Found in review (2026-11-30): with frozen units alone the JSON details' `assumed` list
+    was empty, while the reason named them; they are listed as `frozen` now."""
+    import json
+    fen = "r1bqkbnr/pppppppp/8/8/4P3/4P3/PPP2PPP/RNBQKBNR b KQkq - 0 1"
+    assert main(["deduce", fen, "--claim", "captures(black) == 0", "--frozen", "e1 h1",
+                 "--json", "--timeout", "30"]) == 0
+    details = json.loads(capsys.readouterr().out)["details"]
+    assert details["frozen"] == ["e1", "h1"] and details["assumed"] == []
+    assert main(["deduce", fen, "--claim", "captures(black) == 0", "--json"]) == 0
+    details = json.loads(capsys.readouterr().out)["details"]
+    assert "frozen" not in details and "assumed" not in details
+
+
 def test_retractions_without_uncaptures_say_so(capsys) -> None:
     fen = played("g3 h5 Bg2 h4 Nf3 Nh6 O-O Ng8 Kh1 h3 Nh4 hxg2+").fen()
     assert main(["retract", fen, "--uncaptures", "none"]) == 0

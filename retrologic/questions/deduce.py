@@ -181,6 +181,7 @@ def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool 
         lines.insert(0, given)
         reason = f"{reason}; {given}" if reason else given
         details["assumed"] = [{"name": a.name, "expr": a.text} for a in assumptions]
+        details["frozen"] = _frozen_squares(position)      # the stated never-moved units
     return Result(KIND, verdict, ans, reason, facts, details, lines,
                   unordered=frozenset({"answer", "proved", "refuted", "core"}))
 
@@ -190,12 +191,16 @@ def _given(position: Any, assumptions: list) -> str:
     stated frozen units. A claim proved, or "illegal", holds only where they do (review,
     2026-11-30: with --no-explain nothing said so)."""
     parts = [f"{a.name}: {a.text}" for a in assumptions]
-    frozen = getattr(position, "frozen", 0)
+    frozen = _frozen_squares(position)
     if frozen:
-        import chess
-        parts.append("frozen " + ",".join(chess.square_name(s) for s in chess.scan_forward(frozen))
-                     + " (never moved)")
+        parts.append("frozen " + ",".join(frozen) + " (never moved)")
     return "under the assumptions " + "; ".join(parts) if parts else ""
+
+
+def _frozen_squares(position: Any) -> list[str]:
+    """The squares of the position's stated frozen units (never moved), in square order."""
+    import chess
+    return [chess.square_name(s) for s in chess.scan_forward(getattr(position, "frozen", 0))]
 
 
 def proved_restrictions(result: Result) -> list:
