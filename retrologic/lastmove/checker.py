@@ -29,8 +29,8 @@ from typing import Any, NamedTuple
 import chess
 
 from retrologic.certformat import (Rejected, Verdict, check_budget, frozen_mask,
-                                   same_stated_position, shown, stated_position, tick,
-                                   verdict_of, whole_or_counted)
+                                   same_stated_position, shown, square_names,
+                                   stated_position, tick, verdict_of, whole_or_counted)
 from retrologic.lastmove.unmoves import unmoves
 from retrologic.legality import rules as legality
 from retrologic.position import Position
@@ -208,8 +208,8 @@ def _check(cert: dict[str, Any]) -> str:
     shown_possible = [c.notation for key, c in generated.items()
                       if have[key]["status"] == "possible"]
     side = "either side" if diagram.turn is None else chess.COLOR_NAMES[not diagram.turn]
-    frozen = ",".join(chess.square_name(s) for s in chess.scan_forward(diagram.frozen))
-    head = f"diagram {diagram.fen()}" + (f" frozen {frozen}" if frozen else "") + \
+    head = f"diagram {diagram.fen()}" + (
+        f" frozen {square_names(diagram.frozen)}" if diagram.frozen else "") + \
         f", {side} moved last, {plies} pl{'y' if plies == 1 else 'ies'}: "
     if not generated:
         start = diagram.turn == chess.WHITE and diagram.to_board().epd() == chess.Board().epd()
