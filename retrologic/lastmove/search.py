@@ -522,8 +522,8 @@ def _no_candidate(pos: Position, sides: list[chess.Color]) -> str:
         found = legality.state_and_count_reasons(before)
         why.append(stalemate_message(before) + (
             f" (also: {found[0].message}, {found[0].rule})" if found else ""))
-    start = sides == [chess.BLACK] and \
-        pos.with_turn(chess.WHITE).to_board().epd() == chess.Board().epd()   # rights, e.p. too
+    # Black moved last, so White is to move; epd: castling rights and e.p. square too
+    start = sides == [chess.BLACK] and pos.to_board().epd() == chess.Board().epd()
     return "no candidate last move: " + "; ".join(why) + (
         ": the initial array, where no move has been played" if start
         else ": the position is illegal")
