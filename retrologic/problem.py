@@ -16,7 +16,7 @@ from retrologic import problemfile, questions
 from retrologic.errors import InputError
 from retrologic.options import SolveOptions
 from retrologic.problemfile import Problem
-from retrologic.result import Result, compare_expect
+from retrologic.result import Result, compare_expect, judge_expect
 
 
 def _spec(kind: Any, file: str) -> questions.QuestionKind:
@@ -58,5 +58,12 @@ def solve(problem: Problem, options: SolveOptions | None = None) -> Result:
 
 
 def check(problem: Problem, result: Result) -> list[str]:
-    """Mismatches between the result and the problem's [expect] table."""
+    """Mismatches between the result and the problem's [expect] table (a fact the result
+    leaves undecided counts as one: see `judge`)."""
     return compare_expect(result, problem.expect or {})
+
+
+def judge(problem: Problem, result: Result) -> tuple[list[str], list[str]]:
+    """The mismatches between the result and the problem's [expect] table, and the keys whose
+    facts the result leaves undecided (`retrologic.result.judge_expect`)."""
+    return judge_expect(result, problem.expect or {})

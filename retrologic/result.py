@@ -103,16 +103,29 @@ def plain(value: Any) -> Any:
 
 
 def compare_expect(result: Result, expect: dict[str, Any]) -> list[str]:
-    """Mismatches between a result and an [expect] table (empty list: all met).
+    """Mismatches between a result and an [expect] table (empty list: all met). An expectation
+    whose fact the result left undecided is one too ("not decided"): it is never met; a caller
+    that tells the two apart uses `judge_expect`."""
+    mismatches, undecided = judge_expect(result, expect)
+    return mismatches + [f"expect.{key}: not decided (the result leaves it open)"
+                         for key in undecided]
 
-    Keys name facts; `includes` / `excludes` test membership in the answer list.
-    """
+
+def judge_expect(result: Result, expect: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The mismatches between a result and an [expect] table, and the keys it leaves undecided.
+
+    Keys name facts; `includes` / `excludes` test membership in the answer list. A fact the
+    result holds as None (null in JSON) is undecided: a limit left it open, e.g. spg's `count`
+    of a cooked length not exhausted, or the candidate lists of a last move shown not unique
+    before the limit (TOML has no null, so an [expect] value is never None: such a fact can
+    neither meet nor miss one)."""
     problems: list[str] = []
+    undecided: list[str] = []
     for key, want in expect.items():
         if key in ("includes", "excludes"):
             have = result.facts.get("answer")
             if have is None:     # no answer listed (a limit, a count alone): nothing to hold
-                problems.append(f"expect.{key}: the result lists no answer to look in")
+                undecided.append(key)
                 continue
             have_list = list(have) if isinstance(have, (list, tuple)) else [have]
             for item in want:
@@ -126,13 +139,16 @@ def compare_expect(result: Result, expect: dict[str, Any]) -> list[str]:
                             f"(it has: {', '.join(sorted(result.facts))})")
             continue
         have = result.facts[key]
+        if have is None and want is not None:
+            undecided.append(key)
+            continue
         if key in result.unordered and isinstance(have, (list, tuple)) and isinstance(want, list):
             same = set(map(_key, have)) == set(map(_key, want))      # sets: order and repeats
         else:
             same = same_value(have, want)
         if not same:
             problems.append(f"expect.{key}: wanted {shown(want, 200)}, got {shown(have, 200)}")
-    return problems
+    return problems, undecided
 
 
 def same_value(have: Any, want: Any) -> bool:

@@ -96,7 +96,7 @@ def test_json_lines_same_shape_for_one_file_or_many(tmp_path):
     assert one.returncode == 0, one.stderr
     (rec,) = records(one.stdout)
     assert rec["file"] == FAST[0] and rec["outcome"] == "met" and rec["status"] == 0
-    assert rec["expect"] == {"met": True, "mismatches": []}
+    assert rec["expect"] == {"met": True, "mismatches": [], "undecided": []}
     assert one.stderr == ""                                    # no summary for one file
 
     missing = str(tmp_path / "missing.toml")

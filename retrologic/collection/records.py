@@ -75,6 +75,7 @@ def solve_problem(prob: Any, label: str, options: SolveOptions, json_mode: bool)
         expect = prob.expect
         met: bool | None = None
         mismatches: list[str] = []
+        undecided: list[str] = []
         if was_interrupted(result):
             outcome, status = "interrupted", EXIT_INTERRUPTED
         elif result.verdict == "unknown" and (expect is None or expect.get("verdict") != "unknown"):
@@ -82,12 +83,17 @@ def solve_problem(prob: Any, label: str, options: SolveOptions, json_mode: bool)
         elif expect is None:
             outcome, status = "answered", EXIT_OK
         else:
-            mismatches = problem_mod.check(prob, result)
-            met = not mismatches
-            outcome, status = ("met", EXIT_OK) if met else ("not met", EXIT_MISMATCH)
+            # a fact a limit left open (None) decides nothing: unknown unless another missed
+            mismatches, undecided = problem_mod.judge(prob, result)
+            if mismatches:
+                met, outcome, status = False, "not met", EXIT_MISMATCH
+            elif undecided:
+                outcome, status = "unknown", EXIT_UNKNOWN
+            else:
+                met, outcome, status = True, "met", EXIT_OK
         record = {"file": label, "title": prob.title, **result.to_json()}
         if expect is not None:
-            record["expect"] = {"met": met, "mismatches": mismatches}
+            record["expect"] = {"met": met, "mismatches": mismatches, "undecided": undecided}
         record["outcome"], record["status"] = outcome, status
         if json_mode:
             try:
@@ -98,7 +104,8 @@ def solve_problem(prob: Any, label: str, options: SolveOptions, json_mode: bool)
         lines = [header(label, prob.title), result.render()]
         if expect is not None:
             if met is None:
-                lines.append(f"expect: not decided ({outcome})")
+                open_ = f": {', '.join(undecided)} left open" if undecided else ""
+                lines.append(f"expect: not decided ({outcome}{open_})")
             else:
                 lines.append("expect: met" if met else "expect: NOT MET")
                 lines.extend(f"  {m}" for m in mismatches)

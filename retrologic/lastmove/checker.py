@@ -222,9 +222,11 @@ def _check(cert: dict[str, Any]) -> str:
         which = "unique" if len(left) == 1 else f"several ({len(left)})"
         return head + f"{which}, each shown by a legal game: {_listed(left)}; " \
                       f"every other of the {len(generated)} candidates impossible"
+    several = len(shown_possible) >= 2      # two games with different last moves: not unique
     return head + f"{len(generated) - len(left)} of {len(generated)} candidates impossible, " \
-                  f"{len(shown_possible)} shown possible by a game; the last move is among: " \
-                  f"{_listed(left)}"
+                  f"{len(shown_possible)} shown possible by a game" + (
+                      f" ({_listed(shown_possible)}): the last move is not unique"
+                      if several else "") + f"; the last move is among: {_listed(left)}"
 
 
 LISTED = 300   # characters of candidates an accepted claim lists whole (the rest: MAX_CLAIM)

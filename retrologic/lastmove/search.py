@@ -11,7 +11,9 @@ The candidates are decided in rounds over the whole list, cheapest first (`decid
 trees, then proof trees with cage discovery, then games. The answer is *proved* when no
 candidate is unresolved: *unique* (one possible, each other
 impossible), *several* (two or more possible, each with its game: the problem is cooked) or
-*none possible* (every candidate impossible: the diagram is illegal).
+*none possible* (every candidate impossible: the diagram is illegal); and *several* too,
+not complete, when two or more are shown possible and others are left unresolved (two games
+ending with different candidates are enough to prove the last move not unique).
 """
 
 from __future__ import annotations
@@ -430,7 +432,8 @@ def _names(pos: Position, line: list[Retraction]) -> list[str]:
 
 class Finding(StrEnum):
     """What a proved answer found: exactly one candidate possible (each other impossible), two
-    or more possible (each with its game: cooked), or none (the diagram is illegal)."""
+    or more possible (each with its game: cooked; when candidates are left unresolved, at
+    least those shown), or none (the diagram is illegal)."""
 
     UNIQUE = "unique"
     SEVERAL = "several"
@@ -450,6 +453,7 @@ class LastMoveResult:
     seconds: float
     finding: "Finding | None" = None     # proved: unique, several or none possible
     listed: bool = True                  # every side's candidate list generated whole
+    complete: bool = True    # every candidate decided (a proved one not: several, at least)
 
 
 def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
@@ -484,11 +488,19 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
                 illegal_for.append(chess.COLOR_NAMES[side])
         survivors = [c for c in all_cands if c.status != Status.IMPOSSIBLE]
         unresolved = [c for c in all_cands if c.status == Status.UNRESOLVED]
+        possible = [c for c in all_cands if c.status == Status.POSSIBLE]
         answer = [c.notation for c in survivors]
         finding = None
         if hit is not None and len(listed) < len(sides):
             verdict = Verdict.UNKNOWN       # not "0 candidate(s) unresolved": none was listed
             reason = f"{hit} before the candidates were all listed"
+        elif unresolved and len(possible) >= 2:
+            # two games ending with different candidates prove the last move not unique,
+            # whatever the unresolved ones are: several, the possible ones a lower bound
+            verdict, finding = Verdict.PROVED, Finding.SEVERAL
+            reason = (f"not unique: at least {len(possible)} candidates possible, each shown by "
+                      f"a legal game; {len(unresolved)} unresolved: "
+                      + (hit or unresolved[0].reason or "no game found"))
         elif hit is not None:
             verdict = Verdict.UNKNOWN
             reason = f"{hit}: {len(unresolved)} candidate(s) unresolved" + (
@@ -508,7 +520,7 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
             finding = Finding.UNIQUE if len(survivors) == 1 else Finding.SEVERAL
         return LastMoveResult(all_cands, verdict, answer, reason, illegal_for, search.nodes,
                               time.perf_counter() - search.started, finding,
-                              listed=len(listed) == len(sides))
+                              listed=len(listed) == len(sides), complete=not unresolved)
 
 
 def _no_candidate(pos: Position, sides: list[chess.Color]) -> str:

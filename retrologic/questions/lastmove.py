@@ -64,8 +64,9 @@ QUESTION = {
                     doc="answer for each side separately: White's last move, then Black's"),
 }
 _SIDED = ("impossible", "possible", "unresolved", "finding", "verdict")
-EXPECT = {"impossible", "possible", "unresolved", "illegal_for", "discovered", "finding"} | {
-    f"{side}_{key}" for side in ("white", "black") for key in _SIDED}
+EXPECT = {"impossible", "possible", "unresolved", "illegal_for", "discovered", "finding",
+          "possible_at_least"} | {
+    f"{side}_{key}" for side in ("white", "black") for key in (*_SIDED, "possible_at_least")}
 
 
 def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
@@ -92,8 +93,9 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
         details["certificate"] = _write_certificate(pos, plies, res, certificate_dir)
         if details["certificate"] is None:
             lines.append(NOT_WRITTEN)
-    return Result(KIND, res.verdict, res.answer, reason=res.reason, facts=facts, details=details,
-                  lines=lines, unordered=frozenset(facts) | {"answer"}, position=pos)
+    return Result(KIND, res.verdict, None if _open(res) else res.answer, reason=res.reason,
+                  facts=facts, details=details, lines=lines,
+                  unordered=frozenset(facts) | {"answer"}, position=pos)
 
 
 SHOWN = 40  # impossible or unresolved candidates the text lists per status; JSON has them all
@@ -133,18 +135,26 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
                 if count > SHOWN]
     if unlisted:
         lines.append(f"... and {' and '.join(unlisted)} (--json lists every one)")
-    if res.finding:
+    shown = [c.notation for c in res.candidates if c.status == Status.POSSIBLE]
+    if _open(res):
+        lines.append(f"{res.finding}, at least {len(shown)} (the last move is not unique; "
+                     f"{_count(res, Status.UNRESOLVED)} unresolved): {', '.join(shown)}")
+    elif res.finding:
         lines.append(f"{res.finding}" + (f": {', '.join(res.answer)}" if res.answer else ""))
     if res.illegal_for:
         lines.append("illegal if " + " / ".join(res.illegal_for) + " moved last")
     lines.append(f"{res.nodes} nodes, {res.seconds:.2f} s")
-    facts = {
+    facts: dict[str, Any] = {
         "impossible": [c.notation for c in res.candidates if c.status == Status.IMPOSSIBLE],
-        "possible": [c.notation for c in res.candidates if c.status == Status.POSSIBLE],
+        "possible": shown,
         "unresolved": [c.notation for c in res.candidates if c.status == Status.UNRESOLVED],
         "illegal_for": res.illegal_for,
         "finding": None if res.finding is None else str(res.finding),
     }
+    if _open(res):
+        # several, shown before a limit: which candidates are possible, impossible, and so the
+        # answer, stay open (None: an [expect] on them is not decided); at least these many
+        facts.update(impossible=None, possible=None, answer=None, possible_at_least=len(shown))
     details = {
         "candidates": [{"notation": c.notation, "status": c.status, "reason": c.reason,
                         "support": c.support_line, "pgn": lastmove.support_pgn(c),
@@ -157,6 +167,16 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
 
 NOT_WRITTEN = ("certificate: not written (a limit cut the candidate list short, or it would "
                "pass check's size cap)")
+
+
+def _open(res: lastmove.LastMoveResult) -> bool:
+    """A proved answer with candidates left unresolved (several, at least those shown): which
+    candidates are possible, and so the answer, stay open."""
+    return res.finding is not None and not res.complete
+
+
+def _count(res: lastmove.LastMoveResult, status: Status) -> int:
+    return sum(1 for c in res.candidates if c.status == status)
 
 
 def _write_certificate(pos: Position, plies: int, res: lastmove.LastMoveResult,
@@ -197,6 +217,7 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
     facts: dict[str, Any] = {}
     details: dict[str, Any] = {"duplex": {}}
     verdicts, reasons, answer = [], [], []
+    complete = True             # both sides' lists decided (else the answer stays open)
     for mover in (chess.WHITE, chess.BLACK):
         name = chess.COLOR_NAMES[mover]
         sided = pos.with_turn(not mover)
@@ -219,6 +240,7 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
                 lines.append("  " + NOT_WRITTEN)
         details["duplex"][name] = side_details
         verdicts.append(res.verdict)
+        complete = complete and not _open(res)
         answer.extend(f"{name}: {n}" for n in res.answer)
         if res.reason:
             reasons.append(f"{name}: {res.reason}")
@@ -229,7 +251,10 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
     facts["discovered"] = [d["cage"] for d in discovered]
     details["discovered_cages"] = discovered
     verdict = Verdict.PROVED if all(v == Verdict.PROVED for v in verdicts) else Verdict.UNKNOWN
-    return Result(KIND, verdict, answer, reason="; ".join(reasons) or None, facts=facts,
+    if not complete:
+        facts["answer"] = None
+    return Result(KIND, verdict, answer if complete else None, reason="; ".join(reasons) or None,
+                  facts=facts,
                   details=details, lines=lines, unordered=frozenset(facts) | {"answer"},
                   position=pos)
 

@@ -1,0 +1,129 @@
+"""A last move shown not unique before a limit (issue #19): two legal games ending with
+different candidates prove the answer *several* whatever the unresolved candidates are, so a
+limit hit after two games is *proved, several* with the possible candidates a lower bound
+(`possible_at_least`), and the lists that stay open (`possible`, `impossible`, `answer`) are
+None: an [expect] on them is not decided, neither met nor missed. Oracles: python-chess
+replays every game; the certificate checker; [expect] tables against the same result."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import chess
+import pytest
+
+from retrologic.certificate import check_file
+from retrologic.cli import main
+from retrologic.position import Position
+from retrologic.questions import lastmove as question
+from retrologic.result import Result, compare_expect, judge_expect
+
+# a rook gives check from a8: 40 candidates (from a1-a7 and b8-g8, plain and with each
+# uncapture, and a promotion on a8); 1,000 positions show two of them and leave the rest open
+ROOK = "R6k/8/8/8/8/8/8/4K3 b - - 0 1"
+NODES = 1_000
+
+
+@pytest.fixture(scope="module")
+def shown(tmp_path_factory: pytest.TempPathFactory) -> tuple[Result, Path]:
+    out = tmp_path_factory.mktemp("several")
+    return question.answer(Position.from_fen(ROOK), nodes=NODES, certificate_dir=out), out
+
+
+def test_two_games_under_a_limit_prove_the_last_move_not_unique(shown) -> None:
+    result, _ = shown
+    candidates = result.details["candidates"]
+    possible = [c for c in candidates if c["status"] == "possible"]
+    unresolved = [c for c in candidates if c["status"] == "unresolved"]
+    assert len(possible) >= 2 and unresolved, "the test needs a limit hit after two games"
+    assert result.verdict == "proved" and result.facts["finding"] == "several"
+    assert result.reason.startswith(f"not unique: at least {len(possible)} candidates possible")
+    assert "node limit 1000" in result.reason
+    facts = result.facts
+    assert facts["possible_at_least"] == len(possible)
+    assert facts["possible"] is None and facts["impossible"] is None and facts["answer"] is None
+    assert facts["unresolved"] == [c["notation"] for c in unresolved]
+    assert result.answer is None
+    diagram = chess.Board(ROOK)
+    for c in possible:                 # python-chess: each game ends on the diagram
+        board = chess.Board()
+        for uci in c["game"]:
+            move = chess.Move.from_uci(uci)
+            assert board.is_legal(move)
+            board.push(move)
+        assert board.board_fen() == diagram.board_fen() and board.turn == diagram.turn
+    lines = "\n".join(result.lines)
+    assert f"several, at least {len(possible)} (the last move is not unique; " \
+           f"{len(unresolved)} unresolved)" in lines
+
+
+def test_its_certificate_claims_not_unique_and_no_more(shown, tmp_path) -> None:
+    result, _ = shown
+    path = Path(result.details["certificate"])
+    verdict = check_file(path)
+    assert verdict.ok, verdict.reason
+    assert "shown possible by a game (" in verdict.reason
+    assert verdict.reason.split(";")[0].endswith("the last move is not unique")
+    cert = json.loads(path.read_text())
+    possible = [e for e in cert["candidates"] if e["status"] == "possible"]
+    # one game taken back: one candidate shown possible proves nothing about uniqueness
+    one = json.loads(path.read_text())
+    for e in one["candidates"]:
+        if e["status"] == "possible" and e["notation"] != possible[0]["notation"]:
+            e["status"] = "unresolved"
+            del e["game"]
+    (tmp_path / "one.lastmove-proof.json").write_text(json.dumps(one))
+    verdict = check_file(tmp_path / "one.lastmove-proof.json")
+    assert verdict.ok and "not unique" not in verdict.reason, verdict.reason
+    # a second "possible" whose game ends with another candidate's move: rejected
+    forged = json.loads(path.read_text())
+    other = next(e for e in forged["candidates"] if e["status"] == "unresolved")
+    other["status"], other["game"] = "possible", possible[0]["game"]
+    (tmp_path / "forged.lastmove-proof.json").write_text(json.dumps(forged))
+    verdict = check_file(tmp_path / "forged.lastmove-proof.json")
+    assert not verdict.ok and "before its last moves, not the candidate" in verdict.reason
+
+
+def test_an_open_fact_is_neither_met_nor_missed() -> None:
+    """None (null) is what a limit leaves open: an [expect] on it is undecided; a fact that is
+    decided still misses; `compare_expect` (met or not) never counts an open one as met."""
+    result = Result("last-move", "proved", None,
+                    facts={"finding": "several", "possible": None, "answer": None,
+                           "possible_at_least": 2})
+    assert judge_expect(result, {"answer": ["Ra1-a8+"], "includes": ["Ra1-a8+"],
+                                 "possible": ["Ra1-a8+"]}) == \
+        ([], ["answer", "includes", "possible"])
+    assert judge_expect(result, {"finding": "several", "possible_at_least": 2}) == ([], [])
+    mismatches, undecided = judge_expect(result, {"finding": "unique", "answer": ["x"]})
+    assert mismatches == ["expect.finding: wanted 'unique', got 'several'"]
+    assert undecided == ["answer"]
+    assert compare_expect(result, {"answer": ["Ra1-a8+"]}) == \
+        ["expect.answer: not decided (the result leaves it open)"]
+
+
+def _problem(tmp_path: Path, expect: str) -> Path:
+    path = tmp_path / "rook.toml"
+    path.write_text(textwrap.dedent(f'''\
+        format = "retrologic/1"
+        position = {{ fen = "{ROOK}" }}
+        question = {{ kind = "last-move", nodes = {NODES} }}
+        expect = {{ {expect} }}
+        '''))
+    return path
+
+
+def test_solve_reports_an_open_answer_as_not_decided(tmp_path, capsys) -> None:
+    """An [expect] answer list on a limit-shown several: unknown (exit 4), not NOT MET; a
+    unique answer expected is missed outright (two games are proof); the finding is met."""
+    status = main(["solve", str(_problem(tmp_path, 'answer = ["Ra1-a8+"]'))])
+    out = capsys.readouterr().out
+    assert status == 4 and "expect: not decided (unknown: answer left open)" in out
+    status = main(["solve", str(_problem(tmp_path, 'finding = "unique"'))])
+    out = capsys.readouterr().out
+    assert status == 1 and "expect: NOT MET" in out
+    status = main(["solve", "--json", str(_problem(tmp_path, 'finding = "several"'))])
+    record = json.loads(capsys.readouterr().out)
+    assert status == 0 and record["outcome"] == "met"
+    assert record["facts"]["possible_at_least"] >= 2
