@@ -41,6 +41,9 @@ class Result:
     details: dict[str, Any] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
     unordered: frozenset[str] = frozenset({"answer"})  # facts whose lists compare as sets
+    # facts a limit left open (their value is not the answer's, e.g. a lower bound's list): an
+    # [expect] naming one is not decided (`judge_expect`); "answer" covers includes/excludes
+    open_facts: frozenset[str] = frozenset()
     # the diagram asked about (a retrologic Position or a chess.Board), for pictures only: not
     # in to_json(), repr or ==; set by the question that knows it (issue #20, `_repr_svg_`)
     position: Any = field(default=None, repr=False, compare=False)
@@ -76,6 +79,8 @@ class Result:
         if self.reason:
             out["reason"] = self.reason
         out["facts"] = plain(self.facts)
+        if self.open_facts:
+            out["open_facts"] = sorted(self.open_facts)
         if self.details:
             out["details"] = plain(self.details)
         return out
@@ -115,17 +120,20 @@ def judge_expect(result: Result, expect: dict[str, Any]) -> tuple[list[str], lis
     """The mismatches between a result and an [expect] table, and the keys it leaves undecided.
 
     Keys name facts; `includes` / `excludes` test membership in the answer list. A fact the
-    result holds as None (null in JSON) is undecided: a limit left it open, e.g. spg's `count`
-    of a cooked length not exhausted, or the candidate lists of a last move shown not unique
-    before the limit (TOML has no null, so an [expect] value is never None: such a fact can
-    neither meet nor miss one)."""
+    result names in `open_facts` is undecided: a limit left it open, e.g. spg's `count` of a
+    cooked length not exhausted, or the candidate lists of a last move shown not unique before
+    the limit; it can neither meet nor miss an expectation. (A None fact is not open by
+    itself: a tablebase draw's `mate_in` is None, decided.)"""
     problems: list[str] = []
     undecided: list[str] = []
     for key, want in expect.items():
         if key in ("includes", "excludes"):
             have = result.facts.get("answer")
-            if have is None:     # no answer listed (a limit, a count alone): nothing to hold
+            if "answer" in result.open_facts:
                 undecided.append(key)
+                continue
+            if have is None:     # no answer listed (a limit, a count alone): nothing to hold
+                problems.append(f"expect.{key}: the result lists no answer to look in")
                 continue
             have_list = list(have) if isinstance(have, (list, tuple)) else [have]
             for item in want:
@@ -134,14 +142,14 @@ def judge_expect(result: Result, expect: dict[str, Any]) -> tuple[list[str], lis
                     verb = "missing from" if key == "includes" else "present in"
                     problems.append(f"{shown(item)} {verb} answer {shown(have_list, 200)}")
             continue
+        if key in result.open_facts:
+            undecided.append(key)
+            continue
         if key not in result.facts:
             problems.append(f"expect.{key}: the result has no such fact "
                             f"(it has: {', '.join(sorted(result.facts))})")
             continue
         have = result.facts[key]
-        if have is None and want is not None:
-            undecided.append(key)
-            continue
         if key in result.unordered and isinstance(have, (list, tuple)) and isinstance(want, list):
             same = set(map(_key, have)) == set(map(_key, want))      # sets: order and repeats
         else:

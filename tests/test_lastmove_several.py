@@ -2,7 +2,7 @@
 different candidates prove the answer *several* whatever the unresolved candidates are, so a
 limit hit after two games is *proved, several* with the possible candidates a lower bound
 (`possible_at_least`), and the lists that stay open (`possible`, `impossible`, `answer`) are
-None: an [expect] on them is not decided, neither met nor missed. Oracles: python-chess
+None and named in `open_facts`: an [expect] on them is not decided, neither met nor missed. Oracles: python-chess
 replays every game; the certificate checker; [expect] tables against the same result."""
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ def test_two_games_under_a_limit_prove_the_last_move_not_unique(shown) -> None:
     assert facts["possible"] is None and facts["impossible"] is None and facts["answer"] is None
     assert facts["unresolved"] == [c["notation"] for c in unresolved]
     assert result.answer is None
+    assert result.open_facts == {"possible", "impossible", "answer"}
+    assert result.to_json()["open_facts"] == ["answer", "impossible", "possible"]
     diagram = chess.Board(ROOK)
     for c in possible:                 # python-chess: each game ends on the diagram
         board = chess.Board()
@@ -87,11 +89,13 @@ def test_its_certificate_claims_not_unique_and_no_more(shown, tmp_path) -> None:
 
 
 def test_an_open_fact_is_neither_met_nor_missed() -> None:
-    """None (null) is what a limit leaves open: an [expect] on it is undecided; a fact that is
-    decided still misses; `compare_expect` (met or not) never counts an open one as met."""
+    """A fact the result names open (a limit left it so) is undecided for an [expect]; a fact
+    that is decided still misses, None or not; `compare_expect` (met or not) never counts an
+    open one as met."""
     result = Result("last-move", "proved", None,
                     facts={"finding": "several", "possible": None, "answer": None,
-                           "possible_at_least": 2})
+                           "possible_at_least": 2, "mate_in": None},
+                    open_facts=frozenset({"possible", "answer"}))
     assert judge_expect(result, {"answer": ["Ra1-a8+"], "includes": ["Ra1-a8+"],
                                  "possible": ["Ra1-a8+"]}) == \
         ([], ["answer", "includes", "possible"])
@@ -101,6 +105,8 @@ def test_an_open_fact_is_neither_met_nor_missed() -> None:
     assert undecided == ["answer"]
     assert compare_expect(result, {"answer": ["Ra1-a8+"]}) == \
         ["expect.answer: not decided (the result leaves it open)"]
+    # a None fact not named open is decided (a tablebase draw's mate_in): it misses
+    assert judge_expect(result, {"mate_in": 5}) == (["expect.mate_in: wanted 5, got None"], [])
 
 
 def _problem(tmp_path: Path, expect: str) -> Path:

@@ -84,6 +84,14 @@ def test_a_limit_after_two_games_says_at_least_and_leaves_shorter_open(monkeypat
     assert "at least 3" in result.lines[0]
     assert "shorter lengths: not decided (limit)" in result.lines
     assert all(_replays(g, target) for g in answer.games)
+    # an [expect] on the open count or shorter length is not decided, neither met nor missed;
+    # the status, proved by the three games, is judged (review of 2026-11-30: NOT MET before)
+    from retrologic.result import judge_expect
+    assert result.open_facts == {"count", "shorter"}
+    assert judge_expect(result, {"status": "cooked", "count": 16, "shorter": 0}) == \
+        ([], ["count", "shorter"])
+    assert judge_expect(result, {"status": "unique", "count": 3})[0] == \
+        ["expect.status: wanted 'unique', got 'cooked'"]
 
 
 def test_without_a_limit_the_same_problem_is_exact() -> None:
@@ -93,3 +101,4 @@ def test_without_a_limit_the_same_problem_is_exact() -> None:
     answer = spg.solve(target, 4, engine="schedule")
     result = answer_result(answer)
     assert answer.complete and result.facts["count"] == 16 and result.facts["shorter"] == 0
+    assert result.open_facts == frozenset()

@@ -95,7 +95,8 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
             lines.append(NOT_WRITTEN)
     return Result(KIND, res.verdict, None if _open(res) else res.answer, reason=res.reason,
                   facts=facts, details=details, lines=lines,
-                  unordered=frozenset(facts) | {"answer"}, position=pos)
+                  unordered=frozenset(facts) | {"answer"}, position=pos,
+                  open_facts=frozenset(OPEN if _open(res) else ()))
 
 
 SHOWN = 40  # impossible or unresolved candidates the text lists per status; JSON has them all
@@ -154,7 +155,7 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
     if _open(res):
         # several, shown before a limit: which candidates are possible, impossible, and so the
         # answer, stay open (None: an [expect] on them is not decided); at least these many
-        facts.update(impossible=None, possible=None, answer=None, possible_at_least=len(shown))
+        facts.update(dict.fromkeys(OPEN), possible_at_least=len(shown))
     details = {
         "candidates": [{"notation": c.notation, "status": c.status, "reason": c.reason,
                         "support": c.support_line, "pgn": lastmove.support_pgn(c),
@@ -167,6 +168,9 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
 
 NOT_WRITTEN = ("certificate: not written (a limit cut the candidate list short, or it would "
                "pass check's size cap)")
+
+
+OPEN = ("impossible", "possible", "answer")     # the facts a several shown before a limit leaves
 
 
 def _open(res: lastmove.LastMoveResult) -> bool:
@@ -218,6 +222,7 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
     details: dict[str, Any] = {"duplex": {}}
     verdicts, reasons, answer = [], [], []
     complete = True             # both sides' lists decided (else the answer stays open)
+    open_facts: set[str] = set()
     for mover in (chess.WHITE, chess.BLACK):
         name = chess.COLOR_NAMES[mover]
         sided = pos.with_turn(not mover)
@@ -240,7 +245,9 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
                 lines.append("  " + NOT_WRITTEN)
         details["duplex"][name] = side_details
         verdicts.append(res.verdict)
-        complete = complete and not _open(res)
+        if _open(res):
+            complete = False
+            open_facts.update(f"{name}_{k}" for k in OPEN)
         answer.extend(f"{name}: {n}" for n in res.answer)
         if res.reason:
             reasons.append(f"{name}: {res.reason}")
@@ -253,10 +260,11 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
     verdict = Verdict.PROVED if all(v == Verdict.PROVED for v in verdicts) else Verdict.UNKNOWN
     if not complete:
         facts["answer"] = None
+        open_facts.add("answer")
     return Result(KIND, verdict, answer if complete else None, reason="; ".join(reasons) or None,
                   facts=facts,
                   details=details, lines=lines, unordered=frozenset(facts) | {"answer"},
-                  position=pos)
+                  position=pos, open_facts=frozenset(open_facts))
 
 
 def _half(budget: Budget) -> Budget:

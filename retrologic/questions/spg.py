@@ -131,8 +131,10 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
             lines.append(line)
         details["certificates"] = paths
         lines.append(f"certificates: {', '.join(paths) or 'none (no game found)'}")
+    # None is what a limit leaves of these two (see above): an [expect] on one is not decided
+    open_facts = frozenset(k for k in ("count", "shorter") if facts[k] is None)
     return Result(KIND, VERDICT[status], answer=sans, reason=reason, facts=facts,
-                  details=details, lines=lines, position=answer.target)
+                  details=details, lines=lines, position=answer.target, open_facts=open_facts)
 
 
 def strategy_lines(answer: spg.SpgAnswer) -> list[str]:
