@@ -142,6 +142,9 @@ def test_solving_a_problem_file_puts_its_meta_in_the_pgn() -> None:
     assert game.headers["Event"] == prob.meta["title"]
     assert game.headers["Site"] == prob.meta["source"]
     assert result._repr_svg_() is not None
+    # the text output's PGN carries the same tags (it kept Event "Proof game" before)
+    text = "\n".join(result.lines)
+    assert f'[Event "{prob.meta["title"]}"]' in text and '[Event "Proof game"]' not in text
 
 
 @pytest.mark.parametrize("notation, squares", [("Ka2-a1", ("a2", "a1")), ("a2xRb3", ("a2", "b3")),

@@ -37,8 +37,10 @@ SHOWN = 10  # games printed in full unless --all
 
 
 def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
-                  certificate_dir: str | None = None, budget: Budget | None = None) -> Result:
-    """A Result from a solved proof game: facts for [expect], SAN and PGN of every game."""
+                  certificate_dir: str | None = None, budget: Budget | None = None,
+                  tags: dict[str, str] | None = None) -> Result:
+    """A Result from a solved proof game: facts for [expect], SAN and PGN of every game (with
+    `tags`, a problem's PGN tags, in the text as in the JSON)."""
     status = answer.status
     sans = [spg.san_text(g) for g in answer.games]
     length = spg.moves_text(answer.plies)
@@ -94,13 +96,13 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
             lines.append(f"... {len(sans) - show} more (use --all to print every game)")
             break
         lines.append(f"{i + 1}) {text}")
-        lines.extend("   " + row for row in spg.pgn_text(g, answer.target).splitlines())
+        lines.extend("   " + row for row in spg.pgn_text(g, answer.target, tags=tags).splitlines())
     lines.extend(strategy_lines(answer))
     lines.extend(schedule_lines(answer))
     lines.append(f"search: {answer.nodes} nodes, {answer.seconds:.2f} s; lengths searched: "
                  + ", ".join(f"{spg.moves_text(s['plies'])}"
                              + ("" if s["complete"] else " (incomplete)") for s in answer.searches))
-    details = {"pgn": [spg.pgn_text(g, answer.target) for g in answer.games],
+    details = {"pgn": [spg.pgn_text(g, answer.target, tags=tags) for g in answer.games],
                "searches": answer.searches, "nodes": answer.nodes,
                "seconds": round(answer.seconds, 3)}
     if truncated:                       # the answer lists fewer games than the count
@@ -217,12 +219,11 @@ def solve(problem: Any, options: Any) -> Result:
     answer = spg.solve(target, plies, limits,
                        engine=problem.question["engine"])
     from retrologic.certformat import destination
-    result = answer_result(answer, show=None,
-                           certificate_dir=destination(options.certificate_dir, problem),
-                           budget=limits.budget)
     from retrologic.pictures.pgn import headers   # the problem's tags (issue #20)
     tags = headers(problem.meta, f"PG {spg.moves_text(plies)}")  # written without chess.pgn
-    result.details["pgn"] = [spg.pgn_text(g, answer.target, tags=tags) for g in answer.games]
+    result = answer_result(answer, show=None,
+                           certificate_dir=destination(options.certificate_dir, problem),
+                           budget=limits.budget, tags=tags)
     result.position = target
     return result
 
