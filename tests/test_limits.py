@@ -403,6 +403,18 @@ def test_a_tablebase_forward_check_stops_at_its_node_limit(capsys, tmp_path):
                      "3000"]) == 4
     out = capsys.readouterr().out
     assert "stopped early (node limit 3000)" in out and "0 mismatches" in out
+    assert "3,000 INVALID markings" in out   # the batch of 20,000 cut to the limit's room
+
+
+def test_a_tablebase_forward_check_meets_its_node_limit_exactly(capsys, tmp_path):
+    """The last batch is cut to what the limit leaves: 100 sampled positions and 100 INVALID
+    indices marked first (200), then 50 of the positions' values; before 2026-11-30 a batch
+    that would pass the limit was not begun (`--nodes 1000` on KRK checked nothing)."""
+    assert cli.main(["tablebase", "verify", "KRK", "--dir", str(tmp_path), "--sample", "100",
+                     "--nodes", "250"]) == 4
+    out = capsys.readouterr().out
+    assert "KRK: 50 positions" in out and "200 INVALID markings" in out
+    assert "stopped early (node limit 250)" in out
 
 
 def test_an_undecided_board_of_a_cage_collection_is_no_mismatch(capsys, tmp_path):

@@ -253,18 +253,25 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_MISMATCH
 
 
-def _stepper(budget: Any) -> Any:
+class _stepper:
     """The forward check's `step`: each batch charged to `budget` (positions as nodes: the
-    progress bar counts them), its limit or Ctrl-C the reason to stop."""
-    from retrologic.limits import LimitHit
+    progress bar counts them), its limit or Ctrl-C the reason to stop; `room()`, the nodes
+    left, lets the check cut its last batch to the limit (a limit below a whole batch checked
+    nothing before 2026-11-30)."""
 
-    def step(count: int) -> str | None:
+    def __init__(self, budget: Any) -> None:
+        self.budget = budget
+
+    def __call__(self, count: int) -> str | None:
+        from retrologic.limits import LimitHit
         try:
-            budget.check(count, every=1)
+            self.budget.check(count, every=1)
         except LimitHit as e:
             return e.reason
         return None
-    return step
+
+    def room(self) -> int | None:
+        return self.budget.nodes_left()
 
 
 def report_lines(report: Any) -> list[str]:

@@ -57,7 +57,9 @@ class _Stop(Exception):
     """The caller's `step` asked the check to end (its reason in `Report.stopped`)."""
 
 
-Step = Callable[[int], "str | None"]   # told how many positions come next; a reason to stop
+# told how many positions come next; a reason to stop (a step may also have `room()`: the
+# positions its node limit still allows, None without one; batches are cut to fit it)
+Step = Callable[[int], "str | None"]
 
 
 def board_of(lay: ti.Layout, side: bool, squares: np.ndarray) -> chess.Board:
@@ -177,20 +179,30 @@ def _check_table(lib: Library, table: Table, indices: np.ndarray | None, sample:
     return _check_values(lib, table, indices, report, step)
 
 
+def _fit(step: Step, size: int) -> int:
+    """A batch of at most `size` that the step's node limit has room for (`room()`, when the
+    step has it), so that a limit is met exactly; at least 1, so that a spent limit stops."""
+    room = getattr(step, "room", None)
+    left = room() if room is not None else None
+    return size if left is None or left <= 0 else min(size, left)
+
+
 def _check_marks(report: Report, lay: ti.Layout, indices: np.ndarray,
                  marked: np.ndarray, step: Step) -> None:
     """Each index marked INVALID must be no position of the table (`valid`), and each other
     one must be one."""
-    for start in range(0, len(indices), 20_000):
-        part = indices[start:start + 20_000]
+    start = 0
+    while start < len(indices):
+        part = indices[start:start + _fit(step, 20_000)]
         _ask(step, len(part), report)
-        wrong = np.flatnonzero(valid(lay, part) == marked[start:start + 20_000])
+        wrong = np.flatnonzero(valid(lay, part) == marked[start:start + len(part)])
         report.indices += len(part)
         report.wrong_marks += len(wrong)
         for row in wrong[:max(SHOWN - len(report.misplaced), 0)]:
             why = "a legal position marked INVALID" if marked[start + row] else \
                 "no position of the table (not canonical, or illegal), given a value"
             report.misplaced.append((lay.signature, int(part[row]), why))
+        start += len(part)
 
 
 def _check_values(lib: Library, table: Table, indices: np.ndarray, report: Report,
@@ -200,10 +212,12 @@ def _check_values(lib: Library, table: Table, indices: np.ndarray, report: Repor
     lay = table.layout
     side, squares = ti.decode(lay, indices)
     looked: set[str] = set()
-    for start in range(0, len(indices), 500):
-        _ask(step, min(500, len(indices) - start), report)
+    start = 0
+    while start < len(indices):
+        end = min(start + _fit(step, 500), len(indices))
+        _ask(step, end - start, report)
         boards, kids, spans = [], [], []
-        for i in range(start, min(start + 500, len(indices))):
+        for i in range(start, end):
             b = board_of(lay, side[i], squares[i])
             boards.append(b)
             first = len(kids)
@@ -223,4 +237,5 @@ def _check_values(lib: Library, table: Table, indices: np.ndarray, report: Repor
             report.checked += 1
             if have != want:
                 report.mismatches.append((b.fen(), have, want))
+        start = end
     return looked
