@@ -155,8 +155,28 @@ def judge_expect(result: Result, expect: dict[str, Any]) -> tuple[list[str], lis
         else:
             same = same_value(have, want)
         if not same:
-            problems.append(f"expect.{key}: wanted {shown(want, 200)}, got {shown(have, 200)}")
+            kinds = (_kind(want), _kind(have))
+            clash = f" ({kinds[0]} where the fact is {kinds[1]})" \
+                if kinds[0] != kinds[1] and have is not None else ""
+            problems.append(f"expect.{key}: wanted {shown(want, 200)}, got {shown(have, 200)}"
+                            + clash)
     return problems, undecided
+
+
+def _kind(value: Any) -> str:
+    """A JSON value's kind in words: an [expect] of another kind than its fact (`"27"` for 27)
+    can never be met, and the mismatch line says so."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return "null" if value is None else type(value).__name__
 
 
 def same_value(have: Any, want: Any) -> bool:

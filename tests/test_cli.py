@@ -104,6 +104,11 @@ def test_expect_compares_json_values_not_python_ones():
     assert compare_expect(listed, {"answer": ["a2-a3+"]})
     assert compare_expect(listed, {"n": [True, 1]}) == [] and compare_expect(listed, {"n": [1, 1]})
     assert compare_expect(listed, {"includes": ["b2-b3"], "excludes": ["c2-c3"]}) == []
+    # a value of another kind than its fact is named as such (`dtm_plies = "27"` for 27)
+    table = Result("tablebase", "proved", "mate in 14", facts={"dtm_plies": 27})
+    assert compare_expect(table, {"dtm_plies": "27"}) == \
+        ["expect.dtm_plies: wanted '27', got 27 (a string where the fact is a number)"]
+    assert compare_expect(table, {"dtm_plies": 26}) == ["expect.dtm_plies: wanted 26, got 27"]
 
 
 def test_usage_error_exit_2():
