@@ -1,7 +1,7 @@
 """The deduce-drup certificate checker: rebuilds the CNF of the stated claim and checks the
 DRUP proof that refutes it with our own RUP checker.
 
-Rule: this module imports python-chess, the flat core (retrologic.position, .certformat,
+Rule: this module imports the flat core (retrologic.position, .certformat,
 .errors, and .constraints through the query) and, to rebuild the CNF from the certificate's
 position, assumptions, core and claim, the solver-free parts of the history model:
 retrologic.history.model (the encoding), .query (the predicate language and Query) and
@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import chess
-
 from retrologic.certformat import (Rejected, Verdict, frozen_mask, same_stated_position,
-                                   stated_position, tick, verdict_of, whole_or_counted)
+                                   square_names, stated_position, tick, verdict_of,
+                                   whole_or_counted)
 from retrologic.errors import InputError
 from retrologic.history.clauses import dimacs, to_cnf
 from retrologic.history.drup import check_lines
@@ -139,8 +138,7 @@ def _check_drup(cert: dict[str, Any]) -> str:
     res = check_lines(clauses, proof_lines, nv, tick)
     if not res.ok:
         raise Rejected(res.reason)
-    names = [chess.square_name(sq) for sq in chess.scan_forward(frozen)]
-    where = f"{pos.fen()}" + (f" frozen {','.join(names)}" if names else "")
+    where = f"{pos.fen()}" + (f" frozen {square_names(frozen)}" if frozen else "")
     # the assumptions first, then the claim, each whole or by count and name (a line cut in
     # the middle of an expression would read as another claim: `certformat.whole_or_counted`)
     given = "assuming " + whole_or_counted([f"{n}: {e}" for n, e in assumed], 100,
@@ -149,7 +147,7 @@ def _check_drup(cert: dict[str, Any]) -> str:
         f"of a {len(claimed[0])}-character name" if claimed else ""
     what = (f"claim {name} ({whole_or_counted([claimed[1]], 100, 'expression')}) holds in "
             "every history of the model" if claimed else "the position has no history in the model "
-            "(illegal" + (" if the assumptions hold)" if assumed or names else ")"))
+            "(illegal" + (" if the assumptions hold)" if assumed or frozen else ")"))
     return f"{given}{what}: {where} ({res.lemmas} lemmas checked by RUP)"
 
 
