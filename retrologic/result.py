@@ -44,6 +44,9 @@ class Result:
     # facts a limit left open (their value is not the answer's, e.g. a lower bound's list): an
     # [expect] naming one is not decided (`judge_expect`); "answer" covers includes/excludes
     open_facts: frozenset[str] = frozenset()
+    # lower-bound facts (a number proved at least so) and the fact each bounds: an [expect] of
+    # at most the bound is met; above it, not decided while that fact is open, else missed
+    bounds: dict[str, str] = field(default_factory=dict)
     # the diagram asked about (a retrologic Position or a chess.Board), for pictures only: not
     # in to_json(), repr or ==; set by the question that knows it (issue #20, `_repr_svg_`)
     position: Any = field(default=None, repr=False, compare=False)
@@ -150,6 +153,15 @@ def judge_expect(result: Result, expect: dict[str, Any]) -> tuple[list[str], lis
                             f"(it has: {', '.join(sorted(result.facts))})")
             continue
         have = result.facts[key]
+        if key in result.bounds and _number(have) and _number(want):
+            if have >= want:
+                continue                    # proved at least so
+            if result.bounds[key] in result.open_facts:
+                undecided.append(key)       # more may yet be shown
+            else:
+                problems.append(f"expect.{key}: wanted at least {shown(want)}, got "
+                                f"{shown(have)}, the exact figure")
+            continue
         if key in result.unordered and isinstance(have, (list, tuple)) and isinstance(want, list):
             same = set(map(_key, have)) == set(map(_key, want))      # sets: order and repeats
         else:
@@ -161,6 +173,10 @@ def judge_expect(result: Result, expect: dict[str, Any]) -> tuple[list[str], lis
             problems.append(f"expect.{key}: wanted {shown(want, 200)}, got {shown(have, 200)}"
                             + clash)
     return problems, undecided
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _kind(value: Any) -> str:

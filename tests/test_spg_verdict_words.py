@@ -92,6 +92,9 @@ def test_a_limit_after_two_games_says_at_least_and_leaves_shorter_open(monkeypat
         ([], ["count", "shorter"])
     assert judge_expect(result, {"status": "unique", "count": 3})[0] == \
         ["expect.status: wanted 'unique', got 'cooked'"]
+    # count_at_least is a lower bound: met up to 3, not decided above while count is open
+    assert judge_expect(result, {"count_at_least": 2}) == ([], [])
+    assert judge_expect(result, {"count_at_least": 16}) == ([], ["count_at_least"])
 
 
 def test_without_a_limit_the_same_problem_is_exact() -> None:
@@ -102,3 +105,8 @@ def test_without_a_limit_the_same_problem_is_exact() -> None:
     result = answer_result(answer)
     assert answer.complete and result.facts["count"] == 16 and result.facts["shorter"] == 0
     assert result.open_facts == frozenset()
+    from retrologic.result import judge_expect
+    assert result.facts["count_at_least"] == 16             # exact when complete
+    assert judge_expect(result, {"count_at_least": 3}) == ([], [])
+    assert judge_expect(result, {"count_at_least": 17})[0] == \
+        ["expect.count_at_least: wanted at least 17, got 16, the exact figure"]

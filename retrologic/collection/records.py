@@ -109,6 +109,8 @@ def solve_problem(prob: Any, label: str, options: SolveOptions, json_mode: bool)
             else:
                 lines.append("expect: met" if met else "expect: NOT MET")
                 lines.extend(f"  {m}" for m in mismatches)
+                if undecided:
+                    lines.append(f"  not decided: {', '.join(undecided)} left open")
         return _timed(Done(record, "\n".join(lines)), start)
     except Exception as e:  # noqa: BLE001 - one problem's failure is that problem's record
         return _timed(error_done(label, e, traceback.format_exc()), start)

@@ -222,11 +222,22 @@ def _check(cert: dict[str, Any]) -> str:
         which = "unique" if len(left) == 1 else f"several ({len(left)})"
         return head + f"{which}, each shown by a legal game: {_listed(left)}; " \
                       f"every other of the {len(generated)} candidates impossible"
-    several = len(shown_possible) >= 2      # two games with different last moves: not unique
+    several = len(shown_possible) >= 2      # two games ending with different candidates
     return head + f"{len(generated) - len(left)} of {len(generated)} candidates impossible, " \
                   f"{len(shown_possible)} shown possible by a game" + (
-                      f" ({_listed(shown_possible)}): the last move is not unique"
-                      if several else "") + f"; the last move is among: {_listed(left)}"
+                      f" ({_listed(shown_possible)}): {not_unique(plies)}"
+                      if several else "") + f"; {_last(plies)} among: {_listed(left)}"
+
+
+def _last(plies: int) -> str:
+    return "the last move is" if plies == 1 else f"the last {plies} single moves are"
+
+
+def not_unique(plies: int) -> str:
+    """What two candidates shown possible prove: with more than one ply, two sequences may
+    share their last move (review of 2026-11-30: "the last move is not unique" was claimed of
+    `e4 e5 Nf3 Nc6` and `Nf3 e5 e4 Nc6`)."""
+    return f"{_last(plies)} not unique"
 
 
 LISTED = 300   # characters of candidates an accepted claim lists whole (the rest: MAX_CLAIM)

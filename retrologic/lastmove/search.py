@@ -13,7 +13,7 @@ candidate is unresolved: *unique* (one possible, each other
 impossible), *several* (two or more possible, each with its game: the problem is cooked) or
 *none possible* (every candidate impossible: the diagram is illegal); and *several* too,
 not complete, when two or more are shown possible and others are left unresolved (two games
-ending with different candidates are enough to prove the last move not unique).
+ending with different candidates prove that the last move, or the last N, is not unique).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import chess
 
-from retrologic.lastmove.checker import Status, diagram_fault, stalemate_message
+from retrologic.lastmove.checker import Status, diagram_fault, not_unique, stalemate_message
 from retrologic.legality import rules as legality
 from retrologic.limits import Budget, LimitHit, active, budget_for
 from retrologic.position import Position
@@ -454,6 +454,7 @@ class LastMoveResult:
     finding: "Finding | None" = None     # proved: unique, several or none possible
     listed: bool = True                  # every side's candidate list generated whole
     complete: bool = True    # every candidate decided (a proved one not: several, at least)
+    plies: int = 1           # the question's number of last single moves
 
 
 def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
@@ -495,11 +496,11 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
             verdict = Verdict.UNKNOWN       # not "0 candidate(s) unresolved": none was listed
             reason = f"{hit} before the candidates were all listed"
         elif unresolved and len(possible) >= 2:
-            # two games ending with different candidates prove the last move not unique,
+            # two games ending with different candidates prove the answer not unique,
             # whatever the unresolved ones are: several, the possible ones a lower bound
             verdict, finding = Verdict.PROVED, Finding.SEVERAL
-            reason = (f"not unique: at least {len(possible)} candidates possible, each shown by "
-                      f"a legal game; {len(unresolved)} unresolved: "
+            reason = (f"{not_unique(plies)}: at least {len(possible)} candidates possible, "
+                      f"each shown by a legal game; {len(unresolved)} unresolved: "
                       + (hit or unresolved[0].reason or "no game found"))
         elif hit is not None:
             verdict = Verdict.UNKNOWN
@@ -520,7 +521,8 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
             finding = Finding.UNIQUE if len(survivors) == 1 else Finding.SEVERAL
         return LastMoveResult(all_cands, verdict, answer, reason, illegal_for, search.nodes,
                               time.perf_counter() - search.started, finding,
-                              listed=len(listed) == len(sides), complete=not unresolved)
+                              listed=len(listed) == len(sides), complete=not unresolved,
+                              plies=plies)
 
 
 def _no_candidate(pos: Position, sides: list[chess.Color]) -> str:

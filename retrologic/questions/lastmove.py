@@ -15,7 +15,7 @@ from retrologic.console import add_limit_arguments, emit
 from retrologic.errors import InputError
 from retrologic.files import path_kind
 from retrologic.lastmove import search as lastmove
-from retrologic.lastmove.checker import Status
+from retrologic.lastmove.checker import Status, not_unique
 from retrologic.limits import Budget, budget_for
 from retrologic.options import SolveOptions, budget_of
 from retrologic.position import Position, given_frozen, parse
@@ -96,7 +96,7 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
     return Result(KIND, res.verdict, None if _open(res) else res.answer, reason=res.reason,
                   facts=facts, details=details, lines=lines,
                   unordered=frozenset(facts) | {"answer"}, position=pos,
-                  open_facts=frozenset(OPEN if _open(res) else ()))
+                  open_facts=frozenset(OPEN if _open(res) else ()), bounds=BOUNDS)
 
 
 SHOWN = 40  # impossible or unresolved candidates the text lists per status; JSON has them all
@@ -138,7 +138,7 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
         lines.append(f"... and {' and '.join(unlisted)} (--json lists every one)")
     shown = [c.notation for c in res.candidates if c.status == Status.POSSIBLE]
     if _open(res):
-        lines.append(f"{res.finding}, at least {len(shown)} (the last move is not unique; "
+        lines.append(f"{res.finding}, at least {len(shown)} ({not_unique(res.plies)}; "
                      f"{_count(res, Status.UNRESOLVED)} unresolved): {', '.join(shown)}")
     elif res.finding:
         lines.append(f"{res.finding}" + (f": {', '.join(res.answer)}" if res.answer else ""))
@@ -152,10 +152,11 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
         "illegal_for": res.illegal_for,
         "finding": None if res.finding is None else str(res.finding),
     }
+    facts["possible_at_least"] = len(shown)     # a lower bound, exact when none is open
     if _open(res):
         # several, shown before a limit: which candidates are possible, impossible, and so the
-        # answer, stay open (None: an [expect] on them is not decided); at least these many
-        facts.update(dict.fromkeys(OPEN), possible_at_least=len(shown))
+        # answer, stay open (None: an [expect] on them is not decided)
+        facts.update(dict.fromkeys(OPEN))
     details = {
         "candidates": [{"notation": c.notation, "status": c.status, "reason": c.reason,
                         "support": c.support_line, "pgn": lastmove.support_pgn(c),
@@ -171,6 +172,7 @@ NOT_WRITTEN = ("certificate: not written (a limit cut the candidate list short, 
 
 
 OPEN = ("impossible", "possible", "answer")     # the facts a several shown before a limit leaves
+BOUNDS = {"possible_at_least": "possible"}       # a lower bound and the fact it bounds
 
 
 def _open(res: lastmove.LastMoveResult) -> bool:
@@ -264,7 +266,9 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
     return Result(KIND, verdict, answer if complete else None, reason="; ".join(reasons) or None,
                   facts=facts,
                   details=details, lines=lines, unordered=frozenset(facts) | {"answer"},
-                  position=pos, open_facts=frozenset(open_facts))
+                  position=pos, open_facts=frozenset(open_facts),
+                  bounds={f"{side}_{k}": f"{side}_{v}" for side in ("white", "black")
+                          for k, v in BOUNDS.items()})
 
 
 def _half(budget: Budget) -> Budget:

@@ -65,6 +65,7 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     else:
         shorter = False if answer.shorter_complete else None
     facts: dict[str, Any] = {"status": status, "count": answer.count if answer.complete else None,
+                             "count_at_least": answer.count,   # a lower bound, exact if complete
                              "plies": answer.plies, "shorter": shorter}
     if answer.shorter is not None and not answer.shorter_exact:
         facts["shorter_at_most"] = answer.shorter
@@ -75,7 +76,6 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     elif answer.count:
         head = f"{status}: at least {answer.count} game(s) of {length} ({answer.plies} plies), " \
                "found before the limit"
-        facts["count_at_least"] = answer.count
     else:
         head = f"{status}: no game of {length} ({answer.plies} plies) found before the limit"
     lines = [head]
@@ -136,7 +136,8 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     # None is what a limit leaves of these two (see above): an [expect] on one is not decided
     open_facts = frozenset(k for k in ("count", "shorter") if facts[k] is None)
     return Result(KIND, VERDICT[status], answer=sans, reason=reason, facts=facts,
-                  details=details, lines=lines, position=answer.target, open_facts=open_facts)
+                  details=details, lines=lines, position=answer.target, open_facts=open_facts,
+                  bounds={"count_at_least": "count"})
 
 
 def strategy_lines(answer: spg.SpgAnswer) -> list[str]:
