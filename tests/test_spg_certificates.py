@@ -158,6 +158,8 @@ def test_game_removed_is_rejected_by_the_proof(certs: dict[str, dict]) -> None:
     bad["lengths"][0]["games"].pop()
     bad["status"] = "unique"          # consistent with the list: only the proof can object
     _rejected(bad, "lengths[0]")
+    # the message says what the failed proof may mean (review: it named a hint alone)
+    _rejected(bad, "the 1 game(s) listed are all (a game left out of the list, or a wrong")
 
 
 def _unpack(text: str) -> str:

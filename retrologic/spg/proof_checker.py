@@ -132,8 +132,10 @@ def _length(target: chess.BaseBoard, entry: Any, i: int, want: int) -> tuple[int
     # clauses, then the lemmas); plain DRUP: by unit propagation over everything
     res = check_lrat(clauses + blocks, steps, tick) if hinted else \
         check(clauses + blocks, steps, enc.nv, tick)
-    if not res.ok:
-        raise Rejected(f"lengths[{i}] ({plies} plies): {res.reason}")
+    if not res.ok:      # the checker cannot tell which: say both (review of 2026-11-30)
+        raise Rejected(f"lengths[{i}] ({plies} plies): the proof does not show that the "
+                       f"{len(games)} game(s) listed are all (a game left out of the list, or "
+                       f"a wrong proof): {res.reason}")
     return len(games), res.lemmas
 
 
