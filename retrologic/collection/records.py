@@ -83,7 +83,8 @@ def solve_problem(prob: Any, label: str, options: SolveOptions, json_mode: bool)
         elif expect is None:
             outcome, status = "answered", EXIT_OK
         else:
-            # a fact a limit left open (None) decides nothing: unknown unless another missed
+            # a fact a limit left open (Result.open_facts) decides nothing: unknown, unless
+            # another expectation missed
             mismatches, undecided = problem_mod.judge(prob, result)
             if mismatches:
                 met, outcome, status = False, "not met", EXIT_MISMATCH
