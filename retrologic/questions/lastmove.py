@@ -96,7 +96,7 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
     return Result(KIND, res.verdict, None if _open(res) else res.answer, reason=res.reason,
                   facts=facts, details=details, lines=lines,
                   unordered=frozenset(facts) | {"answer"}, position=pos,
-                  open_facts=frozenset(OPEN if _open(res) else ()), bounds=BOUNDS)
+                  open_facts=_open_facts(res), bounds=BOUNDS)
 
 
 SHOWN = 40  # impossible or unresolved candidates the text lists per status; JSON has them all
@@ -181,6 +181,15 @@ def _open(res: lastmove.LastMoveResult) -> bool:
     return res.finding is not None and not res.complete
 
 
+def _open_facts(res: lastmove.LastMoveResult) -> frozenset[str]:
+    """The facts a limit leaves open whenever candidates stay unresolved (or unlisted), whatever
+    the verdict: the lists of each status, and so the answer (review of 2026-11-30: `unresolved
+    = []` was missed, and `possible_at_least` called "exact", on an undecided run)."""
+    if res.complete and res.listed:
+        return frozenset()
+    return frozenset({*OPEN, "unresolved", "illegal_for"})
+
+
 def _count(res: lastmove.LastMoveResult, status: Status) -> int:
     return sum(1 for c in res.candidates if c.status == status)
 
@@ -249,7 +258,7 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
         verdicts.append(res.verdict)
         if _open(res):
             complete = False
-            open_facts.update(f"{name}_{k}" for k in OPEN)
+        open_facts.update(f"{name}_{k}" for k in _open_facts(res))
         answer.extend(f"{name}: {n}" for n in res.answer)
         if res.reason:
             reasons.append(f"{name}: {res.reason}")
