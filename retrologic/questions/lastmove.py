@@ -137,9 +137,10 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
     if unlisted:
         lines.append(f"... and {' and '.join(unlisted)} (--json lists every one)")
     shown = [c.notation for c in res.candidates if c.status == Status.POSSIBLE]
+    unresolved = [c.notation for c in res.candidates if c.status == Status.UNRESOLVED]
     if _open(res):
         lines.append(f"{res.finding}, at least {len(shown)} ({not_unique(res.plies)}; "
-                     f"{_count(res, Status.UNRESOLVED)} unresolved): {', '.join(shown)}")
+                     f"{len(unresolved)} unresolved): {', '.join(shown)}")
     elif res.finding:
         lines.append(f"{res.finding}" + (f": {', '.join(res.answer)}" if res.answer else ""))
     if res.illegal_for:
@@ -148,7 +149,7 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
     facts: dict[str, Any] = {
         "impossible": [c.notation for c in res.candidates if c.status == Status.IMPOSSIBLE],
         "possible": shown,
-        "unresolved": [c.notation for c in res.candidates if c.status == Status.UNRESOLVED],
+        "unresolved": unresolved,
         "illegal_for": res.illegal_for,
         "finding": None if res.finding is None else str(res.finding),
     }
@@ -188,10 +189,6 @@ def _open_facts(res: lastmove.LastMoveResult) -> frozenset[str]:
     if res.complete and res.listed:
         return frozenset()
     return frozenset({*OPEN, "unresolved", "illegal_for"})
-
-
-def _count(res: lastmove.LastMoveResult, status: Status) -> int:
-    return sum(1 for c in res.candidates if c.status == status)
 
 
 def _write_certificate(pos: Position, plies: int, res: lastmove.LastMoveResult,
