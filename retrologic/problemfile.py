@@ -10,6 +10,7 @@ resolve_path) without an import cycle. retrologic.problem looks the kind up in t
 from __future__ import annotations
 
 import datetime
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -81,14 +82,18 @@ def read(path: str | Path, spec_of: SpecOf) -> Problem:
     return parse(data, spec_of, file=file)
 
 
-def _dated(value: Any) -> Any:
-    """The first TOML date or time inside `value` (None: there is none)."""
+def _no_fact(value: Any) -> tuple[str, str] | None:
+    """The first value inside `value` that no answer's fact can be, and why: a TOML date or
+    time, or `inf` / `nan` (no count, length or bound is infinite; nan equals nothing, so
+    an expectation of it could never be met). None: there is none."""
     if isinstance(value, (datetime.date, datetime.time)):
-        return value
+        return str(value), "a date or time is no fact of an answer"
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value), "inf and nan are no fact of an answer"
     items = value.values() if isinstance(value, dict) else \
         value if isinstance(value, list) else ()
     for item in items:
-        found = _dated(item)
+        found = _no_fact(item)
         if found is not None:
             return found
     return None
@@ -140,10 +145,10 @@ def parse(data: dict[str, Any], spec_of: SpecOf, *, file: str = "<problem>") -> 
             raise InputError("an empty [expect] table checks nothing", file=file,
                              field="expect", value=None)
         for key, value in expect.items():
-            dated = _dated(value)
-            if dated is not None:        # TOML's dates and times are no fact of any answer
-                raise InputError("a date or time is no fact of an answer", file=file,
-                                 field=f"expect.{key}", value=str(dated))
+            foreign = _no_fact(value)
+            if foreign is not None:
+                raise InputError(foreign[1], file=file, field=f"expect.{key}",
+                                 value=foreign[0])
         for key in ("includes", "excludes"):
             if key not in expect:
                 continue

@@ -47,6 +47,16 @@ class Result:
     # lower-bound facts (a number proved at least so) and the fact each bounds: an [expect] of
     # at most the bound is met; above it, not decided while that fact is open, else missed
     bounds: dict[str, str] = field(default_factory=dict)
+    # upper-bound facts (a number proved at most so, e.g. spg's `shorter_at_most`), judged the
+    # other way round: an [expect] of at least it is met; below it, not decided while the
+    # bounded fact is open, else missed
+    ceilings: dict[str, str] = field(default_factory=dict)
+    # answer items proved in (`known_in`) or out of (`known_out`) the answer while a limit leaves
+    # the answer itself open, e.g. last-move candidates shown possible by a game or impossible by
+    # a proof: `includes` / `excludes` on them are decided, on the others not
+    known_in: tuple[Any, ...] = ()
+    known_out: tuple[Any, ...] = ()
+    within: tuple[Any, ...] | None = None   # every item the answer can hold, when known
     # the diagram asked about (a retrologic Position or a chess.Board), for pictures only: not
     # in to_json(), repr or ==; set by the question that knows it (issue #20, `_repr_svg_`)
     position: Any = field(default=None, repr=False, compare=False)
@@ -133,7 +143,7 @@ def judge_expect(result: Result, expect: dict[str, Any]) -> tuple[list[str], lis
         if key in ("includes", "excludes"):
             have = result.facts.get("answer")
             if "answer" in result.open_facts:
-                undecided.append(key)
+                problems += _judge_known(result, key, want, undecided)
                 continue
             if have is None:     # no answer listed (a limit, a count alone): nothing to hold
                 problems.append(f"expect.{key}: the result lists no answer to look in")
@@ -162,6 +172,15 @@ def judge_expect(result: Result, expect: dict[str, Any]) -> tuple[list[str], lis
                 problems.append(f"expect.{key}: wanted at least {shown(want)}, got "
                                 f"{shown(have)}, the exact figure")
             continue
+        if key in result.ceilings and _number(want) and (have is None or _number(have)):
+            if have is not None and have <= want:
+                continue                    # proved at most so
+            if result.ceilings[key] in result.open_facts:
+                undecided.append(key)       # less may yet be shown
+            else:
+                got = "none exists" if have is None else f"got {shown(have)}, the exact figure"
+                problems.append(f"expect.{key}: wanted at most {shown(want)}, {got}")
+            continue
         if key in result.unordered and isinstance(have, (list, tuple)) and isinstance(want, list):
             same = set(map(_key, have)) == set(map(_key, want))      # sets: order and repeats
         else:
@@ -173,6 +192,27 @@ def judge_expect(result: Result, expect: dict[str, Any]) -> tuple[list[str], lis
             problems.append(f"expect.{key}: wanted {shown(want, 200)}, got {shown(have, 200)}"
                             + clash)
     return problems, undecided
+
+
+def _judge_known(result: Result, key: str, want: list, undecided: list[str]) -> list[str]:
+    """`includes` / `excludes` while the answer is open: each item is judged by what is proved
+    of it (`Result.known_in` / `known_out`); one proved neither way leaves `key` undecided."""
+    problems: list[str] = []
+    for item in want:
+        if any(same_value(k, item) for k in result.known_in):
+            inside = True
+        elif any(same_value(k, item) for k in result.known_out) or (
+                result.within is not None and not any(same_value(k, item)
+                                                      for k in result.within)):
+            inside = False
+        else:
+            if key not in undecided:
+                undecided.append(key)
+            continue
+        if inside != (key == "includes"):
+            verb = "proved out of" if key == "includes" else "proved in"
+            problems.append(f"{shown(item)} {verb} the answer (the rest of it left open)")
+    return problems
 
 
 def _number(value: Any) -> bool:

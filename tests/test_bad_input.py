@@ -607,6 +607,8 @@ def test_check_refuses_nodes_for_certificates(capsys, tmp_path):
     ('expect = { excludes = [["a2-a3+"]] }', "expect.excludes", "non-empty"),
     ("expect = { answer = [1979-05-27] }", "expect.answer", "date"),
     ("expect = { answer = true }", "expect.answer", "a string, a number or an array"),
+    ("expect = { count = inf }", "expect.count", "inf and nan"),
+    ("expect = { includes = [nan] }", "expect.includes", "inf and nan"),
 ])
 def test_expect_tables_that_check_nothing_or_no_fact_are_bad_input(capsys, tmp_path, table,
                                                                    field, words):

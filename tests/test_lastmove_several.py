@@ -54,6 +54,15 @@ def test_two_games_under_a_limit_prove_the_last_move_not_unique(shown) -> None:
     # what a limit leaves is not judged as exact (review: `unresolved = []` was NOT MET)
     assert judge_expect(result, {"unresolved": [], "possible_at_least": 5}) == \
         ([], ["unresolved", "possible_at_least"])
+    # includes / excludes judge what is proved of each item, the rest stays undecided
+    first, left = possible[0]["notation"], unresolved[0]["notation"]
+    assert judge_expect(result, {"includes": [first]}) == ([], [])
+    assert judge_expect(result, {"excludes": [first]}) == \
+        ([f"'{first}' proved in the answer (the rest of it left open)"], [])
+    assert judge_expect(result, {"includes": [first, left]}) == ([], ["includes"])
+    assert judge_expect(result, {"excludes": ["Kh8-h7"]}) == ([], [])  # not a candidate
+    assert judge_expect(result, {"includes": ["Kh8-h7"]}) == \
+        (["'Kh8-h7' proved out of the answer (the rest of it left open)"], [])
     diagram = chess.Board(ROOK)
     for c in possible:                 # python-chess: each game ends on the diagram
         board = chess.Board()

@@ -35,9 +35,24 @@ def test_the_shorter_length_reported_is_the_shortest() -> None:
     result = answer_result(answer)
     assert answer.status == "cooked" and answer.count == 17529
     assert answer.shorter == 1 and answer.shorter_exact
-    assert result.facts["shorter"] == 1 and "shorter_at_most" not in result.facts
+    assert result.facts["shorter"] == 1 and result.facts["shorter_at_most"] == 1
     assert result.facts["shorter_game"] == "1.Nf3" and _replays(answer.shorter_game, target)
     assert any(line.startswith("shortest game, 0.5: 1.Nf3") for line in result.lines)
+    from retrologic.result import judge_expect
+    assert judge_expect(result, {"shorter_at_most": 0})[0] == \
+        ["expect.shorter_at_most: wanted at most 0, got 1, the exact figure"]
+
+
+def test_no_shorter_game_misses_any_upper_bound() -> None:
+    """1.Nf3 in one ply: no shorter game exists (Black to move needs an odd length), so
+    "the shortest is at most N" is false for every N, and said so."""
+    answer = spg.solve(spg.parse_target(NF3, 1), 1)
+    result = answer_result(answer)
+    assert answer.status == "unique" and answer.shorter_complete and answer.shorter is None
+    assert result.facts["shorter"] is False and result.facts["shorter_at_most"] is None
+    from retrologic.result import judge_expect
+    assert judge_expect(result, {"shorter_at_most": 3})[0] == \
+        ["expect.shorter_at_most: wanted at most 3, none exists"]
 
 
 def test_an_undecided_length_below_the_witness_makes_it_at_most(monkeypatch) -> None:
@@ -60,6 +75,12 @@ def test_an_undecided_length_below_the_witness_makes_it_at_most(monkeypatch) -> 
     assert result.facts["shorter"] is None and result.facts["shorter_at_most"] == 5
     assert _replays(answer.shorter_game, target) and len(answer.shorter_game) == 5
     assert any("at most" in line for line in result.lines)
+    # shorter_at_most is an upper bound (`Result.ceilings`): met from 5 up, not decided below
+    # it while `shorter` is open (review of 2026-11-30: compared by equality, 9 was missed)
+    from retrologic.result import judge_expect
+    assert judge_expect(result, {"shorter_at_most": 9}) == ([], [])
+    assert judge_expect(result, {"shorter_at_most": 5}) == ([], [])
+    assert judge_expect(result, {"shorter_at_most": 3}) == ([], ["shorter_at_most"])
 
 
 def test_a_limit_after_two_games_says_at_least_and_leaves_shorter_open(monkeypatch) -> None:
@@ -80,14 +101,14 @@ def test_a_limit_after_two_games_says_at_least_and_leaves_shorter_open(monkeypat
     result = answer_result(answer)
     assert answer.status == "cooked" and answer.count == 3 and not answer.complete
     assert result.facts["count"] is None and result.facts["count_at_least"] == 3
-    assert result.facts["shorter"] is None and "shorter_at_most" not in result.facts
+    assert result.facts["shorter"] is None and result.facts["shorter_at_most"] is None
     assert "at least 3" in result.lines[0]
     assert "shorter lengths: not decided (limit)" in result.lines
     assert all(_replays(g, target) for g in answer.games)
     # an [expect] on the open count or shorter length is not decided, neither met nor missed;
     # the status, proved by the three games, is judged (review of 2026-11-30: NOT MET before)
     from retrologic.result import judge_expect
-    assert result.open_facts == {"count", "shorter"}
+    assert result.open_facts == {"count", "shorter", "shorter_at_most"}
     assert judge_expect(result, {"status": "cooked", "count": 16, "shorter": 0}) == \
         ([], ["count", "shorter"])
     assert judge_expect(result, {"status": "unique", "count": 3})[0] == \
@@ -95,6 +116,8 @@ def test_a_limit_after_two_games_says_at_least_and_leaves_shorter_open(monkeypat
     # count_at_least is a lower bound: met up to 3, not decided above while count is open
     assert judge_expect(result, {"count_at_least": 2}) == ([], [])
     assert judge_expect(result, {"count_at_least": 16}) == ([], ["count_at_least"])
+    # no shorter game found and the shorter lengths open: an upper bound is not decided
+    assert judge_expect(result, {"shorter_at_most": 2}) == ([], ["shorter_at_most"])
 
 
 def test_without_a_limit_the_same_problem_is_exact() -> None:
@@ -110,3 +133,7 @@ def test_without_a_limit_the_same_problem_is_exact() -> None:
     assert judge_expect(result, {"count_at_least": 3}) == ([], [])
     assert judge_expect(result, {"count_at_least": 17})[0] == \
         ["expect.count_at_least: wanted at least 17, got 16, the exact figure"]
+    # the shortest is exact (0 plies): any upper bound from 0 is met, none below it exists
+    assert result.facts["shorter_at_most"] == 0
+    assert judge_expect(result, {"shorter_at_most": 0}) == ([], [])
+    assert judge_expect(result, {"shorter_at_most": 4}) == ([], [])

@@ -96,7 +96,7 @@ def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
     return Result(KIND, res.verdict, None if _open(res) else res.answer, reason=res.reason,
                   facts=facts, details=details, lines=lines,
                   unordered=frozenset(facts) | {"answer"}, position=pos,
-                  open_facts=_open_facts(res), bounds=BOUNDS)
+                  open_facts=_open_facts(res), bounds=BOUNDS, **_known(res))
 
 
 SHOWN = 40  # impossible or unresolved candidates the text lists per status; JSON has them all
@@ -191,6 +191,18 @@ def _open_facts(res: lastmove.LastMoveResult) -> frozenset[str]:
     return frozenset({*OPEN, "unresolved", "illegal_for"})
 
 
+def _known(res: lastmove.LastMoveResult, prefix: str = "") -> dict[str, Any]:
+    """The candidates proved in the answer (a game) or out of it (a proof tree), and when the
+    list is whole every candidate (nothing else can be in it), for `includes` / `excludes`
+    while a limit leaves the answer open (`Result.known_in`)."""
+    return {"known_in": tuple(prefix + c.notation for c in res.candidates
+                              if c.status == Status.POSSIBLE),
+            "known_out": tuple(prefix + c.notation for c in res.candidates
+                               if c.status == Status.IMPOSSIBLE),
+            "within": tuple(prefix + c.notation for c in res.candidates) if res.listed
+            else None}
+
+
 def _write_certificate(pos: Position, plies: int, res: lastmove.LastMoveResult,
                        certificate_dir: Any, suffix: str = "") -> str | None:
     """Write the `lastmove-proof` certificate of one solve; returns its path, or None when
@@ -231,6 +243,7 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
     verdicts, reasons, answer = [], [], []
     complete = True             # both sides' lists decided (else the answer stays open)
     open_facts: set[str] = set()
+    known: dict[str, Any] = {"known_in": (), "known_out": (), "within": ()}
     for mover in (chess.WHITE, chess.BLACK):
         name = chess.COLOR_NAMES[mover]
         sided = pos.with_turn(not mover)
@@ -257,6 +270,8 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
             complete = False
         open_facts.update(f"{name}_{k}" for k in _open_facts(res))
         answer.extend(f"{name}: {n}" for n in res.answer)
+        for key, items in _known(res, f"{name}: ").items():
+            known[key] = None if items is None or known[key] is None else known[key] + items
         if res.reason:
             reasons.append(f"{name}: {res.reason}")
     if whole is not limits.budget:       # the caller's budget is charged what both sides spent
@@ -274,7 +289,7 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
                   details=details, lines=lines, unordered=frozenset(facts) | {"answer"},
                   position=pos, open_facts=frozenset(open_facts),
                   bounds={f"{side}_{k}": f"{side}_{v}" for side in ("white", "black")
-                          for k, v in BOUNDS.items()})
+                          for k, v in BOUNDS.items()}, **known)
 
 
 def _half(budget: Budget) -> Budget:

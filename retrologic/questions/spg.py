@@ -67,8 +67,9 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     facts: dict[str, Any] = {"status": status, "count": answer.count if answer.complete else None,
                              "count_at_least": answer.count,   # a lower bound, exact if complete
                              "plies": answer.plies, "shorter": shorter}
-    if answer.shorter is not None and not answer.shorter_exact:
-        facts["shorter_at_most"] = answer.shorter
+    # an upper bound on the shortest length (`Result.ceilings`): the witness's length, exact or
+    # not; None when no shorter game was found (open while the shorter lengths are)
+    facts["shorter_at_most"] = answer.shorter
     if answer.shorter_game is not None:            # the witness, in the JSON answer too
         facts["shorter_game"] = spg.san_text(answer.shorter_game)
     if answer.complete:
@@ -135,9 +136,11 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
         lines.append(f"certificates: {', '.join(paths) or 'none (no game found)'}")
     # None is what a limit leaves of these two (see above): an [expect] on one is not decided
     open_facts = frozenset(k for k in ("count", "shorter") if facts[k] is None)
+    if "shorter" in open_facts and answer.shorter is None:
+        open_facts |= {"shorter_at_most"}
     return Result(KIND, VERDICT[status], answer=sans, reason=reason, facts=facts,
                   details=details, lines=lines, position=answer.target, open_facts=open_facts,
-                  bounds={"count_at_least": "count"})
+                  bounds={"count_at_least": "count"}, ceilings={"shorter_at_most": "shorter"})
 
 
 def strategy_lines(answer: spg.SpgAnswer) -> list[str]:
