@@ -26,6 +26,10 @@ def test_each_side_answered_and_certified(tmp_path):
     # with White to move the black king stands in check from a3: no last move of Black's
     assert result.facts["black_finding"] == "none possible"
     assert result.answer == ["white: a2-a3+"]
+    # each side's block states its own reason, not only the header that joins them
+    black = result.lines[result.lines.index("Black moved last (Black's last move?):"):]
+    assert any(line.startswith("  why: no candidate last move: black made the last move")
+               for line in black)
     for name, turn in (("white", chess.BLACK), ("black", chess.WHITE)):
         path = result.details["duplex"][name]["certificate"]
         cert = json.loads(open(path).read())

@@ -255,6 +255,8 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
                 whole.spent += half.spent
         side_lines, side_facts, side_details = _rendered(res)
         _given(sided, res, side_lines)
+        if res.reason:        # the header joins both sides' reasons; each side states its own
+            side_lines.insert(-1, f"why: {res.reason}")
         lines.append(f"{name.capitalize()} moved last ({name.capitalize()}'s last move?):")
         lines.extend("  " + line for line in side_lines)
         facts.update({f"{name}_{k}": v for k, v in side_facts.items() if k != "illegal_for"})
