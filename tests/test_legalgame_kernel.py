@@ -16,8 +16,8 @@ import pytest
 
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.finder import Finder
-from retrologic.legalgame.kernel import (NOISE, pawn_zone, plan_distance, route_cost, side_plan,
-                                         victims_fit)
+from retrologic.legalgame.kernel import (NOISE, pawn_zone, plan_distance, promotions_fit,
+                                         promotions_needed, route_cost, side_plan, victims_fit)
 from retrologic.limits import Budget
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.distances import INF
@@ -223,3 +223,44 @@ def test_the_walled_in_victims_position_is_found():
         assert board.is_legal(move)
         board.push(move)
     assert reached_fault(board, target) is None
+
+
+# seed 10280 of bench/legal.py (two Black knights promoted) and a prefix of the finder's with
+# every capture made and Black's g5 and c7 pawns behind White's g2 and c2: no knight to be had
+# (nor White's two promotions: its pawns stand on the files of its target pawns)
+PROMOTION_TARGET = "2b3k1/4r1b1/1pn1rp2/p2p3p/3PNP1P/1qP1K1R1/1Q2B3/n1R1n3 b - - 0 50"
+PROMOTION_PREFIX = "rnbqk2r/pppp1p1p/8/6p1/8/2bP4/2PKPPPP/3Q1B1R w - - 0 9"
+
+
+def test_promotions_fit_cuts_pawns_walled_in_short_of_their_promotions():
+    target = chess.Board(PROMOTION_TARGET)
+    finder = Finder(target, Budget(None))
+    board = chess.Board(PROMOTION_PREFIX)
+    assert promotions_needed(target, board, chess.BLACK) == 2
+    assert finder.captures_left(board, chess.BLACK) == 0
+    assert not promotions_fit(finder, target, board)
+    assert promotions_fit(finder, target, chess.Board())      # captures to make: no check
+    assert promotions_fit(finder, target, target)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_promotions_fit_never_cuts_a_position_of_a_real_game(seed):
+    """The game is the oracle (as for `victims_fit`): random games biased to promotions, so
+    that their final positions show promoted pieces (a /tmp run of 2026-11-30: 161 games of
+    bench/legal.py's seeds with promoted pieces, 454 positions where the check had work, no
+    cut)."""
+    rng = random.Random(9_100 + seed)
+    walk = chess.Board()
+    for _ in range(rng.randint(60, 150)):
+        moves = list(walk.legal_moves)
+        if not moves or walk.is_insufficient_material():
+            break
+        special = [m for m in moves if m.promotion or walk.is_capture(m)]
+        walk.push(rng.choice(special) if special and rng.random() < 0.5 else rng.choice(moves))
+    target = walk.copy(stack=False)
+    target.ep_square = None
+    finder = Finder(target, Budget(None))
+    board = chess.Board()
+    for move in walk.move_stack:
+        board.push(move)
+        assert promotions_fit(finder, target, board), board.fen()

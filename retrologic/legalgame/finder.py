@@ -44,7 +44,7 @@ from typing import Callable, Iterator, NamedTuple
 import chess
 
 from retrologic.legalgame.kernel import (Planner, SidePlan, locked_pawns, plan_distance,
-                                         victims_fit)
+                                         promotions_fit, victims_fit)
 from retrologic.legalgame.reach import Reach
 from retrologic.legalgame.walls import Walls
 from retrologic.legality.reachability import capture_column, pawn_captures_needed
@@ -451,7 +451,8 @@ class Finder(Reach):
                 return False
             victim = board.turn
             return bound.side_bound(board, victim) <= bound.side_bound(parent, victim) + slack \
-                and (not self.check_victims or victims_fit(self, board))
+                and (not self.check_victims or victims_fit(self, board)
+                     and promotions_fit(self, self.target, board))
 
         def score(board: chess.Board, _depth: int) -> float | None:
             moves = self.guide(board)

@@ -377,6 +377,67 @@ def victims_fit(finder: Measures, board: chess.BaseBoard) -> bool:
     return True
 
 
+def promotions_needed(target: chess.BaseBoard, board: chess.BaseBoard,
+                      color: chess.Color) -> int:
+    """The pieces of `color` the target has more of than `board` (queens, rooks, knights, and
+    bishops of each square colour apart): promotions still to come, at least."""
+    need = 0
+    for ptype in (chess.QUEEN, chess.ROOK, chess.KNIGHT):
+        need += max(0, chess.popcount(target.pieces_mask(ptype, color)) -
+                    chess.popcount(board.pieces_mask(ptype, color)))
+    there, here = target.pieces_mask(chess.BISHOP, color), board.pieces_mask(chess.BISHOP, color)
+    for shade in (chess.BB_LIGHT_SQUARES, chess.BB_DARK_SQUARES):
+        need += max(0, chess.popcount(there & shade) - chess.popcount(here & shade))
+    return need
+
+
+def promotions_fit(finder: Measures, target: chess.BaseBoard,
+                   board: chess.BaseBoard) -> bool:
+    """Whether each side with no capture left and promotions still to make (`promotions_needed`)
+    has pawns for its target pawns and its promotions at once: with no capture left its pawns
+    never leave their files, so each stands on its file short of the first pawn of the other
+    side ahead of it that never leaves the file either (`pawn_zone`: all of them when that side
+    has no capture left either, else its `locked_pawns`) and promotes only with none ahead.
+    Why (issue #19, promoted pieces): the plans promote pawns that walk up their files, and
+    the capture searches ended with every capture made and such a pawn walled in by a pawn of
+    the other side (seed 10280: Black's g5 and c7 behind White's g2 and c2, two knights to
+    make), where the placement search spent its share. A False here is a cut of the finder
+    (the other side's `locked_pawns` are a heuristic when it has captures left), never a proof."""
+    plans: dict[chess.Color, SidePlan | None] | None = None
+    for color in chess.COLORS:
+        if finder.captures_left(board, color) > 0:
+            continue
+        promotions = promotions_needed(target, board, color)
+        if not promotions:
+            continue
+        pawns = board.pawns & board.occupied_co[color]
+        if chess.popcount(pawns) < promotions:
+            return False
+        other = not color
+        if finder.captures_left(board, other) <= 0:
+            blockers = board.pawns & board.occupied_co[other]
+        else:
+            if plans is None:
+                plans = {c: finder.side_plan(board, c) for c in chess.COLORS}
+            plan = plans[other]
+            if plan is None:
+                return True                 # the bound decides
+            blockers = finder.locked(board, other, plan)
+        targets = [tsq for tsq, ttype in finder.analysis.target_units[color]
+                   if ttype == chess.PAWN]
+        cost: list[list[int]] = []
+        for sq in chess.scan_forward(pawns):
+            zone, promotes = pawn_zone(color, sq, blockers)
+            cost.append([0 if zone & chess.BB_SQUARES[tsq] else 1 for tsq in targets] +
+                        [0 if promotes else 1] * promotions)
+        if len(cost) < len(targets) + promotions:
+            return False
+        chosen, columns = linear_sum_assignment(cost)
+        if any(cost[r][c] for r, c in zip(chosen.tolist(), columns.tolist())):
+            return False
+    return True
+
+
 def _pawn_reaches(finder: Measures, color: chess.Color, square: chess.Square, squares: int,
                   captures: int) -> bool:
     """Whether a pawn may stand on one of `squares` or promote, with at most `captures`."""
@@ -386,4 +447,5 @@ def _pawn_reaches(finder: Measures, color: chess.Color, square: chess.Square, sq
 
 
 __all__ = ["Measures", "PawnCaptures", "Planner", "SidePlan", "capture_squares", "plan_distance",
-           "locked_pawns", "pawn_zone", "route_cost", "side_plan", "victims_fit"]
+           "locked_pawns", "pawn_zone", "promotions_fit", "promotions_needed", "route_cost",
+           "side_plan", "victims_fit"]
