@@ -194,21 +194,28 @@ def test_victims_fit_never_cuts_a_position_of_a_real_game(seed):
     final position, so `victims_fit` (a cut of the finder's capture searches) must hold on each
     (measured on 200 more games in bench/README-legal.md, session 2026-11-26: one cut before
     `locked_pawns` asked whether another plan lets the pawn capture, none after)."""
-    rng = random.Random(7_000 + seed)
-    walk = chess.Board()
-    for _ in range(rng.randint(40, 120)):
-        moves = list(walk.legal_moves)
-        if not moves:
-            break
-        captures = [m for m in moves if walk.is_capture(m)]
-        walk.push(rng.choice(captures) if captures and rng.random() < 0.5 else rng.choice(moves))
-    target = walk.copy(stack=False)
-    target.ep_square = None
-    finder = Finder(target, Budget(None))
+    walk, finder = _random_game(random.Random(7_000 + seed), 40, 120,
+                                lambda board, m: board.is_capture(m))
     board = chess.Board()
     for move in walk.move_stack:
         board.push(move)
         assert victims_fit(finder, board), board.fen()
+
+
+def _random_game(rng: random.Random, shortest: int, longest: int,
+                 favoured) -> tuple[chess.Board, Finder]:
+    """A random game of `shortest` to `longest` plies, half its moves drawn from the `favoured`
+    ones (captures, promotions) when there are any, and a Finder for its final position."""
+    walk = chess.Board()
+    for _ in range(rng.randint(shortest, longest)):
+        moves = list(walk.legal_moves)
+        if not moves or walk.is_insufficient_material():
+            break
+        special = [m for m in moves if favoured(walk, m)]
+        walk.push(rng.choice(special) if special and rng.random() < 0.5 else rng.choice(moves))
+    target = walk.copy(stack=False)
+    target.ep_square = None
+    return walk, Finder(target, Budget(None))
 
 
 def test_the_walled_in_victims_position_is_found():
@@ -249,17 +256,9 @@ def test_promotions_fit_never_cuts_a_position_of_a_real_game(seed):
     that their final positions show promoted pieces (a /tmp run of 2026-11-30: 161 games of
     bench/legal.py's seeds with promoted pieces, 454 positions where the check had work, no
     cut)."""
-    rng = random.Random(9_100 + seed)
-    walk = chess.Board()
-    for _ in range(rng.randint(60, 150)):
-        moves = list(walk.legal_moves)
-        if not moves or walk.is_insufficient_material():
-            break
-        special = [m for m in moves if m.promotion or walk.is_capture(m)]
-        walk.push(rng.choice(special) if special and rng.random() < 0.5 else rng.choice(moves))
-    target = walk.copy(stack=False)
-    target.ep_square = None
-    finder = Finder(target, Budget(None))
+    walk, finder = _random_game(random.Random(9_100 + seed), 60, 150,
+                                lambda board, m: m.promotion or board.is_capture(m))
+    target = finder.target
     board = chess.Board()
     for move in walk.move_stack:
         board.push(move)
