@@ -17,7 +17,7 @@ import pytest
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.kernel import (NOISE, pawn_zone, plan_distance, promotions_fit,
-                                         promotions_needed, route_cost, side_plan, victims_fit)
+                                         promotions_to_come, route_cost, side_plan, victims_fit)
 from retrologic.limits import Budget
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.distances import INF
@@ -243,7 +243,7 @@ def test_promotions_fit_cuts_pawns_walled_in_short_of_their_promotions():
     target = chess.Board(PROMOTION_TARGET)
     finder = Finder(target, Budget(None))
     board = chess.Board(PROMOTION_PREFIX)
-    assert promotions_needed(target, board, chess.BLACK) == 2
+    assert promotions_to_come(target, board, chess.BLACK) == 2
     assert finder.captures_left(board, chess.BLACK) == 0
     assert not promotions_fit(finder, target, board)
     assert promotions_fit(finder, target, chess.Board())      # captures to make: no check

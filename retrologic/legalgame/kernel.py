@@ -377,10 +377,12 @@ def victims_fit(finder: Measures, board: chess.BaseBoard) -> bool:
     return True
 
 
-def promotions_needed(target: chess.BaseBoard, board: chess.BaseBoard,
-                      color: chess.Color) -> int:
+def promotions_to_come(target: chess.BaseBoard, board: chess.BaseBoard,
+                       color: chess.Color) -> int:
     """The pieces of `color` the target has more of than `board` (queens, rooks, knights, and
-    bishops of each square colour apart): promotions still to come, at least."""
+    bishops of each square colour apart): promotions still to come, at least. Measured against
+    the position reached, not the initial array as `legality.pawn_columns.promotions_needed`
+    (the promotions a diagram shows), hence its own name."""
     need = 0
     for ptype in (chess.QUEEN, chess.ROOK, chess.KNIGHT):
         need += max(0, chess.popcount(target.pieces_mask(ptype, color)) -
@@ -393,7 +395,7 @@ def promotions_needed(target: chess.BaseBoard, board: chess.BaseBoard,
 
 def promotions_fit(finder: Measures, target: chess.BaseBoard,
                    board: chess.BaseBoard) -> bool:
-    """Whether each side with no capture left and promotions still to make (`promotions_needed`)
+    """Whether each side with no capture left and promotions still to make (`promotions_to_come`)
     has pawns for its target pawns and its promotions at once: with no capture left its pawns
     never leave their files, so each stands on its file short of the first pawn of the other
     side ahead of it that never leaves the file either (`pawn_zone`: all of them when that side
@@ -407,7 +409,7 @@ def promotions_fit(finder: Measures, target: chess.BaseBoard,
     for color in chess.COLORS:
         if finder.captures_left(board, color) > 0:
             continue
-        promotions = promotions_needed(target, board, color)
+        promotions = promotions_to_come(target, board, color)
         if not promotions:
             continue
         pawns = board.pawns & board.occupied_co[color]
@@ -447,5 +449,5 @@ def _pawn_reaches(finder: Measures, color: chess.Color, square: chess.Square, sq
 
 
 __all__ = ["Measures", "PawnCaptures", "Planner", "SidePlan", "capture_squares", "plan_distance",
-           "locked_pawns", "pawn_zone", "promotions_fit", "promotions_needed", "route_cost",
+           "locked_pawns", "pawn_zone", "promotions_fit", "promotions_to_come", "route_cost",
            "side_plan", "victims_fit"]
