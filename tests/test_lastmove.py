@@ -11,6 +11,7 @@ import chess.pgn
 
 from retrologic.lastmove import search as lastmove
 from retrologic.certificate import check
+from retrologic.limits import Budget
 from retrologic.position import Position, parse
 
 from conftest import BRANDIS
@@ -103,6 +104,20 @@ def test_limits_give_unknown_never_proved():
     assert res.verdict == "unknown" and "node limit" in res.reason
 
 
+def test_the_node_limit_stops_the_candidate_listing() -> None:
+    """Fuzz seed 2945: `lastmove --plies 7 --nodes 20000` on an open position ran for minutes
+    with 0 nodes counted, the candidate listing (growing 20-30 times per ply) charged nothing.
+    Each position listed is a node now: the limit stops the listing at once, and the answer
+    counts those nodes; with no limit four plies alone list more than 5,000 positions."""
+    pos = Position.from_fen("8/8/8/8/P7/kP6/prP5/K7 w - - 0 1")
+    res = lastmove.solve(pos, 7, lastmove.Limits(nodes=5_000, timeout=60))
+    assert res.verdict == "unknown" and not res.listed
+    assert res.reason == "node limit 5000 before the candidates were all listed"
+    assert 5_000 <= res.nodes <= 5_001 and res.seconds < 30
+    unlimited = Budget()
+    assert len(lastmove.candidates(pos, 4, unlimited)) > 10_000 and unlimited.spent > 10_000
+
+
 def test_discovered_cage_leaves_are_reverified(brandis_discovered):
     res, discovered = brandis_discovered.result, brandis_discovered.discovered
     # every other candidate impossible, Ka2-a1 shown possible by a legal game (issue #19)
@@ -122,10 +137,14 @@ def test_discovered_cage_leaves_are_reverified(brandis_discovered):
 def test_the_text_lists_some_candidates_of_each_status_and_counts_the_rest() -> None:
     """hoeg-1915's last three moves (bench/lastmove-collection) have about ten thousand
     candidate sequences: the text lists every possible one and at most SHOWN of the others per
-    status, then the count of the rest; the facts and the JSON details keep every one."""
+    status, then the count of the rest; the facts and the JSON details keep every one. The
+    node limit is the listing's positions (each one node) and 20 more."""
     from retrologic.questions import lastmove as question
     pos = Position.from_fen("bN6/pPkR3p/PpPpPP2/8/2KP4/B6B/1q1P2PQ/br1R2Nr b - - 0 1")
-    result = question.answer(pos, plies=3, nodes=20, discover=False, use_library=False)
+    listing = Budget()
+    lastmove.candidates(pos, 3, listing)
+    result = question.answer(pos, plies=3, nodes=listing.spent + 20, discover=False,
+                             use_library=False)
     unresolved, impossible = result.facts["unresolved"], result.facts["impossible"]
     assert len(unresolved) > 5_000 and 0 < len(impossible) <= question.SHOWN
     assert len(result.details["candidates"]) == len(unresolved) + len(impossible)
@@ -180,7 +199,9 @@ def test_an_accepted_claim_names_its_candidates_whole_or_by_count():
     from retrologic.lastmove.search import Limits
     from retrologic.certformat import MAX_CLAIM
     pos = Position.from_fen("4k3/8/8/8/8/8/8/R3K3 b - - 0 1")
-    cert = lastmove.certificate(pos, 1, lastmove.solve(pos, 1, Limits(nodes=50)))
+    listing = Budget()          # each position listed is a node: the list whole, 50 more
+    lastmove.candidates(pos, 1, listing)
+    cert = lastmove.certificate(pos, 1, lastmove.solve(pos, 1, Limits(nodes=listing.spent + 50)))
     for c in cert["candidates"]:                # all left open: a weaker claim, still accepted
         c["status"] = "unresolved"
         c.pop("proof", None)

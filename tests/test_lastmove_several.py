@@ -16,6 +16,8 @@ import pytest
 
 from retrologic.certificate import check_file
 from retrologic.cli import main
+from retrologic.lastmove.search import candidates
+from retrologic.limits import Budget
 from retrologic.position import Position
 from retrologic.questions import lastmove as question
 from retrologic.result import Result, compare_expect, judge_expect
@@ -108,8 +110,10 @@ def test_two_sequences_sharing_their_last_move_prove_the_sequence_not_unique(tmp
     accepted of `1.e4 e5 2.Nf3 Nc6` and `1.Nf3 e5 2.e4 Nc6`, whose last move is Nc6 in both:
     what two games prove is that the last two single moves are not unique."""
     diagram = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -"
-    result = question.answer(Position.from_fen(diagram), plies=2, nodes=100,
-                             certificate_dir=tmp_path)
+    pos = Position.from_fen(diagram)
+    listing = Budget()          # each position listed is a node: the list whole, 100 more
+    candidates(pos, 2, listing)
+    result = question.answer(pos, plies=2, nodes=listing.spent + 100, certificate_dir=tmp_path)
     path = Path(result.details["certificate"])
     cert = json.loads(path.read_text())
     games = {"Nb8-c6 Ng1-f3": "e2e4 e7e5 g1f3 b8c6", "Nb8-c6 e2-e4": "g1f3 e7e5 e2e4 b8c6"}

@@ -211,12 +211,13 @@ class Candidate:
 def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[Candidate]:
     """Every sequence of `plies` retractions from `pos` (alternating sides); a shorter prefix
     after which no retraction exists is a candidate too (refuted by retro-stalemate). With a
-    `budget`, its deadline and Ctrl-C stop the enumeration (LimitHit)."""
+    `budget`, each position listed is one node of it, and its node limit, deadline and Ctrl-C
+    stop the enumeration (LimitHit): the list grows 20-30 times per ply."""
     out: list[Candidate] = []
 
     def walk(p: Position, line: list[Retraction], names: list[str], seen: list[Position]) -> None:
         if budget is not None:
-            budget.check(every=16)
+            budget.check(1, every=16)
         if len(line) == plies:
             out.append(Candidate(list(line), " ".join(names), list(seen), diagram=pos))
             return
@@ -472,10 +473,13 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
         illegal_for = []
         hit: str | None = None
         for side in sides:
+            spent = search.budget.spent
             try:
                 cands = [] if hit else candidates(pos.with_turn(not side), plies, search.budget)
             except LimitHit as e:
                 hit, cands = e.reason, []
+            finally:        # the positions listed count as the solve's nodes (one budget)
+                search.nodes += search.budget.spent - spent
             if hit is None:
                 listed.append((side, cands))
             all_cands.extend(cands)
