@@ -1,6 +1,7 @@
 """Long fuzz run of the `retrologic` command (the suite's tests/test_fuzz.py on a large budget):
-hypothesis-generated command lines for every subcommand, mutated problem files through `solve`
-and mutated real certificates through `check`, each case in a forked child under a wall-clock
+hypothesis-generated command lines for every subcommand, mutated problem files through `solve`,
+mutated Popeye, YACPDB, EPD and FEN files through `convert` and mutated real certificates through
+`check`, each case in a forked child under a wall-clock
 cap (tests/fuzz_strategies.py). Per area it prints the cases run, the count of each exit status,
 crashes (exit 5, traceback, escaped exception, signal), hangs, over-long bad-input messages and,
 for certificates, the mutants `check` accepted; then every crash grouped by cause, with one
@@ -36,7 +37,7 @@ from hypothesis import HealthCheck, Phase, given, seed as hypothesis_seed, setti
 import fuzz_strategies as fz  # noqa: E402
 
 CLI_AREAS = sorted(fz.ARGV_STRATEGIES)
-AREAS = [f"cli:{c}" for c in CLI_AREAS] + ["problems", "certificates"]
+AREAS = [f"cli:{c}" for c in CLI_AREAS] + ["problems", "convert", "certificates"]
 
 
 @dataclass
@@ -109,6 +110,14 @@ def run_area(area: Area, cases: int, deadline: float, rng_seed: int, certs: dict
         def case(problem, argv):
             data, how = problem
             one(argv, {"case.toml": data}, how)
+    elif area.name == "convert":
+        @hypothesis_seed(rng_seed)
+        @opts
+        @given(fz.convert_inputs().flatmap(
+            lambda made: fz.convert_argv(made[1]).map(lambda argv: (made, argv))))
+        def case(made_argv):
+            (data, file, how), argv = made_argv
+            one(argv, {file: data}, how)
     else:
         @hypothesis_seed(rng_seed)
         @opts

@@ -1136,6 +1136,70 @@ def solve_argv() -> st.SearchStrategy[list[str]]:
     return extra.map(lambda e: ["solve", "case.toml", *e, *SEARCH_LIMITS])
 
 
+# --------------------------------------------------------------------------- convert inputs
+
+def _convert_sources() -> dict[str, str]:
+    """The Popeye and YACPDB files of problems/, and an EPD and a FEN file made of the seeds'
+    FENs: the texts `convert` reads (by file name suffix)."""
+    out = {}
+    for rel in ("problems/popeye", "problems/yacpdb"):
+        for path in sorted((ROOT / rel).glob("*")):
+            if path.suffix in (".pop", ".inp", ".yaml"):
+                out[str(path.relative_to(ROOT))] = path.read_text()
+    fens = [f for f in SEEDS["fen"] if len(f.split()) >= 4][:40]
+    ops = ["legal", "retractions", "lastmove"]
+    out["seeds.epd"] = "".join(f"{' '.join(f.split()[:4])} {ops[i % 3]}; id \"seed {i}\";\n"
+                               for i, f in enumerate(fens))
+    out["seeds.fen"] = "".join(f"{' '.join(f.split()[:4])} 0 1 legal;\n" for f in fens)
+    return out
+
+
+CONVERT_SOURCES = _convert_sources()
+CONVERT_ALPHABETS = ["", "[]{}:-,'\"\n#&*!|>", "KQRBSPkqrbsp12345678/ -.*=x~+#", FEN_ALPHABET]
+
+
+@st.composite
+def convert_inputs(draw) -> tuple[bytes, str, str]:
+    """A file for `convert` mutated from a real one (its suffix kept, so the same reader takes
+    it): edits of its text, or its text in another encoding, truncated, with binary junk, a huge
+    line, deep nesting; and the case's description."""
+    names = sorted(CONVERT_SOURCES)
+    name = names[draw(st.integers(0, len(names) - 1))]
+    text = CONVERT_SOURCES[name]
+    file = "case" + Path(name).suffix
+    how = draw(st.sampled_from(["text", "text", "text", "utf-16", "utf-8-sig", "truncate",
+                                "junk", "nul", "cr", "empty", "huge-line", "deep"]))
+    raw = text.encode("utf-8")
+    if how == "text":
+        rng = draw(st.randoms(use_true_random=False))
+        data = mutate_text(rng, text, draw(st.sampled_from(CONVERT_ALPHABETS))).encode(
+            "utf-8", "surrogatepass")
+    elif how in ("utf-16", "utf-8-sig"):
+        data = text.encode(how)
+    elif how == "truncate":
+        data = raw[:draw(st.integers(0, max(0, len(raw) - 1)))]
+    elif how == "junk":
+        at = draw(st.integers(0, len(raw)))
+        data = raw[:at] + draw(st.binary(min_size=1, max_size=64)) + raw[at:]
+    elif how == "nul":
+        data = raw + b"\x00"
+    elif how == "cr":
+        data = raw.replace(b"\n", b"\r")
+    elif how == "empty":
+        data = b""
+    elif how == "huge-line":
+        data = raw + b"Remark " + b"x" * 2_000_000 + b"\n"
+    else:
+        data = raw + b"\ndeep: " + b"[" * 5000 + b"]" * 5000 + b"\n"
+    return data, file, f"{name}: {how}"
+
+
+def convert_argv(file: str) -> st.SearchStrategy[list[str]]:
+    """`convert FILE --to toml` into a fresh directory, sometimes twice the file or --force."""
+    extra = st.sampled_from([[], ["--force"], [file]])
+    return extra.map(lambda e: ["convert", "--to", "toml", "--out", "out", file, *e])
+
+
 # --------------------------------------------------------------------------- certificates
 
 META_KEYS = frozenset({"problem", "retrologic", "question", "position", "format"})

@@ -1,6 +1,6 @@
-"""Fuzzing the command line, problem files and certificates with hypothesis (issue 17), on a small
-fixed, derandomized budget: no case may crash (exit 5, a traceback, an escaped exception, a
-signal), hang (HANG_SECONDS), or answer bad input (exit 3) with anything but one line of at
+"""Fuzzing the command line, problem files, `convert`'s inputs and certificates with hypothesis
+(issue 17), on a small fixed, derandomized budget: no case may crash (exit 5, a traceback, an
+escaped exception, a signal), hang (HANG_SECONDS), or answer bad input (exit 3) with anything but one line of at
 most 300 characters. The long run is `python bench/fuzz.py`.
 
 Each test runs all its examples and then reports every fault at once (no shrinking: a failing
@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fuzz_strategies as fz  # noqa: E402
 
-BUDGET = {"cli": 10, "problems": 50, "certificates": 80}   # examples per test (~30 s of CPU in all)
+# examples per test (~30 s of CPU in all)
+BUDGET = {"cli": 10, "problems": 50, "convert": 40, "certificates": 80}
 
 
 def _settings(n: int) -> settings:
@@ -96,6 +97,26 @@ def test_problem_files() -> None:
 
     case()
     cases.check()
+
+
+def test_convert_files() -> None:
+    """Mutated Popeye, YACPDB, EPD and FEN files through `retrologic convert --to toml`: each
+    is converted or refused with one line naming the file (never a traceback or a hang)."""
+    cases = Cases()
+
+    @_settings(BUDGET["convert"])
+    @given(fz.convert_inputs().flatmap(
+        lambda made: fz.convert_argv(made[1]).map(lambda argv: (made, argv))))
+    def case(made_argv: tuple[tuple[bytes, str, str], list[str]]) -> None:
+        (data, file, how), argv = made_argv
+        cases.run(argv, {file: data}, how)
+
+    case()
+    cases.check()
+    statuses = {o.status for o in cases.outcomes}
+    assert {0, 3} <= statuses, statuses          # the mutants both convert and get refused
+    unnamed = [o.describe() for o in cases.outcomes if o.status == 3 and "case" not in o.stderr]
+    assert not unnamed, unnamed
 
 
 @pytest.fixture(scope="module")

@@ -53,9 +53,10 @@ def _documents(file: str, text: str) -> list[tuple[Any, int, dict[str, int]]]:
     """(entry, line, key lines) of every entry: each YAML document, or each item of a
     document that is a list."""
     import yaml
-    loader = yaml.SafeLoader(text)
+    loader = None
     out = []
     try:
+        loader = yaml.SafeLoader(text)  # ReaderError here: a character YAML does not allow
         while loader.check_node():
             node = loader.get_node()
             _no_key_twice(node, file)
@@ -65,6 +66,11 @@ def _documents(file: str, text: str) -> list[tuple[Any, int, dict[str, int]]]:
                     out.append((item, sub.start_mark.line + 1, _lines(sub)))
             elif data is not None:
                 out.append((data, node.start_mark.line + 1, _lines(node)))
+    except yaml.reader.ReaderError as e:      # at a character index, not a mark
+        line = text.count("\n", 0, max(e.position, 0)) + 1
+        code = e.character if isinstance(e.character, int) else ord(e.character)
+        raise fail(f"malformed YAML: character U+{code:04X} is not allowed", file, line,
+                   "yaml") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -73,7 +79,8 @@ def _documents(file: str, text: str) -> list[tuple[Any, int, dict[str, int]]]:
     except RecursionError:
         raise fail("YAML nested too deeply", file, 1, "yaml") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return out
 
 
