@@ -1074,6 +1074,31 @@ def dump_toml(data: dict[str, Any]) -> str:
 PROBLEM_TREES = {p: tomllib.loads(t) for p, t in SEEDS["texts"].items()}
 
 
+RAW_VARIANTS = ["utf-16", "utf-16-be", "utf-8-sig", "truncate", "junk", "nul", "crlf", "cr",
+                "empty"]
+
+
+def raw_variant(draw: Callable[[st.SearchStrategy[Any]], Any], text: str, how: str) -> bytes:
+    """A text file's bytes gone wrong in a way any format must refuse or survive (`how` one of
+    RAW_VARIANTS): another encoding, truncated, binary junk inside, a NUL, other line ends,
+    nothing at all; `draw` is the composite strategy's."""
+    raw = text.encode("utf-8")
+    if how in ("utf-16", "utf-16-be", "utf-8-sig"):
+        return text.encode(how)
+    if how == "truncate":
+        return raw[:draw(st.integers(0, max(0, len(raw) - 1)))]
+    if how == "junk":
+        at = draw(st.integers(0, len(raw)))
+        return raw[:at] + draw(st.binary(min_size=1, max_size=64)) + raw[at:]
+    if how == "nul":
+        return raw + b"\x00"
+    if how == "crlf":
+        return raw.replace(b"\n", b"\r\n")
+    if how == "cr":
+        return raw.replace(b"\n", b"\r")
+    return b""
+
+
 @st.composite
 def problem_files(draw) -> tuple[bytes, str]:
     """A problem file mutated from a real one, and how: structural edits of its TOML tree
@@ -1093,27 +1118,13 @@ def problem_files(draw) -> tuple[bytes, str]:
         rng = draw(st.randoms(use_true_random=False))
         new = mutate_text(rng, text, draw(st.sampled_from(["", "[]{}=\"'.,\n#", FEN_ALPHABET])))
         return new.encode("utf-8", "surrogatepass"), f"{name}: text edits"
-    how = draw(st.sampled_from(["utf-16", "utf-16-be", "utf-8-sig", "latin-1", "truncate",
-                                "junk", "nul", "crlf", "cr", "empty", "huge-line", "dup-table",
+    how = draw(st.sampled_from([*RAW_VARIANTS, "latin-1", "huge-line", "dup-table",
                                 "deep-array", "deep-table", "huge-array"]))
     raw = text.encode("utf-8")
-    if how in ("utf-16", "utf-16-be", "utf-8-sig"):
-        data = text.encode(how)
+    if how in RAW_VARIANTS:
+        data = raw_variant(draw, text, how)
     elif how == "latin-1":
         data = text.replace("title = \"", "title = \"\u00e9").encode("latin-1", "replace")
-    elif how == "truncate":
-        data = raw[:draw(st.integers(0, max(0, len(raw) - 1)))]
-    elif how == "junk":
-        at = draw(st.integers(0, len(raw)))
-        data = raw[:at] + draw(st.binary(min_size=1, max_size=64)) + raw[at:]
-    elif how == "nul":
-        data = raw + b"\x00"
-    elif how == "crlf":
-        data = raw.replace(b"\n", b"\r\n")
-    elif how == "cr":
-        data = raw.replace(b"\n", b"\r")
-    elif how == "empty":
-        data = b""
     elif how == "huge-line":
         data = raw + b'comment = "' + b"x" * 2_000_000 + b'"\n'
     elif how == "dup-table":
@@ -1167,26 +1178,14 @@ def convert_inputs(draw) -> tuple[bytes, str, str]:
     name = names[draw(st.integers(0, len(names) - 1))]
     text = CONVERT_SOURCES[name]
     file = "case" + Path(name).suffix
-    how = draw(st.sampled_from(["text", "text", "text", "utf-16", "utf-8-sig", "truncate",
-                                "junk", "nul", "cr", "empty", "huge-line", "deep"]))
+    how = draw(st.sampled_from(["text", "text", "text", *RAW_VARIANTS, "huge-line", "deep"]))
     raw = text.encode("utf-8")
     if how == "text":
         rng = draw(st.randoms(use_true_random=False))
         data = mutate_text(rng, text, draw(st.sampled_from(CONVERT_ALPHABETS))).encode(
             "utf-8", "surrogatepass")
-    elif how in ("utf-16", "utf-8-sig"):
-        data = text.encode(how)
-    elif how == "truncate":
-        data = raw[:draw(st.integers(0, max(0, len(raw) - 1)))]
-    elif how == "junk":
-        at = draw(st.integers(0, len(raw)))
-        data = raw[:at] + draw(st.binary(min_size=1, max_size=64)) + raw[at:]
-    elif how == "nul":
-        data = raw + b"\x00"
-    elif how == "cr":
-        data = raw.replace(b"\n", b"\r")
-    elif how == "empty":
-        data = b""
+    elif how in RAW_VARIANTS:
+        data = raw_variant(draw, text, how)
     elif how == "huge-line":
         data = raw + b"Remark " + b"x" * 2_000_000 + b"\n"
     else:
