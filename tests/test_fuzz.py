@@ -275,9 +275,11 @@ def _spin_briefly(argv):
 
 def test_a_case_within_its_own_timeout_is_no_hang(monkeypatch) -> None:
     """A case that spins for 1.6 s under `--timeout 1` is within its allowance (1 s + 1 s +
-    1 s): neither a hang nor an overrun, though it passes a hang cap of 1 s. Seed 2921 called
-    `puzzle4x4 generate --timeout 10`, done in 10.3 s, a hang at the 10 s cap."""
-    monkeypatch.setattr(fz, "HANG_SECONDS", 1.0)
+    1 s): neither a hang nor an overrun, though it passes a hang cap of 1.5 s. Seed 2921 called
+    `puzzle4x4 generate --timeout 10`, done in 10.3 s, a hang at the 10 s cap. (With a cap of
+    1 s the case's own cap was 2 s, and a loaded CI run gave the spin 80 % of a core: 1.6 s of
+    CPU at 2.0 s of wall clock, a hang; at 1.5 s its cap is 3 s.)"""
+    monkeypatch.setattr(fz, "HANG_SECONDS", 1.5)
     outcome = fz.run_cli(["legal", "x", "--timeout", "1"], entry=_spin_briefly)
     assert outcome.status == 4 and not outcome.hang and not outcome.overrun
     spinning = fz.run_cli(["legal", "x", "--timeout", "1"], entry=_spin)
