@@ -1,7 +1,7 @@
 """Fuzzing the command line, problem files, `convert`'s inputs and certificates with hypothesis
 (issue 17), on a small fixed, derandomized budget: no case may crash (exit 5, a traceback, an
-escaped exception, a signal), hang (HANG_SECONDS), or answer bad input (exit 3) with anything but one line of at
-most 300 characters. The long run is `python bench/fuzz.py`.
+escaped exception, a signal), hang (HANG_SECONDS), or answer bad input (exit 3) with anything
+but one line of at most 300 characters. The long run is `python bench/fuzz.py`.
 
 Each test runs all its examples and then reports every fault at once (no shrinking: a failing
 case is reported as generated, with the exact command line), so one run lists all the causes.

@@ -108,7 +108,7 @@ def test_the_node_limit_stops_the_candidate_listing() -> None:
     """Fuzz seed 2945: `lastmove --plies 7 --nodes 20000` on an open position ran for minutes
     with 0 nodes counted, the candidate listing (growing 20-30 times per ply) charged nothing.
     Each position listed is a node now: the limit stops the listing at once, and the answer
-    counts those nodes; with no limit four plies alone list more than 5,000 positions."""
+    counts those nodes; with no limit four plies alone list more than 10,000 positions."""
     pos = Position.from_fen("8/8/8/8/P7/kP6/prP5/K7 w - - 0 1")
     res = lastmove.solve(pos, 7, lastmove.Limits(nodes=5_000, timeout=60))
     assert res.verdict == "unknown" and not res.listed
