@@ -113,8 +113,7 @@ def run_area(area: Area, cases: int, deadline: float, rng_seed: int, certs: dict
     elif area.name == "convert":
         @hypothesis_seed(rng_seed)
         @opts
-        @given(fz.convert_inputs().flatmap(
-            lambda made: fz.convert_argv(made[1]).map(lambda argv: (made, argv))))
+        @given(fz.convert_cases())
         def case(made_argv):
             (data, file, how), argv = made_argv
             one(argv, {file: data}, how)

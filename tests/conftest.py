@@ -123,6 +123,16 @@ def published_games(folder, extra: dict | None = None) -> list[tuple[str, list[c
     return out
 
 
+def listing_nodes(pos, plies: int) -> int:
+    """The nodes the candidate listing of a last-move answer charges (each position listed is
+    one: `lastmove.search.candidates`); a test's small node limit goes on top of them."""
+    from retrologic.lastmove.search import candidates
+    from retrologic.limits import Budget
+    listing = Budget()
+    candidates(pos, plies, listing)
+    return listing.spent
+
+
 def random_walk(rng: random.Random, plies: int) -> chess.Board:
     """The board after up to `plies` random legal moves from the initial array (`rng` chooses;
     the walk stops early at mate or stalemate)."""

@@ -1199,6 +1199,12 @@ def convert_argv(file: str) -> st.SearchStrategy[list[str]]:
     return extra.map(lambda e: ["convert", "--to", "toml", "--out", "out", file, *e])
 
 
+def convert_cases() -> st.SearchStrategy[tuple[tuple[bytes, str, str], list[str]]]:
+    """A `convert_inputs` file and a `convert_argv` command line naming it."""
+    return convert_inputs().flatmap(lambda made: convert_argv(made[1]).map(
+        lambda argv: (made, argv)))
+
+
 # --------------------------------------------------------------------------- certificates
 
 META_KEYS = frozenset({"problem", "retrologic", "question", "position", "format"})

@@ -105,8 +105,7 @@ def test_convert_files() -> None:
     cases = Cases()
 
     @_settings(BUDGET["convert"])
-    @given(fz.convert_inputs().flatmap(
-        lambda made: fz.convert_argv(made[1]).map(lambda argv: (made, argv))))
+    @given(fz.convert_cases())
     def case(made_argv: tuple[tuple[bytes, str, str], list[str]]) -> None:
         (data, file, how), argv = made_argv
         cases.run(argv, {file: data}, how)

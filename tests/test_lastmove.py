@@ -14,7 +14,7 @@ from retrologic.certificate import check
 from retrologic.limits import Budget
 from retrologic.position import Position, parse
 
-from conftest import BRANDIS
+from conftest import BRANDIS, listing_nodes
 
 THREE = "8/8/8/1r1b4/B7/2K5/8/3k4 b - - 0 1"
 KNIGHT = "k1K5/8/8/8/8/8/7P/6B1 w - - 0 1"
@@ -141,9 +141,7 @@ def test_the_text_lists_some_candidates_of_each_status_and_counts_the_rest() -> 
     node limit is the listing's positions (each one node) and 20 more."""
     from retrologic.questions import lastmove as question
     pos = Position.from_fen("bN6/pPkR3p/PpPpPP2/8/2KP4/B6B/1q1P2PQ/br1R2Nr b - - 0 1")
-    listing = Budget()
-    lastmove.candidates(pos, 3, listing)
-    result = question.answer(pos, plies=3, nodes=listing.spent + 20, discover=False,
+    result = question.answer(pos, plies=3, nodes=listing_nodes(pos, 3) + 20, discover=False,
                              use_library=False)
     unresolved, impossible = result.facts["unresolved"], result.facts["impossible"]
     assert len(unresolved) > 5_000 and 0 < len(impossible) <= question.SHOWN
@@ -199,9 +197,8 @@ def test_an_accepted_claim_names_its_candidates_whole_or_by_count():
     from retrologic.lastmove.search import Limits
     from retrologic.certformat import MAX_CLAIM
     pos = Position.from_fen("4k3/8/8/8/8/8/8/R3K3 b - - 0 1")
-    listing = Budget()          # each position listed is a node: the list whole, 50 more
-    lastmove.candidates(pos, 1, listing)
-    cert = lastmove.certificate(pos, 1, lastmove.solve(pos, 1, Limits(nodes=listing.spent + 50)))
+    limits = Limits(nodes=listing_nodes(pos, 1) + 50)   # the list whole, 50 nodes more
+    cert = lastmove.certificate(pos, 1, lastmove.solve(pos, 1, limits))
     for c in cert["candidates"]:                # all left open: a weaker claim, still accepted
         c["status"] = "unresolved"
         c.pop("proof", None)

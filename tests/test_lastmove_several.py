@@ -16,11 +16,11 @@ import pytest
 
 from retrologic.certificate import check_file
 from retrologic.cli import main
-from retrologic.lastmove.search import candidates
-from retrologic.limits import Budget
 from retrologic.position import Position
 from retrologic.questions import lastmove as question
 from retrologic.result import Result, compare_expect, judge_expect
+
+from conftest import listing_nodes
 
 # a rook gives check from a8: 40 candidates (from a1-a7 and b8-g8, plain and with each
 # uncapture, and a promotion on a8); 1,000 positions show two of them and leave the rest open
@@ -111,9 +111,8 @@ def test_two_sequences_sharing_their_last_move_prove_the_sequence_not_unique(tmp
     what two games prove is that the last two single moves are not unique."""
     diagram = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -"
     pos = Position.from_fen(diagram)
-    listing = Budget()          # each position listed is a node: the list whole, 100 more
-    candidates(pos, 2, listing)
-    result = question.answer(pos, plies=2, nodes=listing.spent + 100, certificate_dir=tmp_path)
+    result = question.answer(pos, plies=2, nodes=listing_nodes(pos, 2) + 100,
+                             certificate_dir=tmp_path)
     path = Path(result.details["certificate"])
     cert = json.loads(path.read_text())
     games = {"Nb8-c6 Ng1-f3": "e2e4 e7e5 g1f3 b8c6", "Nb8-c6 e2-e4": "g1f3 e7e5 e2e4 b8c6"}

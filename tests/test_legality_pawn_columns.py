@@ -10,13 +10,12 @@ import copy
 from pathlib import Path
 
 import chess
-from conftest import random_game
+from conftest import listing_nodes, random_game
 
 from retrologic.certificate import check
 from retrologic.history.deduce import deduce
 from retrologic.lastmove import search as lastmove
 from retrologic.legality import pawn_columns, reachability, rules
-from retrologic.limits import Budget
 from retrologic.position import Position
 from retrologic.questions import legal
 
@@ -144,9 +143,7 @@ def test_last_move_uncaptures_closed_by_the_pawn_columns() -> None:
     bound and the cages close none of them but the b1 rook's); `check` runs the rule again at
     each leaf, and rejects a quiet candidate's position marked so."""
     pos = Position.from_fen(PASSED_ROUND.replace(" w Qq ", " b - "))
-    listing = Budget()          # each position listed is a node: the list whole, 300 more
-    lastmove.candidates(pos, 1, listing)
-    result = lastmove.solve(pos, 1, lastmove.Limits(nodes=listing.spent + 300))
+    result = lastmove.solve(pos, 1, lastmove.Limits(nodes=listing_nodes(pos, 1) + 300))
     cert = lastmove.certificate(pos, 1, result)
     closed = {c["notation"] for c in cert["candidates"]
               if c["status"] == "impossible" and c["proof"].get("rule") == "pawn-columns"}
