@@ -5,6 +5,7 @@ Written against the snake_case API of OR-Tools >= 9.8."""
 from __future__ import annotations
 
 from retrologic import limits
+from retrologic.cpsat_limits import bound_work, charge_work, run_solver
 from retrologic.history.model import Model
 from retrologic.limits import Budget, LimitHit
 
@@ -56,19 +57,17 @@ class CpSatBackend:
         self.cp.add_assumptions([self.lit(l) for l in assumptions])
         solver = self._cp.CpSolver()
         solver.parameters.num_workers = 1
-        # CP-SAT's own SIGINT handler off: Ctrl-C must reach ours (limits), which stops the
-        # solve through stop_search; caught by CP-SAT it read as the time limit, or was lost
-        solver.parameters.catch_sigint_signal = False
         left = budget.left()
         if left is not None:
             solver.parameters.max_time_in_seconds = left
-        if budget.nodes_used_up():
+        if budget.nodes_used_up() or not bound_work(solver, budget):
             raise LimitHit(budget.node_reason())
-        if budget.nodes is not None:
-            solver.parameters.max_number_of_conflicts = budget.nodes_left()
-        with limits.on_interrupt(solver.stop_search):
-            status = solver.solve(self.cp)
-        budget.spent += solver.num_conflicts
+        # CP-SAT's own SIGINT handler off (run_solver): Ctrl-C must reach ours (limits), which
+        # stops the solve through stop_search; caught by CP-SAT it read as the time limit
+        status = run_solver(solver, self.cp)
+        if status is None:
+            raise LimitHit(limits.INTERRUPTED)
+        charge_work(solver, budget)
         if status in (self._cp.OPTIMAL, self._cp.FEASIBLE):
             self._values = [False] + [bool(solver.value(v)) for v in self.vars[1:]]
             return True

@@ -185,7 +185,7 @@ def with_route(target: chess.Board, budget: Budget,
     not the machine's speed); the schedule route
     (`legalgame.schedule_route`: all the time left, at least SCHEDULE_LEAST, or SCHEDULE_SECONDS
     without a deadline; not under a node limit alone: its slices are seconds, while its CP-SAT
-    conflicts count against the node limit like the nodes of a search); when they stop
+    work counts against the node limit like the nodes of a search); when they stop
     with time left (their own node cap, or no deadline), the route again from where it stopped
     (ROUTE_NODES more), then `finders` once more. Else `finders` alone. Measured
     (bench/README-legal.md): the finders find most positions of short random games within

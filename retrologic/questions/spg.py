@@ -156,7 +156,7 @@ def strategy_lines(answer: spg.SpgAnswer) -> list[str]:
             still = " ".join(chess.square_name(s) for s in chess.scan_forward(report.frozen))
             out.append(f"strategies of {spg.moves_text(answer.plies)}: feasible; units proved "
                        f"still: {still or 'none beyond the frozen ones'} "
-                       f"({report.solves} CP-SAT solves, {report.conflicts} conflicts, "
+                       f"({report.solves} CP-SAT solves, {report.conflicts} nodes, "
                        f"{report.seconds:.2f} s)")
         else:
             out.append(f"strategies: not decided ({report.reason}); searched without them")
@@ -178,7 +178,7 @@ def schedule_lines(answer: spg.SpgAnswer) -> list[str]:
         verdict = "every game listed" if rep["status"] == Listing.COMPLETE else rep["reason"]
         out.append(f"schedule model, {spg.moves_text(entry['plies'])}: {verdict}; "
                    f"{rep['games']} game(s), {rep['rejected']} cut off by the play-out, "
-                   f"{rep['solves']} CP-SAT solves, {rep.get('conflicts', 0)} conflicts, "
+                   f"{rep['solves']} CP-SAT solves, {rep.get('conflicts', 0)} nodes, "
                    f"{rep['variables']} variables, "
                    f"{rep['seconds']:.2f} s")
     return out

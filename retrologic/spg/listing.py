@@ -33,7 +33,8 @@ class ScheduleReport:
     reason: str | None = None        # the limit that was hit, or why there is no game
     rejected: int = 0                # solutions cut off by the play-out (an illegal ply)
     solves: int = 0
-    conflicts: int = 0               # CP-SAT's, counted against a node limit
+    conflicts: int = 0               # CP-SAT's nodes (cpsat_limits.work_done), charged to the
+    #                                  node limit; the JSON key keeps its first name
     variables: int = 0
     seconds: float = 0.0
     still: int = 0                   # units the strategy layer proved still (frozen here)
@@ -85,7 +86,7 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
     schedule model and checked by python-chess (see the module's docstring): status
     'complete' when the list is all of them, 'unknown' after `limit` games, at the deadline of
     `budget` (or a bare `deadline`, a time.monotonic() value) or on Ctrl-C, with the games
-    listed so far. `budget`'s node limit bounds CP-SAT's conflicts, charged to it."""
+    listed so far. `budget`'s node limit bounds CP-SAT (cpsat_limits), charged to it."""
     t0 = time.monotonic()
     if budget is None:
         budget = Budget(None, None, deadline)

@@ -33,7 +33,8 @@ class Limits:
 
     Time, nodes and Ctrl-C are the shared `retrologic.limits.Budget` (`budget`, made from
     `timeout`/`nodes` when not given), so every reason quotes the user's own figure; the node
-    count is the searches' nodes and CP-SAT's conflicts (the strategy layer, the schedule model)
+    count is the searches' nodes and CP-SAT's work (the strategy layer, the schedule model: its
+    conflicts or deterministic time, `cpsat_limits`)
     over the whole question. `positions` is the memory limit: the memoised positions one
     search may keep (then unknown, "memory limit ...").
     """

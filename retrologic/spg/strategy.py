@@ -28,6 +28,7 @@ from typing import Any
 import chess
 
 from retrologic import limits
+from retrologic.cpsat_limits import bound_work, charge_work, run_solver
 from retrologic.limits import Budget
 from retrologic.spg import trajectory
 from retrologic.spg.analysis import INF, SWITCHES, Analysis
@@ -37,45 +38,14 @@ from retrologic.vocabulary import CASTLINGS, Unit, castling_owner, side_name
 ENUMERATION_LIMIT = 200  # strategies listed at most by default
 
 
-def run_solver(solver: Any, model: Any) -> Any:
-    """`solver.solve(model)` with Ctrl-C wired to CP-SAT's stop_search (limits.on_interrupt)
-    and CP-SAT's own SIGINT handler off, so the signal reaches ours; None when a stop was
-    requested before the solve (the caller reads that as 'unknown')."""
-    solver.parameters.catch_sigint_signal = False
-    if limits.interrupted():
-        return None
-    with limits.on_interrupt(solver.stop_search):
-        return solver.solve(model)
-
-
 def limit_reason(budget: Budget | None) -> str:
     """Why a solve under `budget` came back undecided: Ctrl-C, the node limit (CP-SAT's
-    conflicts count as nodes) or the time limit, quoting the user's figure."""
+    conflicts and deterministic time count as nodes) or the time limit, quoting the user's figure."""
     if limits.interrupted():
         return limits.INTERRUPTED
     if budget is not None and budget.nodes_used_up():
         return budget.node_reason()
     return budget.time_reason() if budget is not None else "time limit"
-
-
-def bound_conflicts(solver: Any, budget: Budget | None) -> bool:
-    """Give `solver` the conflicts left of `budget`'s node limit (a conflict counts as a node,
-    as in history/cpsat.py), so that `--nodes` bounds CP-SAT too; False past the limit. With
-    none left a solve may still run without a conflict (as a search may reach its limit
-    exactly): the same figure as a run without a limit spent then decides the question."""
-    left = None if budget is None else budget.nodes_left()
-    if left is None:
-        return True
-    if left < 0:
-        return False
-    solver.parameters.max_number_of_conflicts = left
-    return True
-
-
-def charge_conflicts(solver: Any, budget: Budget | None) -> None:
-    """Charge a finished solve's conflicts to `budget`'s node count."""
-    if budget is not None:
-        budget.spent += solver.num_conflicts
 
 
 def _count(n: int, noun: str) -> str:
@@ -135,7 +105,8 @@ class StrategyReport:
     frozen: int = 0                   # units proved still (never move): frozen for the search
     reason: str | None = None         # why infeasible, or the limit that was hit
     solves: int = 0
-    conflicts: int = 0                # CP-SAT's, counted against a node limit
+    conflicts: int = 0                # CP-SAT's nodes (cpsat_limits.work_done), charged to the
+    #                                   node limit; the JSON key keeps its first name
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -153,8 +124,8 @@ class StrategyModel:
 
     def __init__(self, analysis: Analysis, plies: int, node_budget: Budget | None = None
                  ) -> None:
-        """`node_budget`: the question's budget; its node limit bounds the conflicts of every
-        solve, which are charged to it (deadlines are passed to each solve)."""
+        """`node_budget`: the question's budget; its node limit bounds the work of every
+        solve (cpsat_limits), which is charged to it (deadlines are passed to each solve)."""
         from ortools.sat.python import cp_model  # ~0.7 s: imported only here
         self._cp = cp_model
         self.node_budget = node_budget
@@ -387,13 +358,13 @@ class StrategyModel:
             if left <= 0:
                 return None, Feasibility.UNKNOWN
             solver.parameters.max_time_in_seconds = left
-        if not bound_conflicts(solver, self.node_budget):
+        if not bound_work(solver, self.node_budget):
             return None, Feasibility.UNKNOWN
         self.solves += 1
         status = run_solver(solver, self.model)
         if status is None:
             return None, Feasibility.UNKNOWN
-        charge_conflicts(solver, self.node_budget)
+        charge_work(solver, self.node_budget)
         if status in (cp.OPTIMAL, cp.FEASIBLE):
             return solver, Feasibility.FEASIBLE
         if status == cp.INFEASIBLE:
@@ -462,12 +433,12 @@ class StrategyModel:
         if left <= 0:
             return None
         solver.parameters.max_time_in_seconds = left
-        if not bound_conflicts(solver, self.node_budget):
+        if not bound_work(solver, self.node_budget):
             return None
         self.solves += 1
         status = run_solver(solver, clone)
         if status is not None:
-            charge_conflicts(solver, self.node_budget)
+            charge_work(solver, self.node_budget)
         return round(solver.objective_value) if status == cp.OPTIMAL else None
 
     def strategy(self, solver) -> Strategy:
@@ -542,7 +513,7 @@ def analyse(target: chess.BaseBoard, plies: int, start: chess.Board | None = Non
     of `start` and `target` without the layer: it is returned, tables and caches kept, when the
     layer proves no unit still or runs out of time. `budget` (default: one of `timeout`
     seconds) is the question's shared limit: its deadline and Ctrl-C stop the solves, its node
-    limit bounds their conflicts.
+    limit bounds their work (conflicts and deterministic time, cpsat_limits).
     """
     t0 = time.monotonic()
     budget = budget if budget is not None else Budget(timeout)
