@@ -49,9 +49,15 @@ def bound_work(solver: Any, budget: Budget | None) -> bool:
 
 
 def work_done(solver: Any) -> int:
-    """The nodes a finished solve cost: its conflicts or its deterministic time, the larger."""
+    """The nodes a finished solve cost: its conflicts or its deterministic time, the larger;
+    a solve that reached the deterministic time `bound_work` gave it costs all of it (so the
+    budget reads as spent, whatever the rounding of the two figures)."""
     dtime = solver.response_proto.deterministic_time
-    return max(solver.num_conflicts, math.floor(dtime / DTIME_PER_NODE))
+    nodes = math.floor(dtime / DTIME_PER_NODE)
+    cap = solver.parameters.max_deterministic_time
+    if math.isfinite(cap) and dtime >= cap * (1 - 1e-9):
+        nodes = max(nodes, round(cap / DTIME_PER_NODE))
+    return max(solver.num_conflicts, nodes)
 
 
 def charge_work(solver: Any, budget: Budget | None) -> None:

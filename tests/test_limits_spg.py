@@ -164,6 +164,30 @@ def test_node_limit_bounds_cp_sat_presolve() -> None:
     assert report["solves"] == 1 and short.budget.spent >= 2000
 
 
+def test_a_solve_at_its_deterministic_cap_spends_the_budget() -> None:
+    """`work_done`: a solve that used the deterministic time `bound_work` gave it costs the
+    nodes left and one more, even when the two figures round below that (CP-SAT stops at or
+    past its cap): the budget then reads as spent and the reason names the node limit."""
+    from types import SimpleNamespace
+    from ortools.sat.python import cp_model
+    from retrologic.cpsat_limits import bound_work, work_done
+    budget = limits.Budget(None, 1437)
+    budget.spent = 1000
+    solver = cp_model.CpSolver()
+    assert bound_work(solver, budget)
+    cap = solver.parameters.max_deterministic_time
+    assert solver.parameters.max_number_of_conflicts == 437 and abs(cap - 0.438) < 1e-12
+    for dtime in (cap * (1 - 1e-12), cap, cap * 1.5):
+        stopped = SimpleNamespace(num_conflicts=3, parameters=solver.parameters,
+                                  response_proto=SimpleNamespace(deterministic_time=dtime))
+        assert work_done(stopped) >= 438
+    early = SimpleNamespace(num_conflicts=3, parameters=solver.parameters,
+                            response_proto=SimpleNamespace(deterministic_time=0.0125))
+    assert work_done(early) == 12                # an unfinished cap: the time as it is
+    budget.spent = 1438
+    assert not bound_work(cp_model.CpSolver(), budget)
+
+
 def test_auto_slice_decides_only_which_engine_answers(monkeypatch) -> None:
     """With the schedule model unable to decide (a model too large) and the search's slice
     used up at once, the search runs on with the rest of the budget: the verdict is the same."""
