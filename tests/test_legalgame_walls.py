@@ -13,7 +13,7 @@ import pytest
 from conftest import random_game
 from retrologic.legalgame.checker import replay
 from retrologic.legalgame.finder import Finder
-from retrologic.legalgame.walls import Walls, settled_pawns
+from retrologic.legalgame.walls import Walls, settled_pawns, unreplaceable_pawns
 from retrologic.limits import Budget
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.distances import INF
@@ -41,6 +41,49 @@ def squares(*names: str) -> int:
 ])
 def test_settled_pawns_pair_each_file_in_order(pawns, goal, settled):
     assert settled_pawns(squares(*pawns), squares(*goal)) == squares(*settled)
+
+
+@pytest.mark.parametrize("color, pawns, goal, captures, held", [
+    (chess.WHITE, ("e4",), ("e4",), 3, ("e4",)),          # no other pawn: it stays
+    (chess.WHITE, ("e4", "e2"), ("e4",), 0, ()),           # e2 could step up to e4
+    (chess.WHITE, ("e4", "d2"), ("e4",), 0, ("e4",)),      # d2 needs a capture, none left
+    (chess.WHITE, ("e4", "d2"), ("e4",), 1, ()),
+    (chess.WHITE, ("e4", "c3"), ("e4",), 2, ("e4",)),      # two files in one rank: never
+    (chess.WHITE, ("e4", "e5"), ("e4",), 1, ("e4",)),      # a pawn ahead never comes back
+    (chess.BLACK, ("d6", "e5"), ("d6", "e5"), 1, ("d6", "e5")),  # d6 held, so e5 too
+    (chess.BLACK, ("e5", "e6"), ("e5",), 0, ()),           # black: e6 is behind e5
+    (chess.BLACK, ("e5", "f7", "d4"), ("e5", "d4"), 1, ()),  # f7xe5, then e5xd4 can follow
+    (chess.BLACK, ("e5", "f7", "d4"), ("e5", "d4"), 0, ("e5", "d4")),
+])
+def test_unreplaceable_pawns_have_no_pawn_to_take_their_place(color, pawns, goal, captures,
+                                                              held):
+    assert unreplaceable_pawns(squares(*pawns), squares(*goal), color, captures) == \
+        squares(*held)
+
+
+def test_unreplaceable_pawns_stay_along_real_games():
+    """Every pawn the rule holds, with its side's captures left (a side with captures left
+    too: the file-order rule says nothing there), stays on its square to the end of a real
+    game (the oracle) of 30 random games, targets every 10 plies."""
+    held_with_captures = 0
+    for seed in range(30):
+        game = random_game(5100 + seed, max_plies=120)
+        boards = [board for board, _ in game]
+        for k in range(10, len(boards), 10):
+            target = boards[k]
+            for i in range(k):
+                board = boards[i]
+                for color in chess.COLORS:
+                    captures = chess.popcount(board.occupied_co[not color]) - \
+                        chess.popcount(target.occupied_co[not color])
+                    goal = target.pawns & target.occupied_co[color]
+                    held = unreplaceable_pawns(board.pawns & board.occupied_co[color], goal,
+                                               color, captures)
+                    held_with_captures += chess.popcount(held) if captures > 0 else 0
+                    for later in boards[i:k + 1]:
+                        for sq in chess.scan_forward(held):
+                            assert later.piece_at(sq) == board.piece_at(sq), (seed, i, k)
+    assert held_with_captures > 1000          # the check is not vacuous
 
 
 def test_settled_pawns_stay_and_the_walled_bound_holds_along_real_games():
@@ -96,6 +139,23 @@ def test_a_bishop_shut_in_by_settled_pawns_has_no_bound():
     assert not bishop_reaches(chess.H3, chess.D7, walls)
     assert walls_of.view(walls).bound.side_bound(board, chess.WHITE) >= INF
     assert Analysis(chess.Board(), target).bound.side_bound(board, chess.WHITE) < INF
+
+
+def test_pawns_no_other_pawn_can_replace_shut_in_a_bishop():
+    """Seed 10017 of bench/legal.py (Black's bishop ends on a1): the finder reached a position
+    with Black's bishop on g7, one capture left to Black and its pawns on d6, e5 and h6 on
+    their target squares. No black pawn can come to d6 or h6 again, hence none to e5: all
+    three stay, the bishop never leaves g7, f8, h8, f6 and e7, and the walled bound has no
+    value where the plain one said one move (the finder found no game within 10 s before;
+    bench/README-legal.md)."""
+    target = chess.Board("3rR3/7k/1pBp3p/pN1Pp1pP/P1P5/7P/8/b2KB3 b - - 0 60")
+    board = chess.Board("3r4/6bk/1pBp3p/pN1Pp1pP/P1P1R3/7P/5P2/3KB3 b - - 0 41")
+    walls_of = Walls(chess.Board(), target, 0)
+    walls = walls_of.of(board)
+    assert walls & squares("d6", "e5", "h6") == squares("d6", "e5", "h6")
+    assert not bishop_reaches(chess.G7, chess.A1, walls | squares("d8", "h7"))
+    assert walls_of.view(walls).bound.side_bound(board, chess.BLACK) >= INF
+    assert Analysis(chess.Board(), target).bound.side_bound(board, chess.BLACK) == 1
 
 
 @pytest.mark.slow          # two finder runs of 2,500 positions: half a minute on a slow machine

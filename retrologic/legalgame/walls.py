@@ -12,6 +12,14 @@ a bishop shut in behind them, or a rook whose file they close, has no finite bou
 search leaves that branch at once (seed 6204 of bench/legal.py: a light bishop on h3 behind
 g4 with its target on d7, placement searched to the cap before).
 
+A side with captures left settles pawns too (`unreplaceable_pawns`): a pawn on a target pawn
+square of its side that left it could never come back, so another pawn of the side would have
+to take its place; when no pawn of the side can still get there (behind it, no more files away
+than its captures left and its ranks ahead) and none of those that could is itself held, it
+stays for good (seed 10017: Black's d6, e5 and h6 shut in the bishop that must reach a1, with
+Black's last capture still to make; 28 against 14 of the 44 positions the committed finder
+missed at 10 s, bench/README-legal.md).
+
 The finder is a heuristic whose games are replayed, so nothing here is trusted; the rule is
 still exact, and tests/test_legalgame_walls.py holds it to real games.
 """
@@ -19,6 +27,7 @@ still exact, and tests/test_legalgame_walls.py holds it to real games.
 from __future__ import annotations
 
 from collections import OrderedDict
+from functools import cache
 
 import chess
 
@@ -44,6 +53,43 @@ def settled_pawns(pawns: int, goal: int) -> int:
     return out
 
 
+@cache
+def cone(square: chess.Square, color: chess.Color, captures: int) -> int:
+    """The squares from which a `color` pawn could still come to `square` with at most
+    `captures` captures: behind it, each capture one file over, one rank per move."""
+    out = 0
+    for other in chess.SQUARES:
+        ahead = chess.square_rank(square) - chess.square_rank(other)
+        if color == chess.BLACK:
+            ahead = -ahead
+        files = abs(chess.square_file(square) - chess.square_file(other))
+        if ahead > 0 and files <= min(captures, ahead):
+            out |= chess.BB_SQUARES[other]
+    return out
+
+
+MAX_FILES = 7  # more captures than files to cross change nothing
+
+
+def unreplaceable_pawns(pawns: int, goal: int, color: chess.Color, captures: int) -> int:
+    """Of `color`'s `pawns`, those on its target pawn squares (`goal`) for good, given its
+    `captures` left: a pawn that left its square (forward, or captured) could not come back,
+    so the target's pawn there must be another, one that can still get there (`cone`: behind
+    it, no more files away than its captures and its ranks ahead) and is not itself held
+    (held pawns never move): with none, the pawn stays and is never captured. A fixed point:
+    each pawn found held may leave others without a replacement."""
+    k = max(0, min(captures, MAX_FILES))
+    held = 0
+    while True:
+        grown = held
+        for sq in chess.scan_forward(pawns & goal & ~held):
+            if not pawns & ~held & cone(sq, color, k):
+                grown |= chess.BB_SQUARES[sq]
+        if grown == held:
+            return held
+        held = grown
+
+
 class Walls:
     """The settled pawns of a position on the way to `target`, and the analysis with them
     frozen (memoised by the walls, at most `MAX_VIEWS` kept), its assignment blocks solved by
@@ -58,11 +104,16 @@ class Walls:
         self.views: OrderedDict[int, Analysis] = OrderedDict()
 
     def of(self, board: chess.BaseBoard) -> int:
-        """The settled pawns of both sides (only a side with no capture left has any)."""
+        """The settled pawns of both sides: a side's pawns in their file's order when it has no
+        capture left (`settled_pawns`), and those no other pawn of it can replace
+        (`unreplaceable_pawns`, with its captures left)."""
         out = 0
         for color in chess.COLORS:
-            if chess.popcount(board.occupied_co[not color]) <= self.count[not color]:
-                out |= settled_pawns(board.pawns & board.occupied_co[color], self.goal[color])
+            pawns = board.pawns & board.occupied_co[color]
+            captures = chess.popcount(board.occupied_co[not color]) - self.count[not color]
+            if captures <= 0:
+                out |= settled_pawns(pawns, self.goal[color])
+            out |= unreplaceable_pawns(pawns, self.goal[color], color, max(captures, 0))
         return out
 
     def view(self, walls: int) -> Analysis:
