@@ -40,7 +40,8 @@ ENUMERATION_LIMIT = 200  # strategies listed at most by default
 
 def limit_reason(budget: Budget | None) -> str:
     """Why a solve under `budget` came back undecided: Ctrl-C, the node limit (CP-SAT's
-    conflicts and deterministic time count as nodes) or the time limit, quoting the user's figure."""
+    conflicts and deterministic time count as nodes) or the time limit, quoting the user's
+    figure."""
     if limits.interrupted():
         return limits.INTERRUPTED
     if budget is not None and budget.nodes_used_up():
