@@ -172,7 +172,12 @@ BLOCKED_PREFIX = "1r3bnr/p3pkB1/b1p4p/1p3P2/6P1/NP1n2PN/P1PK2B1/1R5R b - - 0 22"
 def test_victims_fit_cuts_a_victim_walled_in_on_its_file():
     finder = Finder(chess.Board(BLOCKED_TARGET), Budget(None))
     board = chess.Board(BLOCKED_PREFIX)
-    assert finder.side_bounds(board) is not None     # the bound alone does not see it
+    plain = finder.analysis.bound                    # the bound alone does not see it
+    assert all(plain.side_bound(board, color) < INF for color in chess.COLORS)
+    # the walls do since 2026-12-01: Black's c6 pawn can never be replaced
+    # (`walls.unreplaceable_pawns`), so White's c2 pawn, which must be taken, is shut in
+    assert finder.walls.of(board) & chess.BB_C6
+    assert finder.side_part(board, chess.WHITE) >= INF and finder.side_bounds(board) is None
     assert not victims_fit(finder, board)
     # the same position with the black c6 pawn on b6 (c2 may now promote): not cut
     open_file = board.copy()
