@@ -17,7 +17,7 @@ square of its side that left it could never come back, so another pawn of the si
 to take its place; when no pawn of the side can still get there (behind it, no more files away
 than its captures left and its ranks ahead) and none of those that could is itself held, it
 stays for good (seed 10017: Black's d6, e5 and h6 shut in the bishop that must reach a1, with
-Black's last capture still to make; 28 against 14 of the 44 positions the committed finder
+Black's last capture still to make; 32 against 14 of the 44 positions the finder before it
 missed at 10 s, bench/README-legal.md).
 
 The finder is a heuristic whose games are replayed, so nothing here is trusted; the rule is
