@@ -531,7 +531,8 @@ class Finder(Reach):
         finder as it was before the restarts and the plan. Measured (issue #19): the game of
         august-1924 before Kb4xNa3 was found so by the fifth try in 756 positions, but not
         within 200,000 by `find`'s schedule; with the walls of `walls.unreplaceable_pawns`
-        (2026-12-01) the schedule finds it in 1,283 and this pass no longer within 12,000. None: not found (the node cap or the tries ended)."""
+        (2026-12-01) the schedule finds it in 1,283 and this pass no longer within 12,000.
+        None: not found (the node cap or the tries ended)."""
         if self.analysis.impossible:
             return None
         self.place_cap = nodes
