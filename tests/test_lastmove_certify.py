@@ -41,9 +41,9 @@ def candidate_with_line(fen: str, notation: str) -> tuple[lastmove.Candidate, la
 
 def test_plain_finder_on_both_positions_before_the_plan_finder(monkeypatch) -> None:
     """Every try fails (a stand-in finder that spends its whole cap): the plain finder's short
-    schedule, then its first pass, each on the position before the candidate and then on the
-    line's earliest position, then the plan finder, then the plain schedule on both; all
-    together spend at most CERTIFY_NODES."""
+    schedule on the position before the candidate and then on the line's earliest position,
+    then the plan finder, then the plain schedule on both, never the first pass; all together
+    spend at most CERTIFY_NODES."""
     c, search, line = candidate_with_line(AUGUST, "Kb4xNa3")
     earliest = c.positions[-1]
     for r in line:
@@ -62,14 +62,13 @@ def test_plain_finder_on_both_positions_before_the_plan_finder(monkeypatch) -> N
     leaf, first = c.positions[-1].placement.board_fen(), earliest.placement.board_fen()
     assert [call[:4] for call in calls] == [
         (leaf, True, False, False), (first, True, False, False),    # the short schedules
-        (leaf, True, False, True), (first, True, False, True),      # the first passes
         (leaf, False, True, False),                                 # the plan finder
         (leaf, True, False, False), (first, True, False, False)]    # the plain schedules
     assert search.budget.spent - spent <= lastmove.CERTIFY_NODES
     caps = [call[4] for call in calls]
     assert sum(caps) <= lastmove.CERTIFY_NODES
-    assert caps[:4] == [lastmove.SHORT_ROUND] * 2 + [lastmove.FIRST_ROUND] * 2
-    assert caps[4] >= caps[5] == caps[6] > lastmove.FIRST_ROUND
+    assert caps[:2] == [lastmove.SHORT_ROUND] * 2
+    assert caps[2] == 2 * caps[3] and caps[3] == caps[4] > lastmove.SHORT_ROUND
 
 
 def test_a_found_game_stops_the_tries(monkeypatch, august_head) -> None:
@@ -100,7 +99,8 @@ def test_the_plain_finder_finds_the_august_game_within_its_cap(august_head) -> N
     """The regression: the plain finder's restart schedule alone did not find this game within
     30,000 positions (nor 200,000), its first unjittered pass did; since the walls of pawns no
     other pawn can replace (2026-12-01: White's c2 pawn is held from the first move) the
-    schedule finds it within 12,000 (1,283 positions), and the first pass no longer does."""
+    schedule finds it within 12,000 (1,283 positions), and the first pass no longer does (the
+    certification dropped it the same day)."""
     moves = august_head
     assert moves is not None
     board = chess.Board()

@@ -35,12 +35,11 @@ from retrologic.retract import Retraction, apply, in_check, retractions
 CERTIFY_NODES = 144_000  # positions the game finders expand per candidate at most (a count)
 PLAN_WEIGHT = 2          # the plan finder's share of the cap against each plain finder's (1)
 SHORT_ROUND = 4_500      # the plain finder's restart schedule, its first two rounds (300, 600)
-FIRST_PASS = 1_500       # positions of each plain-finder try in its first, unjittered pass
-FIRST_ROUND = 7_500      # ... the five tries of that pass (`legalgame.finder.TRIES`)
-# the modes of a certification try: the plain finder's schedule cut short, its unjittered
-# first pass alone, the plan finder, the plain finder's whole schedule
-SHORT, FIRST, PLAN, PLAIN = "short", "first pass", "plan", "plain"
-FIXED = {SHORT: SHORT_ROUND, FIRST: FIRST_ROUND}    # the modes with a fixed cap
+# the modes of a certification try: the plain finder's schedule cut short, the plan finder,
+# the plain finder's whole schedule (its unjittered first pass, 7,500 positions, was dropped on
+# 2026-12-01: bench/lastmove-collection/README.md)
+SHORT, PLAN, PLAIN = "short", "plan", "plain"
+FIXED = {SHORT: SHORT_ROUND}    # the modes with a fixed cap
 
 # A closer proves a position illegal by outside knowledge (a cage): it has `known(pos)` (cheap,
 # tried at every node) and `discover(pos, budget)` (expensive, tried only where the search is
@@ -317,17 +316,18 @@ def certify(c: Candidate, search: Search, line: list[Retraction]) -> bool:
     The tries, cheapest first (`certify_tries`), each on the position before the candidate
     and then on the earliest position of the supporting `line` (retracting further can undo
     what makes the position before it hard; the line's moves then played forward): the plain
-    finder's restart schedule cut short (SHORT_ROUND), its unjittered first pass alone
-    (FIRST_ROUND); only when these failed the plan finder on the position before the
-    candidate; last the plain finder's whole schedule on both. All share one cap of
-    CERTIFY_NODES positions: after the fixed short tries each gets its weight's share of what
-    the earlier ones left (PLAN_WEIGHT for the plan finder, 1 for a whole schedule: 24,000,
-    then 60,000, 30,000 and 30,000 when all fail). Issue #19: the plan finder alone used to
-    spend up to 3.5 times the finder's cap of 30,000, on each of the two positions. Measured:
-    short schedules find most games (angelini-1995-3plies in 2,133 positions); the first pass
-    august-1924's (6,760, never found by the schedule); the line's earliest position gives the
-    games of myllyniemi-1955, petrovic-last6 and stambuk-record-k (610 to 2,606 positions,
-    while 30,000 on the position before fail); the plan finder Brandis' (27,074)."""
+    finder's restart schedule cut short (SHORT_ROUND); only when these failed the plan finder
+    on the position before the candidate; last the plain finder's whole schedule on both. All
+    share one cap of CERTIFY_NODES positions: after the fixed short tries each gets its
+    weight's share of what the earlier ones left (PLAN_WEIGHT for the plan finder, 1 for a
+    whole schedule: 9,000, then 67,500, 33,750 and 33,750 when all fail). Issue #19: the plan
+    finder alone used to spend up to 3.5 times the finder's cap of 30,000, on each of the two
+    positions. Measured: short schedules find most games (angelini-1995-3plies in 2,133
+    positions; august-1924's in 1,283 since the walls of `legalgame.walls`: before them only
+    an unjittered first pass of the plain finder found it, a try dropped on 2026-12-01); the
+    line's earliest position gives the games of myllyniemi-1955, petrovic-last6 and
+    stambuk-record-k (610 to 2,606 positions, while 30,000 on the position before fail); the
+    plan finder Brandis' (27,074)."""
     if tail_fault(c) is not None:
         return False            # no game ending with these moves reaches the diagram
     tries = certify_tries(c, line)
@@ -370,11 +370,10 @@ def tail_fault(c: Candidate) -> str | None:
 def certify_tries(c: Candidate, line: list[Retraction]
                   ) -> list[tuple[Position, list[chess.Move], str]]:
     """The order `certify` tries: (start position, moves from it to the diagram, mode) with
-    mode SHORT (the plain finder's restart schedule cut short), FIRST (its first pass alone),
-    PLAN (the plan finder) or PLAIN (its whole schedule): on the position before the candidate
-    and on the supporting line's earliest position, the short schedule, then the first pass;
-    then the plan finder on the position before the candidate; then the whole schedule on
-    both."""
+    mode SHORT (the plain finder's restart schedule cut short), PLAN (the plan finder) or PLAIN
+    (its whole schedule): on the position before the candidate and on the supporting line's
+    earliest position, the short schedule; then the plan finder on the position before the
+    candidate; then the whole schedule on both."""
     leaf = c.positions[-1]
     tail = [r.move() for r in reversed(c.line)]
     starts = [(leaf, tail)]
@@ -384,7 +383,7 @@ def certify_tries(c: Candidate, line: list[Retraction]
             earliest = apply(earliest, r)
         starts.append((earliest, [r.move() for r in reversed(line)] + tail))
     return ([(pos, moves, SHORT) for pos, moves in starts]
-            + [(pos, moves, FIRST) for pos, moves in starts] + [(leaf, tail, PLAN)]
+            + [(leaf, tail, PLAN)]
             + [(pos, moves, PLAIN) for pos, moves in starts])
 
 
@@ -401,8 +400,7 @@ def _game_through(start: Position, moves: list[chess.Move], c: Candidate, search
         # husserl-1966's game cost 14,901 positions instead of 2,273 and myllyniemi-1955's
         # 17,167 instead of 6,763 (the cut helps `legal` on random positions, not here)
         head = find_game(start.to_board(), search.budget, node_cap=cap, plain=mode != PLAN,
-                         plan=mode == PLAN, first_pass=FIRST_PASS if mode == FIRST else 0,
-                         victims=False)
+                         plan=mode == PLAN, victims=False)
     finally:        # the finder's positions count as the solve's nodes (one budget)
         search.nodes += search.budget.spent - spent
     if head is None:
