@@ -458,13 +458,17 @@ class Finder(Reach):
             moves = self.guide(board)
             if moves is None:
                 return None
-            if self.use_plan:
-                near = min(plan_distance(self, board), UNPLANNED)
-            else:
-                near = self.capture_distance(board)
-            return weight * near + 0.5 * moves + self.jitter * self.rng.random()
+            return weight * self.capture_near(board) + 0.5 * moves + \
+                self.jitter * self.rng.random()
 
         return Phase(done, score, nodes)
+
+    def capture_near(self, board: chess.Board) -> int:
+        """The capture searches' distance to the next capture: the capture plan's (`Try.plan`)
+        or the victim slots' (`capture_distance`); the plan finder adds its trapped units."""
+        if self.use_plan:
+            return min(plan_distance(self, board), UNPLANNED)
+        return self.capture_distance(board)
 
     def placement_phase(self, weight: float, nodes: int) -> Phase:
         """The target position itself."""

@@ -16,7 +16,7 @@ door's pawn waits (no move, not captured: `hold`) from the start, captures inclu
 the step that lets it go (Ceriani 1951: g7-g6 after the knight has passed g6 to f8).
 Before that, a unit of the initial array the unmoved units wall in for good (the bishop c1
 between b2 and d2) is captured first, where it stands, before the region around it closes
-(`capture_distance`).
+(`capture_near`).
 
 Sound by construction: every move is a legal python-chess move from the initial array, the
 end is compared with the target exactly (`Finder.is_target`), and callers replay the game with
@@ -123,10 +123,18 @@ class _Staged:
                 continue
             yield move
 
-    def capture_distance(self, board: chess.Board) -> int:
-        """The plain finder's distance to the next capture, but while a trapped unit (see
-        `plan`) still stands, the fewest moves of an enemy piece to its square: it is taken
-        before the region around it closes."""
+    def capture_near(self, board: chess.Board) -> int:
+        """The plain finder's distance to the next capture (the capture plan's or the victim
+        slots'), but while a trapped unit (see `plan`) still stands, the fewest moves of an
+        enemy piece to its square: it is taken before the region around it closes. (Until
+        2026-12-01 this overrode the victim slots' distance alone, which no try of
+        `finder.TRIES` has used since the capture plan came, 2026-11-25: it was inert.)"""
+        near = self.trapped_distance(board)
+        return super().capture_near(board) if near is None else near  # type: ignore[misc]
+
+    def trapped_distance(self, board: chess.Board) -> int | None:
+        """The fewest moves of an enemy piece to a trapped unit still standing (None: none
+        stands, or no enemy piece can reach one)."""
         for sq in chess.scan_forward(self.trapped & board.occupied):
             piece = board.piece_at(sq)
             if piece is None or piece.piece_type == chess.PAWN:
@@ -136,7 +144,7 @@ class _Staged:
                                       u)[sq] for u in chess.scan_forward(enemy)), default=INF)
             if best < INF:
                 return best
-        return super().capture_distance(board)  # type: ignore[misc]
+        return None
 
     def unit_map(self, ptype: int, color: chess.Color, square: chess.Square) -> list[int] | tuple:
         """Moves a piece needs from `square` to every square: the analysis' distance map, for
