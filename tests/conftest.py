@@ -3,14 +3,16 @@ and a clean Ctrl-C state around every test."""
 
 from __future__ import annotations
 
+import functools
 import itertools
-
 import os
 import random
 from types import SimpleNamespace
 
 import chess
 import pytest
+
+from retrologic.spg.distances import INF
 
 # The suite runs in two processes on two cores: the proof-game engines' race (spg/race.py) would
 # only oversubscribe them, so it is off here (tests/test_spg_race.py turns it on for itself);
@@ -131,6 +133,35 @@ def listing_nodes(pos, plies: int) -> int:
     listing = Budget()
     candidates(pos, plies, listing)
     return listing.spent
+
+
+def plain_blocked_distance(ptype: int, frm: int, to: int, obstacles: int) -> int:
+    """A piece's fewest moves from `frm` to `to` with pawns standing on `obstacles`."""
+    return plain_blocked_ways(ptype, frm, obstacles).get(to, INF)
+
+
+@functools.lru_cache(maxsize=None)
+def plain_blocked_ways(ptype: int, frm: int, obstacles: int) -> dict[int, int]:
+    """A piece's fewest moves from `frm` to every square it reaches with pawns standing on
+    `obstacles` (breadth first over python-chess attacks on a board holding only them and the
+    piece): it may end on an obstacle's square, never pass or leave one (except `frm`)."""
+    board = chess.BaseBoard.empty()
+    for sq in chess.scan_forward(obstacles):
+        board.set_piece_at(sq, chess.Piece(chess.PAWN, chess.BLACK))
+    ways, frontier = {frm: 0}, [frm]
+    while frontier:
+        reached = []
+        for sq in frontier:
+            if sq != frm and obstacles & chess.BB_SQUARES[sq]:
+                continue
+            walker = board.copy()
+            walker.set_piece_at(sq, chess.Piece(ptype, chess.WHITE))
+            for to in walker.attacks(sq):
+                if to not in ways:
+                    ways[to] = ways[sq] + 1
+                    reached.append(to)
+        frontier = reached
+    return ways
 
 
 def random_walk(rng: random.Random, plies: int) -> chess.Board:

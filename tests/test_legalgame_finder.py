@@ -5,13 +5,12 @@ cap bounds the work whatever the restarts do."""
 
 from __future__ import annotations
 
-import functools
 import random
 
 import chess
 import pytest
 
-from conftest import random_walk
+from conftest import plain_blocked_distance, plain_blocked_ways, random_walk
 
 from retrologic.legalgame.finder import Finder, GiveUp
 from retrologic.legalgame.kernel import plan_distance
@@ -42,35 +41,6 @@ def plain_distance(finder: Finder, color: chess.Color, ptype: int, frm: int, to:
         maps = analysis.pawn_maps(color, frm)
         return min(maps[c][to] for c in range(min(captures, len(maps) - 1) + 1))
     return analysis.piece_map(ptype, color, frm)[to]
-
-
-def plain_blocked_distance(ptype: int, frm: int, to: int, obstacles: int) -> int:
-    """A piece's fewest moves from `frm` to `to` with pawns standing on `obstacles`."""
-    return plain_blocked_ways(ptype, frm, obstacles).get(to, INF)
-
-
-@functools.lru_cache(maxsize=None)
-def plain_blocked_ways(ptype: int, frm: int, obstacles: int) -> dict[int, int]:
-    """A piece's fewest moves from `frm` to every square it reaches with pawns standing on
-    `obstacles` (breadth first over python-chess attacks on a board holding only them and the
-    piece): it may end on an obstacle's square, never pass or leave one (except `frm`)."""
-    board = chess.BaseBoard.empty()
-    for sq in chess.scan_forward(obstacles):
-        board.set_piece_at(sq, chess.Piece(chess.PAWN, chess.BLACK))
-    ways, frontier = {frm: 0}, [frm]
-    while frontier:
-        reached = []
-        for sq in frontier:
-            if sq != frm and obstacles & chess.BB_SQUARES[sq]:
-                continue
-            walker = board.copy()
-            walker.set_piece_at(sq, chess.Piece(ptype, chess.WHITE))
-            for to in walker.attacks(sq):
-                if to not in ways:
-                    ways[to] = ways[sq] + 1
-                    reached.append(to)
-        frontier = reached
-    return ways
 
 
 def plain_guide_distance(finder: Finder, board: chess.Board, color: chess.Color, ptype: int,

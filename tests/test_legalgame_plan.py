@@ -7,6 +7,7 @@ from __future__ import annotations
 import chess
 import pytest
 
+from conftest import plain_blocked_distance
 from retrologic import limits
 from retrologic.legalgame.checker import check_certificate, reaches
 from retrologic.legalgame.find import find_game
@@ -54,43 +55,20 @@ def test_pawn_attacks_match_python_chess() -> None:
         assert pawn_attacks(board, color) == want
 
 
-def fewest_moves_to(piece: chess.Piece, start: chess.Square, goal: chess.Square,
-                    walls: chess.BaseBoard) -> int | None:
-    """Oracle for the trapped units' distance: the fewest moves of `piece` from `start` to
-    `goal` on a board holding only `walls`, by python-chess's attack sets (breadth first)."""
-    seen, frontier, moves = {start}, [start], 0
-    while frontier:
-        if goal in frontier:
-            return moves
-        moves += 1
-        following = []
-        for sq in frontier:
-            probe = walls.copy()
-            probe.set_piece_at(sq, piece)
-            for to in probe.attacks(sq):
-                if to not in seen and probe.piece_at(to) is None:
-                    seen.add(to)
-                    following.append(to)
-        frontier = following
-    return None
-
-
 def test_the_trapped_bishop_guides_the_plan_finders_capture_searches() -> None:
     """Brandis before Ka2-a1: White's c1 bishop, walled in by the unmoved b2 and d2, is not in
     the target, so it is taken where it stands, first: while it stands the plan finder's
-    capture distance is the fewest moves of a Black piece to c1 (python-chess's attacks on a
-    board of the unmoved pawns alone: 2, the a8 rook by a1 or the queen by c7); once it is
-    gone, the plain finder's distance. Until 2026-12-01 this guide was inert: no try used it."""
+    capture distance is the fewest moves of a Black piece to c1 (`plain_blocked_distance`:
+    python-chess's attacks on a board of the unmoved pawns alone: 2, the a8 rook by a1 or the
+    queen by c7); once it is gone, the plain finder's distance. Until 2026-12-01 this guide
+    was inert: no try used it."""
     finder = plan_finder(Finder)(chess.Board(BRANDIS_BEFORE), Budget(), 1_000)
     finder.plan()
     assert finder.trapped == chess.BB_C1
-    walls = chess.BaseBoard(None)
-    for sq in chess.scan_forward(UNMOVED):
-        walls.set_piece_at(sq, chess.Piece(chess.PAWN, chess.WHITE))
     start = chess.Board()
-    want = min(d for sq, piece in start.piece_map().items()
-               if piece.color == chess.BLACK and piece.piece_type != chess.PAWN
-               for d in [fewest_moves_to(piece, sq, chess.C1, walls)] if d is not None)
+    want = min(plain_blocked_distance(piece.piece_type, sq, chess.C1, UNMOVED)
+               for sq, piece in start.piece_map().items()
+               if piece.color == chess.BLACK and piece.piece_type != chess.PAWN)
     assert want == 2 and finder.capture_near(start) == want < Finder.capture_near(finder, start)
     start.remove_piece_at(chess.C1)
     assert finder.capture_near(start) == Finder.capture_near(finder, start)
