@@ -42,17 +42,17 @@ def candidate_with_line(fen: str, notation: str) -> tuple[lastmove.Candidate, la
 def test_plain_finder_on_both_positions_before_the_plan_finder(monkeypatch) -> None:
     """Every try fails (a stand-in finder that spends its whole cap): the plain finder's short
     schedule on the position before the candidate and then on the line's earliest position,
-    then the plan finder, then the plain schedule on both, never the first pass; all together
-    spend at most CERTIFY_NODES."""
+    then the plan finder, then the plain schedule on both; all together spend at most
+    CERTIFY_NODES."""
     c, search, line = candidate_with_line(AUGUST, "Kb4xNa3")
     earliest = c.positions[-1]
     for r in line:
         earliest = apply(earliest, r)
     calls = []
 
-    def fake(target, budget, node_cap, *, plain=True, plan=True, first_pass=0, victims=True):
+    def fake(target, budget, node_cap, *, plain=True, plan=True, victims=True):
         assert victims is False         # the last-move tries leave the capture cut off
-        calls.append((target.board_fen(), plain, plan, first_pass > 0, node_cap))
+        calls.append((target.board_fen(), plain, plan, node_cap))
         budget.check(node_cap)
         return None
 
@@ -60,12 +60,12 @@ def test_plain_finder_on_both_positions_before_the_plan_finder(monkeypatch) -> N
     spent = search.budget.spent
     assert not lastmove.certify(c, search, line)
     leaf, first = c.positions[-1].placement.board_fen(), earliest.placement.board_fen()
-    assert [call[:4] for call in calls] == [
-        (leaf, True, False, False), (first, True, False, False),    # the short schedules
-        (leaf, False, True, False),                                 # the plan finder
-        (leaf, True, False, False), (first, True, False, False)]    # the plain schedules
+    assert [call[:3] for call in calls] == [
+        (leaf, True, False), (first, True, False),    # the short schedules
+        (leaf, False, True),                          # the plan finder
+        (leaf, True, False), (first, True, False)]    # the plain schedules
     assert search.budget.spent - spent <= lastmove.CERTIFY_NODES
-    caps = [call[4] for call in calls]
+    caps = [call[3] for call in calls]
     assert sum(caps) <= lastmove.CERTIFY_NODES
     assert caps[:2] == [lastmove.SHORT_ROUND] * 2
     assert caps[2] == 2 * caps[3] and caps[3] == caps[4] > lastmove.SHORT_ROUND
@@ -80,7 +80,7 @@ def test_a_found_game_stops_the_tries(monkeypatch, august_head) -> None:
     assert head is not None
     calls = []
 
-    def fake(target, budget, node_cap, *, plain=True, plan=True, first_pass=0, victims=True):
+    def fake(target, budget, node_cap, *, plain=True, plan=True, victims=True):
         calls.append(plan)
         return head
 

@@ -18,26 +18,25 @@ from retrologic.limits import Budget, LimitHit
 
 
 def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *,
-              plain: bool = True, plan: bool = True, first_pass: int = 0,
-              victims: bool = True, route: bool = False) -> list[chess.Move] | None:
+              plain: bool = True, plan: bool = True, victims: bool = True,
+              route: bool = False) -> list[chess.Move] | None:
     """A legal game from the initial array to `target` (see `Finder`); an e.p. square in the
     target is the double step just played: the game reaches the position before it, then plays
     it. None: no game found within the tries or `node_cap` positions (LimitHit: the budget ran
     out). `plain` and `plan` choose the finders (both: the plain finder, then the plan finder
-    on what it left of the cap); `first_pass` > 0 runs the plain finder's tries once first,
-    without jitter, with that many positions each (see `Finders`); `victims` False leaves
-    the plain finder's capture cut (`kernel.victims_fit`) off. The cap is a cap: all
+    on what it left of the cap); `victims` False leaves the plain finder's capture cut
+    (`kernel.victims_fit`) off. The cap is a cap: all
     together charge at most `node_cap` positions to `budget` (issue #19). `route`: a position
     whose proof-game bound is small is also searched by `legalgame.proof_route` (its search
     nodes are charged besides the cap). The search runs with full garbage collections ten
     times rarer (`collector.sparing_collector`: the memo tables made them a quarter to a third
     of the CPU)."""
     with sparing_collector():
-        return _find_game(target, budget, node_cap, plain, plan, first_pass, victims, route)
+        return _find_game(target, budget, node_cap, plain, plan, victims, route)
 
 
 def _find_game(target: chess.Board, budget: Budget, node_cap: int, plain: bool, plan: bool,
-               first_pass: int, victims: bool, route: bool) -> list[chess.Move] | None:
+               victims: bool, route: bool) -> list[chess.Move] | None:
     """`find_game` inside the collector's policy."""
     ep = target.ep_square
     if ep is None and not (route and _near(target)):
@@ -45,9 +44,9 @@ def _find_game(target: chess.Board, budget: Budget, node_cap: int, plain: bool, 
         before = bound_last_move(target)    # the last move took a unit or promoted
         if before is not None:
             return Turns(target, before, node_cap, lambda board, cap: Finders(
-                board, cap, plain, plan, first_pass, victims)).run(budget)
+                board, cap, plain, plan, victims)).run(budget)
     if ep is None:
-        return _find_any(target, budget, node_cap, plain, plan, first_pass, victims, route)
+        return _find_any(target, budget, node_cap, plain, plan, victims, route)
     mover = not target.turn
     step = 8 if mover == chess.WHITE else -8
     pawn_to, pawn_from = ep + step, ep - step
@@ -59,7 +58,7 @@ def _find_game(target: chess.Board, budget: Budget, node_cap: int, plain: bool, 
     before.remove_piece_at(pawn_to)
     before.set_piece_at(pawn_from, chess.Piece(chess.PAWN, mover))
     before.turn = mover
-    head = _find_any(before, budget, node_cap, plain, plan, first_pass, victims, route)
+    head = _find_any(before, budget, node_cap, plain, plan, victims, route)
     if head is None:
         return None
     board = chess.Board()
@@ -76,10 +75,10 @@ def _near(target: chess.Board) -> bool:
 
 
 def _find_any(target: chess.Board, budget: Budget, node_cap: int, plain: bool = True,
-              plan: bool = True, first_pass: int = 0, victims: bool = True,
+              plan: bool = True, victims: bool = True,
               route: bool = False) -> list[chess.Move] | None:
     """The finders (`Finders`), in turns with the proof-game route when `route` asks for it."""
-    finders = Finders(target, node_cap, plain, plan, first_pass, victims)
+    finders = Finders(target, node_cap, plain, plan, victims)
     if not route:
         return finders.run(budget)
     from retrologic.legalgame.proof_route import with_route
@@ -92,18 +91,13 @@ class Finders:
     the budgets are charged (a finder over its own cap charges one position more: hence the
     -1). Resumable: `run` may be called again with another budget after a LimitHit (the
     proof-game route's turns), and the plain finder goes on where it stopped (`Finder.find`);
-    the plan finder starts afresh each turn (it runs only after the plain finder's cap).
-
-    `first_pass`: before its restart schedule, the plain finder's `Finder.first_pass` with that
-    many positions per try (its later tries are always jittered and its first round gives each
-    try 300: august-1924's game is found only so, not with the plan's guide either)."""
+    the plan finder starts afresh each turn (it runs only after the plain finder's cap)."""
 
     def __init__(self, target: chess.Board, node_cap: int, plain: bool = True,
-                 plan: bool = True, first_pass: int = 0, victims: bool = True) -> None:
+                 plan: bool = True, victims: bool = True) -> None:
         self.target, self.node_cap = target, node_cap
-        self.plain, self.plan, self.first_pass, self.victims = plain, plan, first_pass, victims
+        self.plain, self.plan, self.victims = plain, plan, victims
         self.finder: Finder | None = None
-        self.passed = False        # `first_pass` has run to its end
         self.spent = 0             # positions charged over every turn
 
     def run(self, budget: Budget) -> list[chess.Move] | None:
@@ -134,11 +128,7 @@ class Finders:
                 self.finder.check_victims = self.finder.check_victims and self.victims
             finder = self.finder
             finder.budget = budget
-            if self.first_pass > 0 and not self.passed:
-                game = finder.first_pass(self.first_pass)
-                self.passed = True
-            if game is None:
-                game = finder.find(rounds)      # None at once when `first_pass` spent the cap
+            game = finder.find(rounds)
         if game is None and rounds is None and self.plan and left() >= 2:
             from retrologic.legalgame.plan_tail import find_with_tail
             game = find_with_tail(Finder, self.target, budget, left())

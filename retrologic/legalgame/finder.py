@@ -490,7 +490,7 @@ class Finder(Reach):
         if self.analysis.impossible or self.exhausted or self.nodes > self.node_cap:
             return None
         if self.round == 0 and self.next_try == 0:
-            self.round_start = self.nodes      # after `first_pass`, if it ran
+            self.round_start = self.nodes      # the round's start, again after a LimitHit
         try:
             # the tries in order, then again with random tie-breaks (seeded: the same target
             # gives the same game) until the node cap: other captures, other orders. Each round
@@ -527,27 +527,6 @@ class Finder(Reach):
                     return None
         except GiveUp:
             self.exhausted = True
-        return None
-
-    def first_pass(self, nodes: int) -> list[chess.Move] | None:
-        """Each of `TRIES` once from the start, without jitter, guided by the bound's victim
-        slots (not the capture plan), with `nodes` positions each (its placement too): the
-        finder as it was before the restarts and the plan. Measured (issue #19): the game of
-        august-1924 before Kb4xNa3 was found so by the fifth try in 756 positions, but not
-        within 200,000 by `find`'s schedule; with the walls of `walls.unreplaceable_pawns`
-        (2026-12-01) the schedule finds it in 1,283 and this pass no longer within 12,000.
-        None: not found (the node cap or the tries ended)."""
-        if self.analysis.impossible:
-            return None
-        self.place_cap = nodes
-        self.jitter, self.use_plan, self.plan_salt = 0.0, False, 0
-        try:
-            for attempt in TRIES:
-                game = self._run_try(attempt, nodes)
-                if game is not None:
-                    return game
-        except GiveUp:
-            pass
         return None
 
     def _run_try(self, attempt: Try, nodes: int) -> list[chess.Move] | None:
