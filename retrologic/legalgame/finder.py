@@ -18,8 +18,9 @@ lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-t
    the target asks for) plays the units to their target squares.
 
 A game that fails is tried again with the other settings of `TRIES` (weights, guide, slack),
-then again with random tie-breaks, until the node cap (`FIND_NODES`, a count: every expanded
-position counts). The tries start short (`FIRST_SHARE` nodes) and double per round: a bad
+then again with random tie-breaks (a hash of each position with the try's and the search's
+salt, `Finder.tie`), until the node cap (`FIND_NODES`, a count: every expanded position
+counts). The tries start short (`FIRST_SHARE` nodes) and double per round: a bad
 capture prefix is left early, and a restart often finds one that places in a few nodes (measured
 in bench/README-legal.md); a jittered try also follows another plan of the same capture count (a
 salted assignment). A capture counts as an outcome only when the opponent can still give up the
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import random
 from dataclasses import dataclass
 from typing import Callable, Iterator, NamedTuple
 
@@ -60,16 +60,14 @@ class Try(NamedTuple):
     (how much a capture may raise the victim side's bound: a unit the target needs, to be
     replaced by a promotion, raises it; 0 keeps such units), and the guide: "moves" (both
     sides' bounds added up: every useful move lowers it) or "plies" (the plies the bounds need,
-    with the side to move: a side already done then does not count); `plan`: the capture
-    searches are guided by the capture plan (`kernel.plan_distance`), else by the bound's
-    per-target victim slots (`capture_distance`, the finder before the plan)."""
+    with the side to move: a side already done then does not count). Every try's capture
+    searches are guided by the capture plan (`kernel.plan_distance`)."""
 
     capture_weight: float
     place_weight: float
     nodes: int
     slack: int
     guide: str
-    plan: bool = True
 
 
 TRIES = (Try(2.0, 3.0, 1_500, 0, "moves"), Try(2.0, 3.0, 1_500, 0, "plies"),
@@ -84,6 +82,7 @@ UNPLANNED = 40  # the capture distance of a position whose captures the plan can
 JITTER = 2.0  # random tie-break of the restarts, in moves of the guide
 FIND_NODES = 60_000  # positions one `find` expands at most over all its tries (then: not found)
 BOUNDS_MEMO = 400_000  # positions whose `side_bounds` are kept (then the table starts afresh)
+TIE_MASK = (1 << 32) - 1  # the bits of a position's hash that make its tie-break (`tie`)
 CHECK_VICTIMS = True  # a capture is an outcome only when `kernel.victims_fit` holds after it
 
 
@@ -145,7 +144,6 @@ class Finder(Reach):
         self.count = {c: chess.popcount(target.occupied_co[c]) for c in chess.COLORS}
         self.nodes = 0
         self.node_cap = node_cap
-        self.rng = random.Random(0)
         self.jitter = 0.0
         self.guide_name = "moves"
         self.try_end = node_cap
@@ -166,7 +164,6 @@ class Finder(Reach):
         self.locks: dict[tuple, int] = {}
         self.planner = Planner(self.analysis)
         self.plan_salt = 0     # 0: the cheapest plan; else a salted one (`kernel.side_plan`)
-        self.use_plan = True   # the capture searches are guided by the plan (`Try.plan`)
         self.around_pawns = True  # the plan's guide walks pieces around the pawns (`find`)
         self.check_victims = CHECK_VICTIMS
         self.round = 0         # `find`'s place in its schedule (resumed there after a LimitHit)
@@ -400,6 +397,7 @@ class Finder(Reach):
         heap: list[tuple[float, int, chess.Board, int]] = [(first, 0, root, 0)]
         seen = {root._transposition_key()}
         expanded = 0
+        jitter, salt = self.jitter, self.search_salt(root)
 
         def path(index: int) -> list[chess.Move]:
             moves = []
@@ -432,6 +430,8 @@ class Finder(Reach):
                     continue
                 score = phase.score(child, depth + 1)
                 if score is not None:
+                    if jitter:
+                        score += jitter * self.tie(child, salt)
                     heapq.heappush(heap, (score, len(parents) - 1, child, depth + 1))
 
     def capture_phase(self, units: int, weight: float, nodes: int, slack: int) -> Phase:
@@ -458,17 +458,33 @@ class Finder(Reach):
             moves = self.guide(board)
             if moves is None:
                 return None
-            return weight * self.capture_near(board) + 0.5 * moves + \
-                self.jitter * self.rng.random()
+            return weight * self.capture_near(board) + 0.5 * moves
 
         return Phase(done, score, nodes)
 
     def capture_near(self, board: chess.Board) -> int:
-        """The capture searches' distance to the next capture: the capture plan's (`Try.plan`)
-        or the victim slots' (`capture_distance`); the plan finder adds its trapped units."""
-        if self.use_plan:
-            return min(plan_distance(self, board), UNPLANNED)
-        return self.capture_distance(board)
+        """The capture searches' distance to the next capture: the capture plan's (at most
+        `UNPLANNED`); the plan finder adds its trapped units."""
+        return min(plan_distance(self, board), UNPLANNED)
+
+    @staticmethod
+    def tie(board: chess.Board, salt: int) -> float:
+        """The random tie-break of a position in [0, 1) (`search` adds `jitter` times it): a
+        hash of its placement, side to move and rights with the search's `salt` (`search_salt`),
+        a function of the position alone rather than a draw per scored child, so a cut that
+        drops some children leaves the others' order as it was, and an A/B run of a cut
+        compares searches that differ only where the cut bites. Python's hash of a tuple of
+        ints is the same in every process."""
+        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+               board.kings, board.occupied_co[chess.WHITE], board.turn, board.castling_rights,
+               salt)
+        return (hash(key) & TIE_MASK) / (TIE_MASK + 1)
+
+    def search_salt(self, root: chess.Board) -> int:
+        """The salt of a search's tie-breaks: the try's (`plan_salt`, set by `find` from the
+        round and the try) with the search's root, so the same search in the same try draws
+        the same, however many searches came before it."""
+        return hash((self.plan_salt, root.turn, root.castling_rights) + placement_key(root))
 
     def placement_phase(self, weight: float, nodes: int) -> Phase:
         """The target position itself."""
@@ -476,7 +492,7 @@ class Finder(Reach):
             moves = self.guide(board)
             if moves is None:
                 return None
-            return depth + weight * moves + self.jitter * self.rng.random()
+            return depth + weight * moves
 
         return Phase(lambda board, _parent: self.is_target(board), score, nodes)
 
@@ -492,23 +508,23 @@ class Finder(Reach):
         if self.round == 0 and self.next_try == 0:
             self.round_start = self.nodes      # the round's start, again after a LimitHit
         try:
-            # the tries in order, then again with random tie-breaks (seeded: the same target
-            # gives the same game) until the node cap: other captures, other orders. Each round
-            # doubles the tries' share of the node cap, from FIRST_SHARE up to 1/TRY_SHARE of the
-            # cap: most games are found fast or after a restart, rarely by a long try (measured:
-            # bench/README-legal.md)
+            # the tries in order, then again with random tie-breaks (hashed from the positions
+            # and the salts: the same target gives the same game) until the node cap: other
+            # captures, other orders. Each round doubles the tries' share of the node cap, from
+            # FIRST_SHARE up to 1/TRY_SHARE of the cap: most games are found fast or after a
+            # restart, rarely by a long try (measured: bench/README-legal.md)
             while True:
                 share = max(min(FIRST_SHARE << self.round, self.node_cap // TRY_SHARE), 1)
                 self.place_cap = max(share // 2, 1)
                 while self.next_try < len(TRIES):
                     number = self.next_try
                     attempt = TRIES[number]
-                    self.use_plan = attempt.plan
                     # the later tries share their first capture searches with the first two
                     # (measured: the same games, the same dead ends), so they start jittered
                     if number >= len(GUIDES):
                         self.jitter = JITTER
-                    # a jittered try follows another plan of the same capture count
+                    # a jittered try follows another plan of the same capture count, and its
+                    # salt draws its searches' tie-breaks (`search_salt`)
                     self.plan_salt = 0 if not self.jitter else \
                         (self.round + 1) * len(TRIES) + number
                     # every other try measures the pieces' ways on the maps alone: each guide

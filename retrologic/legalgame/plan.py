@@ -76,13 +76,11 @@ def plan_finder(base: type) -> type:
 class _Staged:
     """The staged placement, mixed into the plain finder (its attributes and methods:
     `target`, `frozen`, `analysis`, `search`, `guide`, `side_bounds`, `legal_moves`,
-    `is_target`, `placement_phase`, `jitter`, `rng`)."""
+    `is_target`, `placement_phase`)."""
 
     target: chess.Board
     frozen: int
     analysis: Any
-    jitter: float
-    rng: Any
     search: Callable[..., Any]
     guide: Callable[[chess.Board], int | None]
     side_bounds: Callable[[chess.Board], tuple[int, int] | None]
@@ -124,11 +122,11 @@ class _Staged:
             yield move
 
     def capture_near(self, board: chess.Board) -> int:
-        """The plain finder's distance to the next capture (the capture plan's or the victim
-        slots'), but while a trapped unit (see `plan`) still stands, the fewest moves of an
-        enemy piece to its square: it is taken before the region around it closes. (Until
-        2026-12-01 this overrode the victim slots' distance alone, which no try of
-        `finder.TRIES` has used since the capture plan came, 2026-11-25: it was inert.)"""
+        """The plain finder's distance to the next capture (the capture plan's), but while a
+        trapped unit (see `plan`) still stands, the fewest moves of an enemy piece to its
+        square: it is taken before the region around it closes. (Until 2026-12-01 this
+        overrode the victim slots' distance alone, which no try of `finder.TRIES` has used
+        since the capture plan came, 2026-11-25: it was inert; that guide is gone.)"""
         near = self.trapped_distance(board)
         return super().capture_near(board) if near is None else near  # type: ignore[misc]
 
@@ -230,8 +228,7 @@ class _Staged:
             if moves is None:
                 return None
             cost = self.layer_cost(board, goal)
-            return (depth + weight * (COST_WEIGHT * cost + 0.5 * moves)
-                    + self.jitter * self.rng.random())
+            return depth + weight * (COST_WEIGHT * cost + 0.5 * moves)
 
         return Phase(done, score, nodes)
 

@@ -1,7 +1,7 @@
 """The finder's distance look-ups (issue #19): how far a unit is from a square or a set of
-squares, and the slot-guided capture distance of the finder before the capture plan -- a base
-class of `legalgame.finder.Finder`, split off to keep that module short; its memo tables and
-the analysis are set by `Finder.__init__`.
+squares, and how soon a victim can come to a capture square (the capture plan's guide,
+`kernel.plan_distance`) -- a base class of `legalgame.finder.Finder`, split off to keep that
+module short; its memo tables and the analysis are set by `Finder.__init__`.
 
 The distances are the proof-game analysis' (`spg.analysis`: pawn maps per capture count, piece
 maps with frozen units as obstacles); a piece's moves are reversible, so the distance from a
@@ -25,7 +25,7 @@ BLOCKED_MEMO = 200_000  # piece rings kept with obstacles (then the table starts
 
 
 class Reach:
-    """Distances, rings of squares and the slot-guided capture distance, memoised."""
+    """Distances, rings of squares and victims' arrivals, memoised."""
 
     analysis: Analysis
     frozen: int
@@ -110,45 +110,6 @@ class Reach:
             if ring & squares:
                 return d
         return below
-
-    def capture_distance(self, board: chess.Board) -> int:
-        """How far the nearest useful capture is. A side with captures to make whose pawns must
-        still capture on known squares (the bound's victim slots) is measured there: its pawn's
-        moves to the slot plus a victim's moves to it; its free captures (beyond the slots) by the
-        fewest moves of one of its units to a capturable unit (kings and frozen units are not).
-        By rings of squares (`rings`); a piece's moves are reversible (the distance from a slot
-        to a piece is the piece's distance to the slot), a pawn victim's are counted forwards."""
-        best = INF
-        bound = self.analysis.bound
-        for color in chess.COLORS:
-            need = self.captures_left(board, color)
-            if need <= 0:
-                continue
-            foe = board.occupied_co[not color] & ~self.frozen
-            victims = foe & ~board.kings
-            if not victims:
-                continue
-            own = board.occupied_co[color] & ~self.frozen
-            slots = bound.capture_slots(board, color)
-            if need > len(slots):
-                for ptype, mask in self.by_type(board, own):
-                    for sq in chess.scan_forward(mask):
-                        best = self.nearest(color, ptype, sq, 1, victims, best)
-            if not slots:
-                continue
-            pawns = list(chess.scan_forward(board.pawns & own))
-            pieces = self.by_type(board, victims & ~board.pawns)
-            foe_pawns = list(chess.scan_forward(victims & board.pawns))
-            union = 0
-            for mask in slots:
-                union |= mask
-            for s in chess.scan_forward(union):
-                reach = min((self.distance(color, chess.PAWN, p, s, need) for p in pawns),
-                            default=INF)
-                if reach < best:
-                    best = min(best, reach + self.victim_arrival(color, s, pieces, foe_pawns,
-                                                                 best - reach))
-        return best
 
     def victim_arrival(self, color: chess.Color, square: chess.Square,
                        pieces: list[tuple[int, int]], foe_pawns: list[chess.Square],
