@@ -25,12 +25,12 @@ def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *
     it. None: no game found within the tries or `node_cap` positions (LimitHit: the budget ran
     out). `plain` and `plan` choose the finders (both: the plain finder, then the plan finder
     on what it left of the cap); `victims` False leaves the plain finder's capture cut
-    (`kernel.victims_fit`) off. The cap is a cap: all
-    together charge at most `node_cap` positions to `budget` (issue #19). `route`: a position
-    whose proof-game bound is small is also searched by `legalgame.proof_route` (its search
-    nodes are charged besides the cap). The search runs with full garbage collections ten
-    times rarer (`collector.sparing_collector`: the memo tables made them a quarter to a third
-    of the CPU)."""
+    (`kernel.victims_fit`) off. The cap is a cap: all together charge at most `node_cap`
+    positions to `budget` (issue #19). `route`: a position whose proof-game bound is small is
+    also searched by `legalgame.proof_route` (its search nodes are charged besides the cap).
+    The search runs with full garbage collections ten times rarer
+    (`collector.sparing_collector`: the memo tables made them a quarter to a third of the
+    CPU)."""
     with sparing_collector():
         return _find_game(target, budget, node_cap, plain, plan, victims, route)
 

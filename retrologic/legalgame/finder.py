@@ -475,9 +475,7 @@ class Finder(Reach):
         drops some children leaves the others' order as it was, and an A/B run of a cut
         compares searches that differ only where the cut bites. Python's hash of a tuple of
         ints is the same in every process."""
-        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-               board.kings, board.occupied_co[chess.WHITE], board.turn, board.castling_rights,
-               salt)
+        key = placement_key(board) + (board.turn, board.castling_rights, salt)
         return (hash(key) & TIE_MASK) / (TIE_MASK + 1)
 
     def search_salt(self, root: chess.Board) -> int:
