@@ -16,8 +16,9 @@ import pytest
 
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.finder import Finder
-from retrologic.legalgame.kernel import (NOISE, pawn_zone, plan_distance, promotions_fit,
-                                         promotions_to_come, route_cost, side_plan, victims_fit)
+from retrologic.legalgame.kernel import (NOISE, locked_pawns, pawn_zone, plan_distance,
+                                         promotions_fit, promotions_to_come, route_cost,
+                                         side_plan, victims_fit)
 from retrologic.limits import Budget
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.distances import INF
@@ -136,6 +137,21 @@ def test_the_plan_sees_the_joint_capture_the_slots_miss():
     assert plan_distance(finder, board) == 2 + 1
 
 
+def test_the_free_capture_term_skips_pawns_the_plan_keeps_on_their_files():
+    """White must take Black's extra knight, and its e4 pawn must stay the target's e4 pawn:
+    exd5 leaves the plan (White's bound is then infinite), so the nearest capture the plan
+    allows is the king's, four king moves away on an empty board (it used to read 1, exd5:
+    on seed 20734 such captures made the capture searches' guide flat)."""
+    finder = Finder(chess.Board("4k3/8/8/8/4P3/8/8/4K3 w - - 0 1"), Budget(None))
+    board = chess.Board("4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1")
+    taken = board.copy()
+    taken.push_san("exd5")
+    assert finder.side_bounds(board) is not None and finder.side_bounds(taken) is None
+    for around_pawns in (True, False):
+        finder.around_pawns = around_pawns
+        assert plan_distance(finder, board) == chess.square_distance(chess.E1, chess.D5) == 4
+
+
 # formerly failing positions (bench/legal-failures.csv, seeds 103 and 144: unknown at 10 s CPU
 # before the plan), now found with a few thousand positions (measured: 831 and 596 before the
 # two guides took turns, session of 2026-11-27 23:34 UTC; then 1,713 and 2,521 under a 4,000
@@ -184,6 +200,40 @@ def test_victims_fit_cuts_a_victim_walled_in_on_its_file():
     open_file.remove_piece_at(chess.C6)
     open_file.set_piece_at(chess.B6, chess.Piece(chess.PAWN, chess.BLACK))
     assert victims_fit(finder, open_file)
+
+
+# Seed 20734 of bench/legal.py (2026-12-01): a position the capture searches walked for
+# thousands of nodes. Black (12 units, 10 in the target) has no capture left, so White has
+# exactly two. White's h2 pawn must become the g6 pawn: White's g3 pawn cannot pass Black's g5
+# (which never moves and is never taken: Black could not replace it) but by two captures, and
+# then h2 would need a third for g3. So one capture is h-pawn takes on g6 (a capture on g4 stays
+# behind g5). Black's a7 and f6 pawns can never reach g6, become a target pawn (d6, g5, h6) or
+# promote (White's a4 and f3 stand settled on their target squares and never move), so both
+# must be taken by White's one other capture. No game goes through it; the bound alone (4, 3)
+# does not see it.
+SETTLED_TARGET = "4k2b/5r2/q2pb1Pp/6pn/PPNn4/3PNPP1/1B6/3KRB2 w - - 1 48"
+SETTLED_PREFIX = "2q1k2b/p4r2/3pbp1p/6pn/PPN5/3PNPP1/1B2n2P/1R1K1B2 w - - 0 35"
+
+
+def test_victims_fit_counts_settled_pawns_as_locked():
+    """White's settled pawns never move although White has captures left (its plan's pawn
+    captures are fewer, so `locked_pawns` alone locks none): Black's a7 and f6 pawns stop short
+    of them, and `victims_fit` sees that both must be White's one free capture."""
+    finder = Finder(chess.Board(SETTLED_TARGET), Budget(None))
+    board = chess.Board(SETTLED_PREFIX)
+    assert finder.side_bounds(board) is not None
+    white = board.occupied_co[chess.WHITE] & board.pawns
+    settled = chess.BB_A4 | chess.BB_B4 | chess.BB_D3 | chess.BB_F3
+    assert finder.walls.of(board) & white == settled
+    plan = finder.side_plan(board, chess.WHITE)
+    assert plan is not None and locked_pawns(finder, board, chess.WHITE, plan) == 0
+    assert finder.locked(board, chess.WHITE, plan) == settled
+    assert not victims_fit(finder, board)
+    # without Black's a7 pawn, f6 alone is White's free capture: not cut
+    spare_one = board.copy()
+    spare_one.remove_piece_at(chess.A7)
+    spare_one.set_piece_at(chess.B7, chess.Piece(chess.KNIGHT, chess.BLACK))
+    assert victims_fit(finder, spare_one)
 
 
 def test_pawn_zone_stops_short_of_a_blocker():

@@ -10,10 +10,10 @@ lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-t
    sides' bounds finite, guided by the capture plan (`legalgame.kernel`: one joint assignment
    of each side's units to its target units says which pawns must capture, where, and which
    of the opponent's units are left over to be taken) -- how close a planned pawn and a
-   left-over victim stand to one of its capture squares, or a unit of the capturing side to a
-   victim (a piece's way around the position's pawns in every other try, `Reach.blocked_rings`,
-   on the distance maps alone in the others). The best `BRANCHES` captures found are tried in
-   turn, depth first (backtracking at dead ends).
+   left-over victim stand to one of its capture squares, or a piece or left-over pawn of the
+   capturing side to a victim (a piece's way around the position's pawns in every other try,
+   `Reach.blocked_rings`, on the distance maps alone in the others). The best `BRANCHES`
+   captures found are tried in turn, depth first (backtracking at dead ends).
 2. **Placement.** A weighted A* on the bound (with the side to move and the castling rights
    the target asks for) plays the units to their target squares.
 
@@ -25,7 +25,8 @@ capture prefix is left early, and a restart often finds one that places in a few
 in bench/README-legal.md); a jittered try also follows another plan of the same capture count (a
 salted assignment). A capture counts as an outcome only when the opponent can still give up the
 right units at the right places (`kernel.victims_fit`: seed 3000's last capture was b5xa4 with
-White's left-over unit a pawn walled in on c2). The per-node work is memoised by what it depends
+White's left-over unit a pawn walled in on c2; the settled pawns, `legalgame.walls`, count as
+never leaving their files, `Finder.locked`). The per-node work is memoised by what it depends
 on. Dead ends the bound misses are cut by two checks of our own: the pawns' captures must fit
 within the captures left all together (`captures_fit`), and pawns that can never move again must
 stand on target pawns (`stuck_pawns`); and the bound itself treats the pawns settled for good on
@@ -364,7 +365,8 @@ class Finder(Reach):
         if hit is None:
             if len(self.locks) > BOUNDS_MEMO:
                 self.locks.clear()
-            hit = self.locks[key] = locked_pawns(self, board, color, plan)
+            walls = self.walls.of(board) & board.pawns & board.occupied_co[color]
+            hit = self.locks[key] = locked_pawns(self, board, color, plan) | walls
         return hit
 
     # the phases ---------------------------------------------------------------------------------

@@ -217,7 +217,8 @@ def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
     """How far the nearest planned capture is: for each side with captures to make, each
     planned pawn's moves to one of its capture squares plus the nearest victim's moves there
     (the victims: the units the opponent's plan finds expendable), and, when the side has more
-    captures to make than its pawns plan, the fewest moves of any of its units to a victim.
+    captures to make than its pawns plan, the fewest moves of one of its pieces or left-over
+    pawns to a victim.
     INF when a side has no plan (the bound will say dead) or no victim. With the finder's
     `around_pawns`, a piece's moves go around the position's pawns and frozen units
     (`Reach.blocked_rings`); else the maps alone count."""
@@ -236,7 +237,10 @@ def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
         if not victims or best <= 1:
             continue
         if need > mine.pawn_captures:
-            own = board.occupied_co[color] & ~finder.frozen
+            # the captures beyond the plan's: by a piece or a left-over pawn; another pawn that
+            # leaves its file leaves the plan (mostly dead: seed 20734's plateau, where such
+            # captures read 1 in nearly every position)
+            own = (board.occupied_co[color] & ~board.pawns | mine.spare) & ~finder.frozen
             for ptype, mask in finder.by_type(board, own):
                 for sq in chess.scan_forward(mask):
                     best = finder.nearest(color, ptype, sq, 1, victims, best, obstacles)
