@@ -98,7 +98,8 @@ def test_the_bound_is_the_same_with_either_solver(seed):
 
 def test_the_locked_pawns_memo_returns_what_the_function_computes():
     """`Finder.locked` (memoised by the plan's key, salt included) against `locked_pawns`
-    computed afresh on every position of a real game, under two salts."""
+    and the side's settled pawns (`Walls.of`, which depend on the side's pawns and captures left
+    only, both in the key) computed afresh on every position of a real game, under two salts."""
     positions = real_game(7, 80)
     finder = Finder(positions[-1], Budget())
     compared = locked = 0
@@ -110,7 +111,8 @@ def test_the_locked_pawns_memo_returns_what_the_function_computes():
                 if plan is None:
                     continue
                 pawns = finder.locked(board, color, plan)
-                assert pawns == locked_pawns(finder, board, color, plan)
+                settled = finder.walls.of(board) & board.pawns & board.occupied_co[color]
+                assert pawns == locked_pawns(finder, board, color, plan) | settled
                 compared += 1
                 locked += pawns != 0
     assert compared >= 100 and locked >= 10     # some positions do lock pawns
