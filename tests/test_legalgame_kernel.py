@@ -217,16 +217,19 @@ SETTLED_PREFIX = "2q1k2b/p4r2/3pbp1p/6pn/PPN5/3PNPP1/1B2n2P/1R1K1B2 w - - 0 35"
 
 def test_victims_fit_counts_settled_pawns_as_locked():
     """White's settled pawns never move although White has captures left (its plan's pawn
-    captures are fewer, so `locked_pawns` alone locks none): Black's a7 and f6 pawns stop short
-    of them, and `victims_fit` sees that both must be White's one free capture."""
+    captures are fewer, so no plan locks them: `locked_pawns` locks exactly the settled ones):
+    Black's a7 and f6 pawns stop short of them, and `victims_fit` sees that both must be
+    White's one free capture."""
     finder = Finder(chess.Board(SETTLED_TARGET), Budget(None))
     board = chess.Board(SETTLED_PREFIX)
     assert finder.side_bounds(board) is not None
     white = board.occupied_co[chess.WHITE] & board.pawns
     settled = chess.BB_A4 | chess.BB_B4 | chess.BB_D3 | chess.BB_F3
     assert finder.walls.of(board) & white == settled
+    assert finder.walls.of_side(board, chess.WHITE) == settled
     plan = finder.side_plan(board, chess.WHITE)
-    assert plan is not None and locked_pawns(finder, board, chess.WHITE, plan) == 0
+    assert plan is not None and finder.captures_left(board, chess.WHITE) > plan.pawn_captures
+    assert locked_pawns(finder, board, chess.WHITE, plan) == settled
     assert finder.locked(board, chess.WHITE, plan) == settled
     assert not victims_fit(finder, board)
     # without Black's a7 pawn, f6 alone is White's free capture: not cut

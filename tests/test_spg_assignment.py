@@ -98,8 +98,9 @@ def test_the_bound_is_the_same_with_either_solver(seed):
 
 def test_the_locked_pawns_memo_returns_what_the_function_computes():
     """`Finder.locked` (memoised by the plan's key, salt included) against `locked_pawns`
-    and the side's settled pawns (`Walls.of`, which depend on the side's pawns and captures left
-    only, both in the key) computed afresh on every position of a real game, under two salts."""
+    computed afresh on every position of a real game, under two salts; the settled pawns it
+    includes (`Walls.of_side`) depend on the side's pawns and captures left only, both in the
+    key, and are the side's part of `Walls.of`."""
     positions = real_game(7, 80)
     finder = Finder(positions[-1], Budget())
     compared = locked = 0
@@ -112,7 +113,9 @@ def test_the_locked_pawns_memo_returns_what_the_function_computes():
                     continue
                 pawns = finder.locked(board, color, plan)
                 settled = finder.walls.of(board) & board.pawns & board.occupied_co[color]
-                assert pawns == locked_pawns(finder, board, color, plan) | settled
+                assert finder.walls.of_side(board, color) == settled
+                assert pawns == locked_pawns(finder, board, color, plan)
+                assert pawns & settled == settled
                 compared += 1
                 locked += pawns != 0
     assert compared >= 100 and locked >= 10     # some positions do lock pawns

@@ -356,17 +356,20 @@ class Finder(Reach):
                                                            self.plan_salt)
         return hit
 
+    def settled(self, board: chess.BaseBoard, color: chess.Color) -> int:
+        """`color`'s settled pawns (`Walls.of_side`)."""
+        return self.walls.of_side(board, color)
+
     def locked(self, board: chess.BaseBoard, color: chess.Color, plan: SidePlan) -> int:
         """`kernel.locked_pawns` of `color` under its `plan` (`side_plan`), memoised by
-        `plan_key` (all it depends on: about seven in eight calls of `victims_fit` are
-        look-ups, measured on seed 6015)."""
+        `plan_key` (all it depends on, the settled pawns included: about seven in eight calls
+        of `victims_fit` are look-ups, measured on seed 6015)."""
         key = self.plan_key(board, color)
         hit = self.locks.get(key)
         if hit is None:
             if len(self.locks) > BOUNDS_MEMO:
                 self.locks.clear()
-            walls = self.walls.of(board) & board.pawns & board.occupied_co[color]
-            hit = self.locks[key] = locked_pawns(self, board, color, plan) | walls
+            hit = self.locks[key] = locked_pawns(self, board, color, plan)
         return hit
 
     # the phases ---------------------------------------------------------------------------------

@@ -185,8 +185,8 @@ def side_plan(analysis: Analysis, board: chess.BaseBoard, color: chess.Color, ne
 class Measures(Protocol):
     """What `plan_distance` and `victims_fit` need of the finder: its frozen units, analysis,
     planner and salt, which ways the guide measures (`around_pawns`), captures left, plans,
-    locked pawns (`locked_pawns`) and distances (`legalgame.finder.Finder` provides them,
-    memoised)."""
+    settled pawns (`legalgame.walls`), locked pawns (`locked_pawns`) and distances
+    (`legalgame.finder.Finder` provides them, memoised)."""
 
     frozen: int
     analysis: Analysis
@@ -197,6 +197,8 @@ class Measures(Protocol):
     def captures_left(self, board: chess.BaseBoard, color: chess.Color) -> int: ...
 
     def side_plan(self, board: chess.BaseBoard, color: chess.Color) -> SidePlan | None: ...
+
+    def settled(self, board: chess.BaseBoard, color: chess.Color) -> int: ...
 
     def distance(self, color: chess.Color, ptype: int, frm: chess.Square, to: chess.Square,
                  captures: int) -> int: ...
@@ -265,11 +267,13 @@ def locked_pawns(finder: Measures, board: chess.BaseBoard, color: chess.Color,
     its file only by capturing, and when the plan's pawn captures are all the captures the side
     has left, a pawn captures only if some assignment within the captures left makes it capture
     (`_may_capture`; the plan is one choice among those: seed 5130's d7 and f7 pawns may each
-    be the one taking on the e-file). Frozen pawns never move at all."""
+    be the one taking on the e-file). Frozen pawns and the settled ones (`legalgame.walls`,
+    seed 20734's a4 and f3 with two captures left) never move at all."""
     pawns = board.pawns & board.occupied_co[color]
+    settled = finder.settled(board, color)
     need = finder.captures_left(board, color)
     if need > plan.pawn_captures:
-        return pawns & finder.frozen
+        return pawns & finder.frozen | settled
     for planned in plan.pawns:
         pawns &= ~chess.BB_SQUARES[planned.square]
     units = [(sq, board.piece_type_at(sq) or 0)
@@ -279,7 +283,7 @@ def locked_pawns(finder: Measures, board: chess.BaseBoard, color: chess.Color,
         if utype == chess.PAWN and pawns & chess.BB_SQUARES[usq] and \
                 _may_capture(rows, r, need):
             pawns &= ~chess.BB_SQUARES[usq]
-    return pawns
+    return pawns | settled
 
 
 def _may_capture(rows: list[tuple[tuple[int, ...], tuple[float, ...]]], r: int,

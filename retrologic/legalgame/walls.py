@@ -104,16 +104,18 @@ class Walls:
         self.views: OrderedDict[int, Analysis] = OrderedDict()
 
     def of(self, board: chess.BaseBoard) -> int:
-        """The settled pawns of both sides: a side's pawns in their file's order when it has no
-        capture left (`settled_pawns`), and those no other pawn of it can replace
-        (`unreplaceable_pawns`, with its captures left)."""
-        out = 0
-        for color in chess.COLORS:
-            pawns = board.pawns & board.occupied_co[color]
-            captures = chess.popcount(board.occupied_co[not color]) - self.count[not color]
-            if captures <= 0:
-                out |= settled_pawns(pawns, self.goal[color])
-            out |= unreplaceable_pawns(pawns, self.goal[color], color, max(captures, 0))
+        """The settled pawns of both sides (`of_side`)."""
+        return self.of_side(board, chess.WHITE) | self.of_side(board, chess.BLACK)
+
+    def of_side(self, board: chess.BaseBoard, color: chess.Color) -> int:
+        """`color`'s settled pawns: its pawns in their file's order when it has no capture left
+        (`settled_pawns`), and those no other pawn of it can replace (`unreplaceable_pawns`,
+        with its captures left). They depend on the side's pawns and captures left only."""
+        pawns = board.pawns & board.occupied_co[color]
+        captures = chess.popcount(board.occupied_co[not color]) - self.count[not color]
+        out = unreplaceable_pawns(pawns, self.goal[color], color, max(captures, 0))
+        if captures <= 0:
+            out |= settled_pawns(pawns, self.goal[color])
         return out
 
     def view(self, walls: int) -> Analysis:
