@@ -297,3 +297,45 @@ def test_a_restarts_tie_breaks_depend_on_the_positions_not_on_the_scoring_order(
     forward = expansions(False, 17)
     assert expansions(True, 17) == forward
     assert expansions(False, 18) != forward
+
+
+def test_a_capture_the_search_rejects_is_a_dead_end():
+    """A capture search is after the next capture: a capture its checks reject (a bound raised
+    past the slack, `victims_fit`) is neither an outcome nor expanded, so no outcome comes
+    from a later move's weaker check below it (before 2026-12-01 such children were scored
+    and pushed: on TARGETS[1] five were expanded and 115 of 252 outcomes came from below
+    one)."""
+    finder = Finder(chess.Board(TARGETS[1]), Budget(None))
+    units = 32
+    expanded_after_capture = rejected = 0
+    generate = finder.legal_moves
+
+    def legal_moves(board: chess.Board):
+        nonlocal expanded_after_capture
+        expanded_after_capture += chess.popcount(board.occupied) < units
+        return generate(board)
+
+    finder.legal_moves = legal_moves
+    phase = finder.capture_phase(units, 2.0, 400, 0)
+    checks = phase.done
+
+    def done(board: chess.Board, parent: chess.Board) -> bool:
+        nonlocal rejected
+        accepted = checks(board, parent)
+        if chess.popcount(board.occupied) < units:
+            rejected += not accepted
+            assert accepted or phase.score(board, 1) is None
+        else:
+            assert not accepted
+        return accepted
+
+    phase.done = done
+    outcomes = list(finder.search(chess.Board(), phase))
+    assert rejected > 100 and outcomes          # the checks did reject captures
+    assert expanded_after_capture == 0
+    for moves in outcomes:                      # each outcome's capture is its last move
+        board = chess.Board()
+        for move in moves[:-1]:
+            assert not board.is_capture(move)
+            board.push(move)
+        assert board.is_capture(moves[-1])

@@ -448,7 +448,9 @@ class Finder(Reach):
         capture were `UNPLANNED` moves away (not dead: another plan may still fit). Greedy:
         the plies played cost nothing, so a plateau of equal guide values is walked rather
         than swept breadth first (a quarter move per ply did that: 21-24 % more CPU on the
-        positions found, the same share found; bench/README-legal.md, 2026-11-29)."""
+        positions found, the same share found; bench/README-legal.md, 2026-11-29). A capture
+        the checks reject is a dead end: below it a later move's check would compare the
+        other side's bounds (until 2026-12-01 such captures were scored and pushed)."""
         bound = self.analysis.bound
 
         def done(board: chess.Board, parent: chess.Board) -> bool:
@@ -460,6 +462,8 @@ class Finder(Reach):
                      and promotions_fit(self, self.target, board))
 
         def score(board: chess.Board, _depth: int) -> float | None:
+            if chess.popcount(board.occupied) < units:
+                return None     # a capture `done` rejected: not a way to the next capture
             moves = self.guide(board)
             if moves is None:
                 return None
