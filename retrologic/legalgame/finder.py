@@ -26,7 +26,7 @@ in bench/README-legal.md); a jittered try also follows another plan of the same 
 salted assignment). A capture counts as an outcome only when the opponent can still give up the
 right units at the right places (`kernel.victims_fit`: seed 3000's last capture was b5xa4 with
 White's left-over unit a pawn walled in on c2; the settled pawns, `legalgame.walls`, count as
-never leaving their files, `Finder.locked`). The per-node work is memoised by what it depends
+never leaving their files, `kernel.locked_pawns`). The per-node work is memoised by what it depends
 on. Dead ends the bound misses are cut by two checks of our own: the pawns' captures must fit
 within the captures left all together (`captures_fit`), and pawns that can never move again must
 stand on target pawns (`stuck_pawns`); and the bound itself treats the pawns settled for good on
