@@ -15,12 +15,13 @@ held a bound method of it), no longer has one (`spg.analysis`: freed when droppe
 
 With full sweeps rare, the collections still took about 7 % of the finders' CPU (timed by
 `gc.callbacks`: 0.9-1.2 s of 12-15 s on six positions under a 3,000-position cap, some 4,000
-collections of the youngest generation, 350 of the middle one and 3 full ones a position,
-every one freeing nothing), so `paused_collector` turns the automatic collector off for the
-finders' searches (the same searches with 4.7 % less CPU: 20 positions under a 2,000-position
-cap, each arm on each core in turn, bench/README-legal.md): objects are freed by their
-reference counts as always, and what cyclic garbage they make waits for the first collection
-after the block (16 runs of `find_game` of 0.1-8 s with it all paused: none in 15, 261 objects
+collections of the youngest generation, 350 of the middle one and 3 full ones a position, every
+one freeing nothing), so `paused_collector` turns the automatic collector off for the finders'
+searches (the same searches with 6.7 % less CPU: 20 positions under a 2,000-position cap, each
+arm on each core in turn; 0.937x on the 359 games of the same length of 400 fresh seeds at 10 s,
+bench/README-legal.md): objects are freed by their reference counts as always, and what cyclic
+garbage they make waits until the end of the enclosing `sparing_collector` block, then for a
+full collection (16 runs of `find_game` of 0.1-8 s with it all paused: none in 15, 261 objects
 in one). The proof-game route and the schedule model, which do make some (8,845 objects in a
 45 s run, against 4,048 left under `sparing_collector`), stay under `sparing_collector` alone.
 """
