@@ -159,7 +159,7 @@ def test_the_tries_take_turns_with_the_two_guides(monkeypatch):
     finder = Finder(chess.Board(TARGETS[0]), Budget(None), node_cap=4_000)
     seen = []
 
-    def run_try(attempt, nodes):
+    def run_try(attempt, nodes, board):
         seen.append((finder.round, finder.next_try, finder.around_pawns))
         finder.nodes += nodes
         if finder.nodes > finder.node_cap:

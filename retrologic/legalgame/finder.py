@@ -20,19 +20,19 @@ lower bound of each side's remaining moves, §10 of shared/seeds/malikovic-spg-t
 A game that fails is tried again with the other settings of `TRIES` (weights, guide, slack),
 then again with random tie-breaks (a hash of each position with the try's and the search's
 salt, `Finder.tie`), until the node cap (`FIND_NODES`, a count: every expanded position
-counts). The tries start short (`FIRST_SHARE` nodes) and double per round: a bad
-capture prefix is left early, and a restart often finds one that places in a few nodes (measured
-in bench/README-legal.md); a jittered try also follows another plan of the same capture count (a
-salted assignment). A capture counts as an outcome only when the opponent can still give up the
-right units at the right places (`kernel.victims_fit`: seed 3000's last capture was b5xa4 with
-White's left-over unit a pawn walled in on c2; the settled pawns, `legalgame.walls`, count as
-never leaving their files, `kernel.locked_pawns`). The per-node work is memoised by what it depends
-on. Dead ends the bound misses are cut by two checks of our own: the pawns' captures must fit
-within the captures left all together (`captures_fit`), and pawns that can never move again must
-stand on target pawns (`stuck_pawns`); and the bound itself treats the pawns settled for good on
-their target squares as walls (`legalgame.walls`). The search is a heuristic: it never proves
-anything by failing (the caller says *unknown*); what it finds is a real game, which
-`legalgame.checker` replays with python-chess.
+counts). The tries start short (`FIRST_SHARE` nodes) and double per round: a bad capture prefix
+is left early, and a restart often finds one that places in a few nodes (bench/README-legal.md);
+a jittered try also follows another plan of the same capture count (a salted assignment). Each
+round ends with tries from the deepest boards the tries reached (`legalgame.elite`). A capture
+counts as an outcome only when the opponent can still give up the right units at the right
+places (`kernel.victims_fit`: seed 3000's last capture was b5xa4 with White's left-over unit a
+pawn walled in on c2; the settled pawns, `legalgame.walls`, count as never leaving their files,
+`kernel.locked_pawns`). The per-node work is memoised by what it depends on. Dead ends the
+bound misses are cut by two checks of our own: the pawns' captures must fit within the captures
+left all together (`captures_fit`), and pawns that can never move again must stand on target
+pawns (`stuck_pawns`); and the bound treats the pawns settled for good as walls (`walls`). The
+search is a heuristic: it never proves anything by failing (the caller says *unknown*); what it
+finds is a real game, which `legalgame.checker` replays with python-chess.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from typing import Callable, Iterator, NamedTuple
 
 import chess
 
+from retrologic.legalgame.elite import Elite
 from retrologic.legalgame.kernel import (Planner, SidePlan, locked_pawns, plan_distance,
                                          promotions_fit, victims_fit)
 from retrologic.legalgame.reach import Reach
@@ -85,6 +86,7 @@ FIND_NODES = 60_000  # positions one `find` expands at most over all its tries (
 BOUNDS_MEMO = 400_000  # positions whose `side_bounds` are kept (then the table starts afresh)
 TIE_MASK = (1 << 32) - 1  # the bits of a position's hash that make its tie-break (`tie`)
 CHECK_VICTIMS = True  # a capture is an outcome only when `kernel.victims_fit` holds after it
+ELITE_TRIES = 1  # tries per round from the deepest boards reached (`legalgame.elite`)
 
 
 class GiveUp(Exception):
@@ -93,7 +95,6 @@ class GiveUp(Exception):
 
 class TryOver(Exception):
     """One try's share of the node cap is spent: the next try starts."""
-
 
 
 def placement_key(board: chess.BaseBoard) -> tuple[int, ...]:
@@ -171,6 +172,7 @@ class Finder(Reach):
         self.next_try = 0
         self.round_start = 0   # `nodes` when the round began
         self.exhausted = False  # the node cap is spent or every start is dead
+        self.elite = Elite()   # the deepest boards the tries reached (`_extend`)
 
     # the bound ----------------------------------------------------------------------------------
 
@@ -447,10 +449,9 @@ class Finder(Reach):
         pawn on another file, seed 126) is searched only after the others, as if its
         capture were `UNPLANNED` moves away (not dead: another plan may still fit). Greedy:
         the plies played cost nothing, so a plateau of equal guide values is walked rather
-        than swept breadth first (a quarter move per ply did that: 21-24 % more CPU on the
-        positions found, the same share found; bench/README-legal.md, 2026-11-29). A capture
-        the checks reject is a dead end: below it a later move's check would compare the
-        other side's bounds (until 2026-12-01 such captures were scored and pushed)."""
+        than swept breadth first (a quarter move per ply: 21-24 % more CPU, the same share
+        found; bench/README-legal.md, 2026-11-29). A capture the checks reject is a dead end
+        (below it a later move's check would compare the other side's bounds)."""
         bound = self.analysis.bound
 
         def done(board: chess.Board, parent: chess.Board) -> bool:
@@ -523,21 +524,27 @@ class Finder(Reach):
             while True:
                 share = max(min(FIRST_SHARE << self.round, self.node_cap // TRY_SHARE), 1)
                 self.place_cap = max(share // 2, 1)
-                while self.next_try < len(TRIES):
+                while self.next_try < len(TRIES) + ELITE_TRIES:
                     number = self.next_try
-                    attempt = TRIES[number]
+                    board: chess.Board | None = self.start
+                    attempt, salt = TRIES[number % len(TRIES)], \
+                        (self.round + 1) * len(TRIES) + number
+                    if number >= len(TRIES):
+                        # the round's last tries start from the deepest boards the tries
+                        # reached (`legalgame.elite`), with another try's settings each round
+                        board, attempt, salt = self.elite.take(), \
+                            TRIES[(self.round + number) % len(TRIES)], -salt
                     # the later tries share their first capture searches with the first two
                     # (measured: the same games, the same dead ends), so they start jittered
                     if number >= len(GUIDES):
                         self.jitter = JITTER
                     # a jittered try follows another plan of the same capture count, and its
                     # salt draws its searches' tie-breaks (`search_salt`)
-                    self.plan_salt = 0 if not self.jitter else \
-                        (self.round + 1) * len(TRIES) + number
+                    self.plan_salt = salt if self.jitter else 0
                     # every other try measures the pieces' ways on the maps alone: each guide
                     # finds games the other misses (bench/README-legal.md, 2026-11-27 23:34)
                     self.around_pawns = (self.round + number) % 2 == 0
-                    game = self._run_try(attempt, share)    # LimitHit: this try again next call
+                    game = None if board is None else self._run_try(attempt, share, board)
                     self.next_try += 1
                     if game is not None:
                         return game
@@ -552,20 +559,23 @@ class Finder(Reach):
             self.exhausted = True
         return None
 
-    def _run_try(self, attempt: Try, nodes: int) -> list[chess.Move] | None:
-        """One try from the start, with at most `nodes` positions (its jitter, plan and salt as
-        the caller set them): its game, or None when it ends without one."""
+    def _run_try(self, attempt: Try, nodes: int, board: chess.Board) -> list[chess.Move] | None:
+        """One try from `board` (the start or a kept deep board, its move stack the game so
+        far), with at most `nodes` positions (its jitter, plan and salt as the caller set them):
+        its game, or None when it ends without one."""
         self.guide_name = attempt.guide
         self.try_end = self.nodes + nodes
         try:
-            return self._extend(self.start.copy(), attempt)
+            return self._extend(board.copy(), attempt)
         except TryOver:
             return None
 
     def _extend(self, board: chess.Board, attempt: Try) -> list[chess.Move] | None:
         """A game through `board` (its move stack is the game so far): depth first over the
         captures, the best `BRANCHES` outcomes of each capture search in turn, then the
-        placement search (a dead end at any point backtracks to the previous capture)."""
+        placement search (a dead end at any point backtracks to the previous capture). A
+        board past a capture is offered to the deepest boards kept (`elite`)."""
+        self.elite.offer(board, self.moves_left(board))
         if self.captures_left(board, chess.WHITE) <= 0 and \
                 self.captures_left(board, chess.BLACK) <= 0:
             if self.is_target(board):

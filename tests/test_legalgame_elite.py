@@ -1,0 +1,112 @@
+"""The deepest boards the legal-game finder keeps (issue #19, `legalgame.elite`): the ranking
+(most captures made, then fewest moves left, then the shortest game), the size bound, the uses
+before a board is dropped for good, and the finder's tries from them: every game a try from a
+kept board returns is a real game from the initial array (replayed here with python-chess)."""
+
+from __future__ import annotations
+
+import chess
+
+from retrologic.legalgame.elite import Elite
+from retrologic.legalgame.finder import ELITE_TRIES, TRIES, Finder, GiveUp
+from retrologic.limits import Budget
+
+
+def board_after(uci: str) -> chess.Board:
+    """The initial array after the moves `uci` (space-separated), move stack kept."""
+    board = chess.Board()
+    for move in uci.split():
+        board.push_uci(move)
+    return board
+
+
+ONE_CAPTURE = "e2e4 d7d5 e4d5"
+TWO_CAPTURES = "e2e4 d7d5 e4d5 d8d5"
+NONE = "g1f3 g8f6"
+
+
+def test_ranks_by_captures_then_moves_left_then_length() -> None:
+    elite = Elite(size=3, uses=1)
+    elite.offer(board_after(NONE), 5)
+    elite.offer(board_after(ONE_CAPTURE), 9)
+    elite.offer(board_after(TWO_CAPTURES), 30)
+    elite.offer(board_after("e2e4 d7d5 e4d5 g8f6"), 7)
+    taken = [elite.take() for _ in range(4)]
+    assert [len(b.move_stack) for b in taken[:3]] == [4, 4, 3]
+    assert chess.popcount(taken[0].occupied) == 30        # two captures first
+    assert taken[1].piece_at(chess.F6) is not None        # 7 moves left before 9
+    assert taken[3] is None                               # size 3: the capture-free one fell out
+
+
+def test_a_board_is_handed_out_uses_times_then_dropped_for_good() -> None:
+    elite = Elite(size=2, uses=2)
+    board = board_after(ONE_CAPTURE)
+    elite.offer(board, 4)
+    first, second = elite.take(), elite.take()
+    assert first is not None and second is not None and first is not second
+    assert first.move_stack == board.move_stack
+    assert elite.take() is None
+    elite.offer(board, 4)                                  # dropped: never kept again
+    assert elite.take() is None
+    first.push_uci("a7a6")                                 # copies: the kept board is untouched
+    assert board.move_stack == board_after(ONE_CAPTURE).move_stack
+
+
+def test_a_worse_board_does_not_displace_a_better_one() -> None:
+    elite = Elite(size=1, uses=1)
+    elite.offer(board_after(TWO_CAPTURES), 20)
+    elite.offer(board_after(ONE_CAPTURE), 1)
+    taken = elite.take()
+    assert taken is not None and chess.popcount(taken.occupied) == 30
+
+
+def test_the_finders_tries_from_kept_boards_give_real_games() -> None:
+    # a target with captures on both sides: the finder's tries offer their capture boards, and
+    # a try started from a kept board returns the whole game from the initial array
+    target = chess.Board("r1bqkb1r/ppp2ppp/2n5/3p4/3P4/5N2/PPP2PPP/RNBQKB1R w KQkq - 0 6")
+    finder = Finder(target, Budget(), 6_000)
+    game = finder.find()
+    assert game is not None
+    offered = list(finder.elite.entries.values())
+    assert offered, "the tries offered no board past a capture"
+    for entry in offered:
+        assert chess.popcount(entry.board.occupied) < 32
+    from_kept = None
+    while from_kept is None:
+        board = finder.elite.take()
+        assert board is not None, "no try from a kept board found the game"
+        from_kept = finder._run_try(TRIES[0], 3_000, board)
+    replay = chess.Board()
+    for move in from_kept:
+        assert replay.is_legal(move)
+        replay.push(move)
+    assert finder.is_target(replay)
+
+
+def test_each_round_ends_with_tries_from_the_kept_boards(monkeypatch) -> None:
+    target = chess.Board("r1bqkb1r/ppp2ppp/2n5/3p4/3P4/5N2/PPP2PPP/RNBQKB1R w KQkq - 0 6")
+    finder = Finder(target, Budget(), 20_000)
+    kept = board_after(TWO_CAPTURES)
+    finder.elite = Elite(size=1, uses=3)
+    finder.elite.offer(kept, 10)
+    seen = []
+
+    def run_try(attempt, nodes, board):
+        seen.append((finder.round, finder.next_try, len(board.move_stack), finder.plan_salt))
+        finder.nodes += nodes
+        if finder.nodes > finder.node_cap:
+            raise GiveUp
+        return None
+
+    monkeypatch.setattr(finder, "_run_try", run_try)
+    assert finder.find() is None
+    from_kept = [(r, n, salt) for r, n, plies, salt in seen if plies]
+    # the kept board three times (its uses), as the tries after a round's plain ones (which
+    # all start from the initial array), at most ELITE_TRIES a round, each salted apart
+    assert len(from_kept) == 3
+    assert all(len(TRIES) <= n < len(TRIES) + ELITE_TRIES for _, n, _ in from_kept)
+    assert all(salt < 0 for _, _, salt in from_kept)
+    assert all(n < len(TRIES) for _, n, plies, _ in seen if not plies)
+    for r, n, _ in from_kept:
+        assert [m for q, m, _, _ in seen if q == r and m < len(TRIES)] == list(range(len(TRIES)))
+    assert len({r for r, _, _ in from_kept}) == 3 // ELITE_TRIES + (3 % ELITE_TRIES > 0)
