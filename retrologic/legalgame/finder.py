@@ -530,8 +530,8 @@ class Finder(Reach):
                     attempt, salt = TRIES[number % len(TRIES)], \
                         (self.round + 1) * len(TRIES) + number
                     if number >= len(TRIES):
-                        # the round's last tries start from the deepest boards the tries
-                        # reached (`legalgame.elite`), with another try's settings each round
+                        # a round's last tries start from the kept deep boards (`elite`),
+                        # another try's settings each round (after a LimitHit: the next one)
                         board, attempt, salt = self.elite.take(), \
                             TRIES[(self.round + number) % len(TRIES)], -salt
                     # the later tries share their first capture searches with the first two
