@@ -26,16 +26,32 @@ NONE = "g1f3 g8f6"
 
 
 def test_ranks_by_captures_then_moves_left_then_length() -> None:
-    elite = Elite(size=3, uses=1)
-    elite.offer(board_after(NONE), 5)
+    elite = Elite(size=2, uses=1)
+    elite.offer(board_after(NONE), 5)                       # no capture made: never kept
+    assert not elite.entries
     elite.offer(board_after(ONE_CAPTURE), 9)
     elite.offer(board_after(TWO_CAPTURES), 30)
-    elite.offer(board_after("e2e4 d7d5 e4d5 g8f6"), 7)
-    taken = [elite.take() for _ in range(4)]
-    assert [len(b.move_stack) for b in taken[:3]] == [4, 4, 3]
-    assert chess.popcount(taken[0].occupied) == 30        # two captures first
-    assert taken[1].piece_at(chess.F6) is not None        # 7 moves left before 9
-    assert taken[3] is None                               # size 3: the capture-free one fell out
+    elite.offer(board_after("e2e4 d7d5 e4d5 g8f6"), 7)      # displaces ONE_CAPTURE (9 left)
+    taken = [elite.take() for _ in range(3)]
+    assert taken[0] is not None and chess.popcount(taken[0].occupied) == 30
+    assert taken[1] is not None and taken[1].piece_at(chess.F6) is not None
+    assert taken[2] is None
+
+
+def test_the_shorter_game_first_when_captures_and_moves_left_tie() -> None:
+    elite = Elite(size=2, uses=1)
+    elite.offer(board_after("g1f3 d7d5 e2e4 g8f6 e4d5"), 5)
+    elite.offer(board_after(ONE_CAPTURE), 5)
+    first, second = elite.take(), elite.take()
+    assert first is not None and second is not None
+    assert (len(first.move_stack), len(second.move_stack)) == (3, 5)
+
+
+def test_a_position_is_kept_once_however_many_games_reach_it() -> None:
+    elite = Elite(size=2, uses=1)
+    elite.offer(board_after("g1f3 d7d5 f3g1 g8f6 e2e4 f6g8 e4d5"), 5)
+    elite.offer(board_after(ONE_CAPTURE), 5)               # the same position, a shorter game
+    assert len(elite.entries) == 1
 
 
 def test_a_board_is_handed_out_uses_times_then_dropped_for_good() -> None:
