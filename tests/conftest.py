@@ -185,6 +185,24 @@ def replayed(moves: list[chess.Move]) -> chess.Board:
     return board
 
 
+def stub_tries(monkeypatch, finder, note) -> list:
+    """Replaces `finder`'s tries (`Finder._run_try`) by a stub that charges each try's share of
+    positions and finds nothing (GiveUp past the node cap, as the real tries), and records
+    `note(board)` (the try's start) for each try: what `Finder.find`'s schedule set up."""
+    from retrologic.legalgame.finder import GiveUp
+    seen: list = []
+
+    def run_try(_attempt, nodes, board):
+        seen.append(note(board))
+        finder.nodes += nodes
+        if finder.nodes > finder.node_cap:
+            raise GiveUp
+        return None
+
+    monkeypatch.setattr(finder, "_run_try", run_try)
+    return seen
+
+
 def pigeonhole(n: int) -> list[list[int]]:
     """n + 1 pigeons in n holes, as CNF: unsatisfiable; var(p, h) = p * n + h + 1 (the
     proof-checker tests' refutation with a known answer)."""

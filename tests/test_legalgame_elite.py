@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import chess
 
+from conftest import replayed, stub_tries
+
 from retrologic.legalgame.elite import Elite
-from retrologic.legalgame.finder import ELITE_TRIES, TRIES, Finder, GiveUp
+from retrologic.legalgame.finder import ELITE_TRIES, TRIES, Finder
 from retrologic.limits import Budget
 
 
 def board_after(uci: str) -> chess.Board:
     """The initial array after the moves `uci` (space-separated), move stack kept."""
-    board = chess.Board()
-    for move in uci.split():
-        board.push_uci(move)
-    return board
+    return replayed([chess.Move.from_uci(move) for move in uci.split()])
 
 
 ONE_CAPTURE = "e2e4 d7d5 e4d5"
@@ -92,11 +91,7 @@ def test_the_finders_tries_from_kept_boards_give_real_games() -> None:
         board = finder.elite.take()
         assert board is not None, "no try from a kept board found the game"
         from_kept = finder._run_try(TRIES[0], 3_000, board)
-    replay = chess.Board()
-    for move in from_kept:
-        assert replay.is_legal(move)
-        replay.push(move)
-    assert finder.is_target(replay)
+    assert finder.is_target(replayed(from_kept))
 
 
 def test_each_round_ends_with_tries_from_the_kept_boards(monkeypatch) -> None:
@@ -105,16 +100,8 @@ def test_each_round_ends_with_tries_from_the_kept_boards(monkeypatch) -> None:
     kept = board_after(TWO_CAPTURES)
     finder.elite = Elite(size=1, uses=3)
     finder.elite.offer(kept, 10)
-    seen = []
-
-    def run_try(attempt, nodes, board):
-        seen.append((finder.round, finder.next_try, len(board.move_stack), finder.plan_salt))
-        finder.nodes += nodes
-        if finder.nodes > finder.node_cap:
-            raise GiveUp
-        return None
-
-    monkeypatch.setattr(finder, "_run_try", run_try)
+    seen = stub_tries(monkeypatch, finder, lambda board: (
+        finder.round, finder.next_try, len(board.move_stack), finder.plan_salt))
     assert finder.find() is None
     from_kept = [(r, n, salt) for r, n, plies, salt in seen if plies]
     # the kept board three times (its uses), as the tries after a round's plain ones (which

@@ -10,9 +10,9 @@ import random
 import chess
 import pytest
 
-from conftest import plain_blocked_distance, plain_blocked_ways, random_walk
+from conftest import plain_blocked_distance, plain_blocked_ways, random_walk, stub_tries
 
-from retrologic.legalgame.finder import Finder, GiveUp
+from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.kernel import plan_distance
 from retrologic.limits import Budget
 from retrologic.spg.analysis import INF, min_assignment
@@ -157,16 +157,8 @@ def test_the_tries_take_turns_with_the_two_guides(monkeypatch):
     """`Finder.find` walks the pieces around the pawns in every other try, the pattern shifted
     by one each round (so each try meets both guides): each finds games the other misses."""
     finder = Finder(chess.Board(TARGETS[0]), Budget(None), node_cap=4_000)
-    seen = []
-
-    def run_try(attempt, nodes, board):
-        seen.append((finder.round, finder.next_try, finder.around_pawns))
-        finder.nodes += nodes
-        if finder.nodes > finder.node_cap:
-            raise GiveUp
-        return None
-
-    monkeypatch.setattr(finder, "_run_try", run_try)
+    seen = stub_tries(monkeypatch, finder,
+                      lambda _board: (finder.round, finder.next_try, finder.around_pawns))
     assert finder.find() is None
     assert len({r for r, _, _ in seen}) >= 2
     assert all(around == ((r + n) % 2 == 0) for r, n, around in seen)
