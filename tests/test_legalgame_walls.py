@@ -3,7 +3,8 @@ calls settled stays on its square to the end of the game, the bound with those p
 never exceeds the moves each side really plays, a bishop the walls shut in has no bound (a
 breadth-first search of python-chess's bishop attacks agrees), and the finder then finds the
 game of seed 6204 of bench/legal.py, which it does not find within the same cap without them; and
-the placement guide sees pieces held on their target squares in the way (seed 6057)."""
+the placement guide sees pieces held on their target squares in the way (seed 6057) and guides
+every try's placement search (seed 25848)."""
 
 from __future__ import annotations
 
@@ -178,8 +179,29 @@ def test_the_placement_guide_sees_pieces_held_on_their_target_squares():
     finder = Finder(target, Budget(), 1_000)
     assert finder.side_bounds(board) == (0, 1)
     assert finder.placement_moves(board) == finder.moves_left(board) + 2
-    finder.guide_name = "moves"
-    assert finder.guide(board) == finder.placement_moves(board)
+    for guide in ("moves", "plies"):        # every try's placement search: `placement_moves`
+        finder.guide_name = guide
+        assert finder.guide(board) == finder.placement_moves(board)
     # with nothing held (the initial array's own position as target) the guide is the bound
     start = Finder(chess.Board(), Budget(), 1_000)
     assert start.placement_moves(chess.Board()) == start.moves_left(chess.Board()) == 0
+
+
+def test_a_plies_try_places_with_the_placement_guide():
+    """Seed 25848 of bench/legal.py: a board the finder reached with every capture made, seven
+    moves from the target by the bound. Its placement search with the placement guide finds the
+    target in 10 positions; guided by the plies the bounds need (a "plies" try's guide until
+    2026-12-02) it took 481. A "plies" try now places within 100, and python-chess plays the
+    moves to the target's placement, side to move and rights."""
+    target = chess.Board("1n4n1/4p2r/r2k2p1/1p1pNP1p/1PPP3P/P2Bb1P1/4q3/RN1b2KR w - - 0 35")
+    board = chess.Board("1n4n1/3kp2r/r5pb/1pNp1P1p/1PPP4/P4bP1/4q2P/RN3BKR b - - 0 18")
+    finder = Finder(target, Budget(), 10_000)
+    assert finder.captures_left(board, chess.WHITE) == finder.captures_left(board, chess.BLACK) == 0
+    finder.guide_name = "plies"
+    moves = next(finder.search(board.copy(), finder.placement_phase(3.0, 100)), None)
+    assert moves is not None
+    for move in moves:
+        assert move in board.legal_moves
+        board.push(move)
+    assert (board.board_fen(), board.turn, board.castling_rights) == \
+        (target.board_fen(), target.turn, target.castling_rights)

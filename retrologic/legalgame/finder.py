@@ -60,10 +60,10 @@ class Try(NamedTuple):
     """One try of the finder: the weight of the capture distance in the capture searches, the
     weight of the guide in the placement search, the node cap of a capture search, the slack
     (how much a capture may raise the victim side's bound: a unit the target needs, to be
-    replaced by a promotion, raises it; 0 keeps such units), and the guide: "moves" (both
-    sides' bounds added up: every useful move lowers it) or "plies" (the plies the bounds need,
-    with the side to move: a side already done then does not count). Every try's capture
-    searches are guided by the capture plan (`kernel.plan_distance`)."""
+    replaced by a promotion, raises it; 0 keeps such units), and the capture searches' guide:
+    "moves" (both sides' bounds added up) or "plies" (the plies the bounds need, with the side
+    to move), besides the capture plan (`kernel.plan_distance`); every placement search's
+    guide is `Finder.placement_moves`."""
 
     capture_weight: float
     place_weight: float
@@ -299,13 +299,13 @@ class Finder(Reach):
         return 2 if rights & ~self.rights else 0
 
     def guide(self, board: chess.Board) -> int | None:
-        """The current try's guide (see `Try`; None: never); "moves" with no capture left to
-        make is `placement_moves`."""
-        if self.guide_name != "moves":
-            return self.plies_left(board)
+        """The current try's guide (see `Try`; None: never); with no capture left, in every try,
+        `placement_moves` ("plies" placed far slower: bench/README-legal.md, 2026-12-02)."""
         if self.captures_left(board, chess.WHITE) <= 0 and \
                 self.captures_left(board, chess.BLACK) <= 0:
             return self.placement_moves(board)
+        if self.guide_name != "moves":
+            return self.plies_left(board)
         return self.moves_left(board)
 
     def placement_moves(self, board: chess.Board) -> int | None:
