@@ -1,7 +1,8 @@
-"""A target whose last move took a unit or promoted, reached through the positions before that
-move (`legalgame.last_move`, issue #19). Oracles: python-chess (each predecessor's move is
-legal there and ends on the target; a real game's position before its last move is among them;
-a target whose real last move was a plain one is never bound) and the checker's replay
+"""A target whose last move took a unit, promoted or checked by pawn, reached through the
+positions before that move (`legalgame.last_move`, issue #19). Oracles: python-chess (each
+predecessor's move is legal there and ends on the target; a real game's position before its
+last move is among them; a target whose real last move was a plain one is never bound, unless
+a pawn checks: then that pawn made it) and the checker's replay
 (`legalgame.checker.reached_fault`)."""
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ from retrologic.limits import Budget, LimitHit
 # rook took the unit that stood on f4 (every retraction uncaptures there); the finder on the
 # target, which makes its captures before it places the units, found no game within 10 s
 ROOK_TOOK_THE_BLOCKER = "1n2n3/2p3rQ/3bk3/R7/3PNrP1/7B/2P5/2n1QKN1 w - - 0 38"
+# seed 27145: White in check from the pawn on f6, so that pawn moved last; the finder on the
+# target alone needed 41,290 positions (93 s), the turns with its predecessors 852
+PAWN_GAVE_CHECK = "2k4r/6r1/1p1P1pP1/p3K3/P1P1P2n/B7/3N4/R1Q2B1R w - - 0 45"
 
 
 def test_bound_targets_of_real_games_and_their_predecessors(monkeypatch) -> None:
     monkeypatch.setattr(last_move, "MOST_BEFORE", 1000)
-    bound = plain = 0
+    bound = plain = pawn_checks = 0
     for seed in range(5):
         for before, move in random_game(seed):
             target = before.copy(stack=False)
@@ -32,7 +36,12 @@ def test_bound_targets_of_real_games_and_their_predecessors(monkeypatch) -> None
             if target.ep_square is not None or target.is_game_over():
                 continue
             found = last_move.bound_last_move(target)
-            if not special:             # a plain last move fits: never bound
+            pawn_check = last_move.checked_by_pawn(target)
+            if pawn_check:              # the checking pawn made the last move
+                assert before.piece_type_at(move.from_square) == chess.PAWN
+                assert target.checkers_mask() & chess.BB_SQUARES[move.to_square]
+                pawn_checks += 1
+            if not special and not pawn_check:  # a plain last move fits: never bound
                 assert found is None, (target.fen(), move.uci())
                 plain += 1
                 continue
@@ -44,10 +53,11 @@ def test_bound_targets_of_real_games_and_their_predecessors(monkeypatch) -> None
                 after = board.copy(stack=False)
                 after.push(last)
                 assert after.board_fen() == target.board_fen() and after.turn == target.turn
-                assert board.is_capture(last) or last.promotion is not None
+                assert board.is_capture(last) or last.promotion is not None or \
+                    (pawn_check and board.piece_type_at(last.from_square) == chess.PAWN)
             assert any(board.board_fen() == before.board_fen() and last == move
                        for board, last in found), (target.fen(), move.uci())
-    assert bound >= 3 and plain >= 300
+    assert bound >= 3 and plain >= 300 and pawn_checks >= 1
 
 
 def test_the_order_tries_the_pawns_taken_first_and_no_extra_promotion() -> None:
@@ -75,6 +85,22 @@ def test_a_check_given_by_a_capture_is_reached_through_the_position_before_it() 
     assert reached_fault(board, target) is None
 
 
+def test_a_pawns_check_is_reached_through_the_positions_before_it() -> None:
+    target = chess.Board(PAWN_GAVE_CHECK)
+    assert last_move.checked_by_pawn(target)
+    assert not last_move.checked_by_pawn(chess.Board(ROOK_TOOK_THE_BLOCKER))
+    before = last_move.bound_last_move(target)
+    assert before is not None and before[0][1] == chess.Move(chess.F7, chess.F6)  # plain first
+    game = find_game(target, Budget(nodes=5_000), route=True)
+    assert game is not None
+    board = chess.Board()
+    for move in game:
+        assert board.is_legal(move)
+        board.push(move)
+    assert game[-1].to_square == chess.F6 and board.piece_type_at(chess.F6) == chess.PAWN
+    assert reached_fault(board, target) is None
+
+
 def test_the_turns_keep_to_their_cap_and_the_node_limit() -> None:
     target = chess.Board(ROOK_TOOK_THE_BLOCKER)
     before = last_move.bound_last_move(target)
@@ -85,3 +111,17 @@ def test_the_turns_keep_to_their_cap_and_the_node_limit() -> None:
     with pytest.raises(LimitHit, match="node limit 200"):
         last_move.Turns(target, before, 60_000,
                             lambda board, cap: Finders(board, cap)).run(Budget(nodes=200))
+
+
+def test_the_turns_resume_after_a_limit_within_their_cap() -> None:
+    target = chess.Board(ROOK_TOOK_THE_BLOCKER)
+    before = last_move.bound_last_move(target)
+    turns = last_move.Turns(target, before, 2_000, lambda board, cap: Finders(board, cap))
+    first = Budget(nodes=300)   # a fresh run finds a game after 360 positions
+    with pytest.raises(LimitHit):
+        turns.run(first)
+    assert turns.spent == first.spent and len(turns.live) == len(before)
+    second = Budget()
+    game = turns.run(second)    # goes on where it stopped: the cap counts both calls
+    assert 0 < second.spent < 300 and turns.spent == first.spent + second.spent
+    assert game is not None and turns.ending(game[:-1], game[-1]) == game

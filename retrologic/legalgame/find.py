@@ -2,8 +2,9 @@
 (`legalgame.finder.Finder`), then the plan finder (`legalgame.plan_tail`), and for a position
 near the initial array takes turns with the proof-game route (`legalgame.proof_route`);
 `Finders` is that schedule, resumable between turns. A target whose last move must have been a
-capture or a promotion goes through the positions before it (`legalgame.last_move`). What it
-returns is a game to replay, never a proof: `legalgame.checker` replays it with python-chess.
+capture, a promotion or a pawn's check goes through the positions before it
+(`legalgame.last_move`). What it returns is a game to replay, never a proof: `legalgame.checker`
+replays it with python-chess.
 """
 
 from __future__ import annotations
@@ -39,14 +40,20 @@ def _find_game(target: chess.Board, budget: Budget, node_cap: int, plain: bool, 
                victims: bool, route: bool) -> list[chess.Move] | None:
     """`find_game` inside the collector's policy."""
     ep = target.ep_square
-    if ep is None and not (route and _near(target)):
-        from retrologic.legalgame.last_move import Turns, bound_last_move
-        before = bound_last_move(target)    # the last move took a unit or promoted
-        if before is not None:
-            return Turns(target, before, node_cap, lambda board, cap: Finders(
-                board, cap, plain, plan, victims)).run(budget)
     if ep is None:
-        return _find_any(target, budget, node_cap, plain, plan, victims, route)
+        from retrologic.legalgame.last_move import Turns, bound_last_move, checked_by_pawn
+        near = route and _near(target)
+        # the last move took, promoted or checked by pawn; near the initial array, only the
+        # pawn's check goes through its predecessors, in turns with the proof-game route
+        before = bound_last_move(target) if not near or checked_by_pawn(target) else None
+        if before is None:
+            return _find_any(target, budget, node_cap, plain, plan, victims, route)
+        turns = Turns(target, before, node_cap, lambda board, cap: Finders(
+            board, cap, plain, plan, victims))
+        if not near:
+            return turns.run(budget)
+        from retrologic.legalgame.proof_route import with_route
+        return with_route(target, budget, turns.run)
     mover = not target.turn
     step = 8 if mover == chess.WHITE else -8
     pawn_to, pawn_from = ep + step, ep - step
