@@ -120,6 +120,25 @@ def test_a_limit_after_two_games_says_at_least_and_leaves_shorter_open(monkeypat
     assert judge_expect(result, {"shorter_at_most": 2}) == ([], ["shorter_at_most"])
 
 
+def test_a_node_limit_spent_leaves_the_shorter_lengths_unsearched(monkeypatch) -> None:
+    """`--nodes 1` on 1.Nf3 in 4.5 moves: the stipulated length spends the limit, and no shorter
+    length is searched past it (it was, charging as much again: `Budget.expired` reads only
+    the clock and Ctrl-C); the shorter lengths are not decided, and the reason says why."""
+    decided = []
+    decide = spg._decide
+
+    def recorded(target, plies, *args, **kwargs):
+        decided.append(plies)
+        return decide(target, plies, *args, **kwargs)
+
+    monkeypatch.setattr(spg, "_decide", recorded)
+    limits = Limits(nodes=1)
+    answer = spg.solve(spg.parse_target(NF3, 9), 9, limits)
+    assert decided == [9] and limits.budget.nodes_used_up()
+    assert answer.status == "unknown" and not answer.shorter_complete
+    assert answer.shorter is None and "node limit 1" in answer.reason
+
+
 def test_without_a_limit_the_same_problem_is_exact() -> None:
     """The control: no limit, the 16 knight trips are all listed and the empty game is the
     shortest (0 plies) -- the facts the limited run may not claim."""

@@ -201,8 +201,9 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
     for length in range(plies % 2, plies - 1, 2):
         if plain.prune(start, length):
             continue
-        why = limits.budget.expired()
-        if why is not None:  # out of time or Ctrl-C: the shorter lengths left are undecided
+        budget = limits.budget
+        why = budget.expired() or (budget.node_reason() if budget.nodes_used_up() else None)
+        if why is not None:  # out of time or nodes, Ctrl-C: the shorter lengths left are undecided
             answer.shorter_complete = False
             if answer.reason is None:
                 answer.reason = f"{why} (before {moves_text(length)})"
