@@ -201,12 +201,12 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
     for length in range(plies % 2, plies - 1, 2):
         if plain.prune(start, length):
             continue
-        budget = limits.budget
-        why = budget.expired() or (budget.node_reason() if budget.nodes_used_up() else None)
-        if why is not None:  # out of time or nodes, Ctrl-C: the shorter lengths left are undecided
+        if limits.budget.expired() or limits.budget.nodes_used_up():
+            # out of time or nodes, Ctrl-C: the shorter lengths left are undecided
+            from retrologic.spg.strategy import limit_reason    # the listing's own words
             answer.shorter_complete = False
             if answer.reason is None:
-                answer.reason = f"{why} (before {moves_text(length)})"
+                answer.reason = f"{limit_reason(limits.budget)} (before {moves_text(length)})"
             break
         sub_report, sub_analysis = _prepared(plain, target, length, start, limits, strategies)
         if sub_analysis.extra_frozen == main.analysis.extra_frozen:
