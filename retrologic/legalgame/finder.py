@@ -47,6 +47,7 @@ import chess
 from retrologic.legalgame.elite import Elite
 from retrologic.legalgame.kernel import (Planner, SidePlan, locked_pawns, plan_distance,
                                          promotions_fit, victims_fit)
+from retrologic.legalgame.last_check import check_lines, early_check
 from retrologic.legalgame.reach import Reach
 from retrologic.legalgame.walls import Walls
 from retrologic.legality.reachability import capture_column, pawn_captures_needed
@@ -109,16 +110,13 @@ def plies_needed(turn: chess.Color, white: int, black: int, target_turn: chess.C
     same = turn == target_turn
     first, second = (white, black) if turn == chess.WHITE else (black, white)
     plies = max(2 * first - 1, 2 * second, 0)
-    if (plies % 2 == 0) != same:
-        plies += 1
-    return plies
+    return plies + ((plies % 2 == 0) != same)
 
 
 @dataclass
 class Phase:
-    """What one phase of the search is after: `done` a position (and its parent) that ends it,
-    `score` the priority of a position (lower first; None: dead), over at most `nodes`
-    positions."""
+    """What one phase of the search is after: `done` a position (and its parent) that ends
+    it, `score` the priority of a position (lower first; None: dead), over `nodes` at most."""
 
     done: Callable[[chess.Board, chess.Board], bool]
     score: Callable[[chess.Board, int], float | None]
@@ -173,6 +171,7 @@ class Finder(Reach):
         self.round_start = 0   # `nodes` when the round began
         self.exhausted = False  # the node cap is spent or every start is dead
         self.elite = Elite()   # the deepest boards the tries reached (`_extend`)
+        self.checks = check_lines(target)
 
     # the bound ----------------------------------------------------------------------------------
 
@@ -300,19 +299,22 @@ class Finder(Reach):
 
     def guide(self, board: chess.Board) -> int | None:
         """The current try's guide (see `Try`; None: never); with no capture left, in every try,
-        `placement_moves` ("plies" placed far slower: bench/README-legal.md, 2026-12-02)."""
+        `placement_moves` ("plies" placed far slower: bench/README-legal.md, 2026-12-02); two
+        more for a check of the target given too early (`legalgame.last_check`)."""
         if self.captures_left(board, chess.WHITE) <= 0 and \
                 self.captures_left(board, chess.BLACK) <= 0:
             return self.placement_moves(board)
-        if self.guide_name != "moves":
-            return self.plies_left(board)
-        return self.moves_left(board)
+        moves = self.plies_left(board) if self.guide_name != "moves" else self.moves_left(board)
+        if moves is not None and self.checks and early_check(board, self.checks):
+            moves += 2
+        return moves
 
     def placement_moves(self, board: chess.Board) -> int | None:
         """`moves_left` with the obstruction split of Malikovic §7 as a guide (a heuristic, not
         claimed a bound): either the pieces standing on their own target squares all stay there
         (the bound with them frozen too: a rook whose way along the back rank its own queen
-        and rook close, seed 6057) or one of them steps aside and back (two moves more).
+        and rook close, seed 6057) or one of them steps aside and back (two moves more); two
+        more as well for a check of the target given too early (`legalgame.last_check`).
         Memoised by placement, castling rights and side to move."""
         key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
                board.kings, board.occupied_co[chess.WHITE], board.castling_rights, board.turn)
@@ -326,6 +328,8 @@ class Finder(Reach):
     def _placement_moves(self, board: chess.Board) -> int | None:
         """`placement_moves` computed."""
         plain = self.moves_left(board)
+        if plain is not None and self.checks and early_check(board, self.checks):
+            plain += 2
         held = anchored(self.target, self.frozen, board) & ~board.pawns
         if plain is None or not held:
             return plain
@@ -466,9 +470,7 @@ class Finder(Reach):
             if chess.popcount(board.occupied) < units:
                 return None     # a capture `done` rejected: not a way to the next capture
             moves = self.guide(board)
-            if moves is None:
-                return None
-            return weight * self.capture_near(board) + 0.5 * moves
+            return None if moves is None else weight * self.capture_near(board) + 0.5 * moves
 
         return Phase(done, score, nodes)
 
@@ -498,9 +500,7 @@ class Finder(Reach):
         """The target position itself."""
         def score(board: chess.Board, depth: int) -> float | None:
             moves = self.guide(board)
-            if moves is None:
-                return None
-            return depth + weight * moves
+            return None if moves is None else depth + weight * moves
 
         return Phase(lambda board, _parent: self.is_target(board), score, nodes)
 
