@@ -34,6 +34,7 @@ import chess
 from retrologic.spg.analysis import Analysis, Solver, hungarian
 
 MAX_VIEWS = 64  # analyses kept, one per set of walls (the least recently used dropped first)
+MAX_SETTLED = 1 << 16  # `Walls.of_side` results kept (all dropped when full)
 
 
 def settled_pawns(pawns: int, goal: int) -> int:
@@ -102,6 +103,8 @@ class Walls:
         self.goal = {c: target.pawns & target.occupied_co[c] for c in chess.COLORS}
         self.count = {c: chess.popcount(target.occupied_co[c]) for c in chess.COLORS}
         self.views: OrderedDict[int, Analysis] = OrderedDict()
+        # `of_side` by (colour, its pawns, its captures left), all it depends on
+        self.settled: dict[tuple[chess.Color, int, int], int] = {}
 
     def of(self, board: chess.BaseBoard) -> int:
         """The settled pawns of both sides (`of_side`)."""
@@ -110,12 +113,19 @@ class Walls:
     def of_side(self, board: chess.BaseBoard, color: chess.Color) -> int:
         """`color`'s settled pawns: its pawns in their file's order when it has no capture left
         (`settled_pawns`), and those no other pawn of it can replace (`unreplaceable_pawns`,
-        with its captures left). They depend on the side's pawns and captures left only."""
+        with its captures left). They depend on the side's pawns and captures left only, and
+        are memoised by them (a tenth of the finder's profiled CPU on seed 30694 before)."""
         pawns = board.pawns & board.occupied_co[color]
         captures = chess.popcount(board.occupied_co[not color]) - self.count[not color]
-        out = unreplaceable_pawns(pawns, self.goal[color], color, max(captures, 0))
-        if captures <= 0:
-            out |= settled_pawns(pawns, self.goal[color])
+        key = (color, pawns, captures)
+        out = self.settled.get(key)
+        if out is None:
+            out = unreplaceable_pawns(pawns, self.goal[color], color, max(captures, 0))
+            if captures <= 0:
+                out |= settled_pawns(pawns, self.goal[color])
+            if len(self.settled) > MAX_SETTLED:
+                self.settled.clear()
+            self.settled[key] = out
         return out
 
     def view(self, walls: int) -> Analysis:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import chess
 
-from retrologic.spg import trajectory
+from retrologic.spg import shared_maps, trajectory
 from retrologic.spg.memo import Memo
 
 INF = 10 ** 6  # moves to an unreachable square; an assignment entry that is not allowed
@@ -43,16 +43,26 @@ class Distances:
         key = (piece_type, square)
         hit = self.piece_maps.get(key)
         if hit is None:
-            hit = trajectory.piece_map(piece_type, square, self.frozen, INF)
+            hit = shared_maps.piece_map(piece_type, square, self.frozen, INF)
             self.piece_maps[key] = hit
         return hit
+
+    def piece_distance(self, piece_type: int, square: chess.Square,
+                       target: chess.Square) -> int:
+        """Moves a piece needs from `square` to `target`, read off the map from `target`
+        when neither is frozen (a piece's moves are reversible, so the distance is symmetric):
+        the target squares are few and fixed, the units' squares and the promotion squares
+        many, so far fewer maps are built."""
+        if (chess.BB_SQUARES[square] | chess.BB_SQUARES[target]) & self.frozen:
+            return self.piece_map(piece_type, chess.WHITE, square)[target]
+        return self.piece_map(piece_type, chess.WHITE, target)[square]
 
     def pawn_maps(self, color: chess.Color, square: chess.Square) -> tuple:
         """Per capture count c (0..6), the moves a pawn on `square` needs to each square."""
         key = (color, square)
         hit = self.pawn_sweeps.get(key)
         if hit is None:
-            hit = trajectory.pawn_sweep(color, square, self.frozen, INF)
+            hit = shared_maps.pawn_sweep(color, square, self.frozen, INF)
             self.pawn_sweeps[key] = hit
         return hit
 
@@ -91,7 +101,7 @@ class Distances:
         out = []
         if utype != chess.PAWN:
             if utype == ttype:
-                d = self.piece_map(utype, color, usq)[tsq]
+                d = self.piece_distance(utype, usq, tsq)
                 if d < INF:
                     out.append((0, 0, d))
         elif ttype != chess.KING:
@@ -108,7 +118,7 @@ class Distances:
                     pm = maps[c][p]
                     if pm >= INF:
                         continue
-                    d = self.piece_map(ttype, color, p)[tsq]
+                    d = self.piece_distance(ttype, p, tsq)
                     if d < INF:
                         pairs.append((pm, d))
                 for pm, d in pairs:
