@@ -28,7 +28,7 @@ def test_a_pawn_sweep_depends_only_on_its_cone(seed: int) -> None:
         color = rng.choice(chess.COLORS)
         square = rng.choice([sq for sq in chess.SQUARES if chess.square_rank(sq) not in (0, 7)])
         frozen = sparse(rng)
-        outside = rng.getrandbits(64) & ~shared_maps.CONES[color][square]
+        outside = rng.getrandbits(64) & ~shared_maps.cone(color, square)
         assert trajectory.pawn_sweep(color, square, frozen | outside, INF) == \
             trajectory.pawn_sweep(color, square, frozen, INF)
 
@@ -47,7 +47,7 @@ def test_the_cone_is_the_squares_a_pawn_can_reach() -> None:
                     if not reached & chess.BB_SQUARES[step]:
                         reached |= chess.BB_SQUARES[step]
                         frontier.append(step)
-            assert reached == shared_maps.CONES[color][square], chess.square_name(square)
+            assert reached == shared_maps.cone(color, square), chess.square_name(square)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -68,7 +68,7 @@ def test_shared_maps_equal_fresh_ones(seed: int) -> None:
             frozen |= rng.getrandbits(64) & ~light
         assert shared_maps.piece_map(piece, square, frozen, INF) == \
             trajectory.piece_map(piece, square, frozen, INF)
-        frozen = rng.choice(base) | (rng.getrandbits(64) & ~shared_maps.CONES[color][square])
+        frozen = rng.choice(base) | (rng.getrandbits(64) & ~shared_maps.cone(color, square))
         assert shared_maps.pawn_sweep(color, square, frozen, INF) == \
             trajectory.pawn_sweep(color, square, frozen, INF)
     assert shared_maps._piece_map.cache_info().hits > pieces.hits + 100

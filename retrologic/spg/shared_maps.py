@@ -8,7 +8,7 @@ sweeps were repeats."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import chess
 
@@ -18,9 +18,11 @@ PIECE_MAPS = 1 << 14   # piece maps kept (64 entries each), the least recently u
 PAWN_SWEEPS = 1 << 11  # pawn sweeps kept (7 maps each)
 
 
-def _cone(color: chess.Color, square: chess.Square) -> int:
+@cache
+def cone(color: chess.Color, square: chess.Square) -> int:
     """The squares a pawn of `color` on `square` can ever step to: ahead of it, at most one
-    file aside per rank gained (every square its pushes, double steps and captures look at)."""
+    file aside per rank gained (every square its pushes, double steps and captures look at).
+    Made on first use, not at import (the proof-game solver's start-up, issue #22)."""
     file, rank = chess.square_file(square), chess.square_rank(square)
     out = 0
     for sq in chess.SQUARES:
@@ -29,9 +31,6 @@ def _cone(color: chess.Color, square: chess.Square) -> int:
         if ahead > 0 and abs(chess.square_file(sq) - file) <= ahead:
             out |= chess.BB_SQUARES[sq]
     return out
-
-
-CONES = {color: tuple(_cone(color, sq) for sq in chess.SQUARES) for color in chess.COLORS}
 
 
 def piece_map(piece_type: int, square: chess.Square, frozen: int, unreachable: int) -> tuple:
@@ -48,7 +47,7 @@ def pawn_sweep(color: chess.Color, square: chess.Square, frozen: int,
                unreachable: int) -> tuple:
     """`trajectory.pawn_sweep` among `frozen` units, shared: keyed by the frozen squares of the
     pawn's forward cone only."""
-    return _pawn_sweep(color, square, frozen & CONES[color][square], unreachable)
+    return _pawn_sweep(color, square, frozen & cone(color, square), unreachable)
 
 
 @lru_cache(maxsize=PIECE_MAPS)
