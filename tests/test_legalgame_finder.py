@@ -175,6 +175,23 @@ def test_fast_lookups_equal_the_plain_formulas(index):
         assert finder.side_bounds(board) == plain_side_bounds(finder, board), board.fen()
 
 
+@pytest.mark.parametrize("index", range(len(TARGETS)))
+def test_captures_fit_is_the_fewest_captures_under_any_salt(index):
+    """`captures_fit` takes a salted capture plan as its witness where one exists (a jittered
+    try's): the same answer as the assignment of the fewest pawn captures, both ways."""
+    finder = Finder(chess.Board(TARGETS[index]), Budget(None))
+    answers = set()
+    for salt in (0, 41, 977):
+        finder.plan_salt = salt
+        finder.fits.clear()
+        for board in boards_on_the_way(50 + index, 25):
+            for color in chess.COLORS:
+                fit = finder.captures_fit(board, color)
+                assert fit == plain_captures_fit(finder, board, color), (salt, board.fen())
+                answers.add(fit)
+    assert answers == {True, False}
+
+
 @pytest.mark.parametrize("seed", [5, 17, 29])
 def test_plan_distance_equals_its_definition_along_a_real_game(seed):
     """On the positions of a random game of 60-100 plies, towards its own final position (so

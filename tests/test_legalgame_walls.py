@@ -8,13 +8,15 @@ every try's placement search (seed 25848)."""
 
 from __future__ import annotations
 
+import random
+
 import chess
 import pytest
 
 from conftest import random_game
 from retrologic.legalgame.checker import replay
 from retrologic.legalgame.finder import Finder
-from retrologic.legalgame.walls import Walls, settled_pawns, unreplaceable_pawns
+from retrologic.legalgame.walls import Walls, settled_pawns, stuck_pawns, unreplaceable_pawns
 from retrologic.limits import Budget
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.distances import INF
@@ -160,6 +162,44 @@ def test_pawns_no_other_pawn_can_replace_shut_in_a_bishop():
 
 
 @pytest.mark.slow          # two finder runs of 2,500 positions: half a minute on a slow machine
+def plain_stuck_pawns(board: chess.Board, fixed: dict[bool, bool]) -> set[int]:
+    """Square by square: a pawn of a side with no capture left (`fixed`) is stuck when the
+    square straight ahead holds a pawn of the other such side facing it, or a stuck pawn."""
+    stuck: set[int] = set()
+    while True:
+        more = set(stuck)
+        for square, piece in board.piece_map().items():
+            if piece.piece_type != chess.PAWN or not fixed[piece.color]:
+                continue
+            ahead = square + (8 if piece.color == chess.WHITE else -8)
+            other = board.piece_at(ahead) if 0 <= ahead < 64 else None
+            if ahead in stuck or other == chess.Piece(chess.PAWN, not piece.color) \
+                    and fixed[not piece.color]:
+                more.add(square)
+        if more == stuck:
+            return stuck
+        stuck = more
+
+
+def test_stuck_pawns_square_by_square():
+    """`stuck_pawns` (bitboard shifts) against the square-by-square definition, on pawn
+    chains of random positions and either side fixed."""
+    rng = random.Random(77)
+    chains = 0
+    for _ in range(300):
+        board = chess.Board(None)
+        files = rng.sample(range(8), 3)  # crowded files, so chains form
+        for square in rng.sample([sq for sq in range(8, 56) if sq % 8 in files],
+                                 rng.randint(2, 14)):
+            board.set_piece_at(square, chess.Piece(chess.PAWN, rng.choice(chess.COLORS)))
+        fixed = {chess.WHITE: rng.random() < 0.7, chess.BLACK: rng.random() < 0.7}
+        got = stuck_pawns(board, fixed[chess.WHITE], fixed[chess.BLACK])
+        want = plain_stuck_pawns(board, fixed)
+        assert set(chess.scan_forward(got)) == want, (board.fen(), fixed)
+        chains += len(want) >= 3
+    assert chains > 10
+
+
 def test_the_walls_let_the_finder_place_seed_6204(monkeypatch):
     target = chess.Board(SEED_6204)
     game = Finder(target, Budget(), 2_500).find()

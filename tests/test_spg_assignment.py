@@ -66,6 +66,28 @@ def test_column_assignment_is_the_same_with_either_solver():
         assert ours == theirs == brute_force([list(row) for row in zip(*columns)])
 
 
+def test_column_assignment_splits_sparse_columns_into_blocks():
+    """Sparse columns (three in four entries INF), as most units' are: split into several
+    blocks, single rows among them, the total is still the brute-force minimum (or INF)."""
+    rng = random.Random(1931)
+    split = single = 0
+    for _ in range(400):
+        nrows = rng.randint(1, 5)
+        columns = [tuple(INF if rng.random() < 0.75 else rng.randint(0, 30)
+                         for _ in range(nrows)) for _ in range(nrows + rng.randint(0, 2))]
+        masks = [finite_mask(c) for c in columns]
+        rows_met = [m for m in set(masks) if m]
+        split += len(rows_met) > 1 and not any(a & b for a in rows_met for b in rows_met
+                                               if a != b)
+        single += any(m & (m - 1) == 0 for m in rows_met)
+        memo: dict = {}
+        expected = brute_force([list(row) for row in zip(*columns)])
+        assert column_assignment(columns, masks, nrows) == expected, columns
+        assert column_assignment(columns, masks, nrows, memo, scipy_hungarian) == expected
+        assert column_assignment(columns, masks, nrows, memo, scipy_hungarian) == expected
+    assert split > 20 and single > 100  # disjoint blocks and single rows were both met
+
+
 def real_game(seed: int, plies: int) -> list[chess.Board]:
     """The positions of a random game of python-chess (no stack)."""
     rng = random.Random(seed)

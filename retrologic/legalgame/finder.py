@@ -49,7 +49,7 @@ from retrologic.legalgame.kernel import (Planner, SidePlan, locked_pawns, plan_d
                                          promotions_fit, victims_fit)
 from retrologic.legalgame.last_check import check_lines, early_check
 from retrologic.legalgame.reach import Reach
-from retrologic.legalgame.walls import Walls
+from retrologic.legalgame.walls import Walls, stuck_pawns
 from retrologic.legality.reachability import capture_column, pawn_captures_needed
 from retrologic.limits import Budget, LimitHit
 from retrologic.position import castling_frozen
@@ -230,17 +230,20 @@ class Finder(Reach):
 
     def captures_fit(self, board: chess.Board, color: chess.Color) -> bool:
         """Whether `color`'s units can become its target units with, all together, no more pawn
-        captures than it has captures left (the bound counts each pawn's captures alone)."""
+        captures than it has captures left (the bound counts each pawn's captures alone): yes
+        when the side's capture plan exists (`side_plan`, which the capture searches' guide
+        needs anyway, is such an assignment), else the fewest captures' assignment decides."""
         need = self.captures_left(board, color)
         mask = board.occupied_co[color]
         key = (color, need, board.pawns & mask, board.knights & mask, board.bishops & mask,
                board.rooks & mask, board.queens & mask, board.kings & mask)
         hit = self.fits.get(key)
         if hit is None:
-            hit = need >= 0 and pawn_captures_needed(self.analysis, board, color, need,
-                                                     self.fit_column, self.fit_blocks,
-                                                     self.analysis.assignment) <= need
-            self.fits[key] = hit
+            hit = self.fits[key] = need >= 0 and (
+                (need > 0 or self.captures_left(board, not color) > 0)
+                and self.side_plan(board, color) is not None
+                or pawn_captures_needed(self.analysis, board, color, need, self.fit_column,
+                                        self.fit_blocks, self.analysis.assignment) <= need)
         return hit
 
     def fit_column(self, color: chess.Color, utype: int, usq: int,
@@ -255,22 +258,9 @@ class Finder(Reach):
         return hit
 
     def stuck_pawns(self, board: chess.BaseBoard) -> int:
-        """Pawns that can never move again: a side with no capture left cannot leave its file,
-        so its pawn stays behind the pawn in front of it when that one can never move either
-        (two pawns face to face when neither side has a capture left). Each must stand on a
-        target pawn of its colour (else the target is out of reach)."""
-        fixed = {c: self.captures_left(board, c) <= 0 for c in chess.COLORS}
-        if not (fixed[chess.WHITE] or fixed[chess.BLACK]):
-            return 0
-        white = board.pawns & board.occupied_co[chess.WHITE] if fixed[chess.WHITE] else 0
-        black = board.pawns & board.occupied_co[chess.BLACK] if fixed[chess.BLACK] else 0
-        # a pawn with a unit directly ahead that never moves: start from facing pawns
-        stuck = (white & (black >> 8)) | (black & (white << 8))
-        while True:
-            more = stuck | (white & (stuck >> 8)) | (black & (stuck << 8))
-            if more == stuck:
-                return stuck
-            stuck = more
+        """`walls.stuck_pawns`, the sides with no capture left being the fixed ones."""
+        return stuck_pawns(board, self.captures_left(board, chess.WHITE) <= 0,
+                           self.captures_left(board, chess.BLACK) <= 0)
 
     def plies_left(self, board: chess.Board) -> int | None:
         """A lower bound on the plies to the target position (None: never)."""

@@ -20,6 +20,9 @@ stays for good (seed 10017: Black's d6, e5 and h6 shut in the bishop that must r
 Black's last capture still to make; 32 against 14 of the 44 positions the finder before it
 missed at 10 s, bench/README-legal.md).
 
+Pawns that can never move again wherever they stand (`stuck_pawns`: a side with no capture left
+behind a pawn that never moves) must stand on target pawns: the finder's dead-end check.
+
 The finder is a heuristic whose games are replayed, so nothing here is trusted; the rule is
 still exact, and tests/test_legalgame_walls.py holds it to real games.
 """
@@ -35,6 +38,24 @@ from retrologic.spg.analysis import Analysis, Solver, hungarian
 
 MAX_VIEWS = 64  # analyses kept, one per set of walls (the least recently used dropped first)
 MAX_SETTLED = 1 << 16  # `Walls.of_side` results kept (all dropped when full)
+
+
+def stuck_pawns(board: chess.BaseBoard, white_fixed: bool, black_fixed: bool) -> int:
+    """Pawns that can never move again: a side with no capture left (`white_fixed`,
+    `black_fixed`) cannot leave its file, so its pawn stays behind the pawn in front of it
+    when that one can never move either (two pawns face to face when neither side has a
+    capture left). The finder requires each to stand on a target pawn of its colour."""
+    if not (white_fixed or black_fixed):
+        return 0
+    white = board.pawns & board.occupied_co[chess.WHITE] if white_fixed else 0
+    black = board.pawns & board.occupied_co[chess.BLACK] if black_fixed else 0
+    # a pawn with a unit directly ahead that never moves: start from facing pawns
+    stuck = (white & (black >> 8)) | (black & (white << 8))
+    while True:
+        more = stuck | (white & (stuck >> 8)) | (black & (stuck << 8))
+        if more == stuck:
+            return stuck
+        stuck = more
 
 
 def settled_pawns(pawns: int, goal: int) -> int:

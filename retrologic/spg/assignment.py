@@ -108,43 +108,43 @@ def column_assignment(columns: list[tuple], masks: list[int], nrows: int,
     """Minimum cost of matching each of `nrows` rows to a distinct column, given the columns
     and their `finite_mask`s: the bipartite graph is split into connected blocks first (most
     are a single row), and the Hungarian method (`solve`) runs on each block. `memo` keeps the
-    blocks' values by their rows and columns."""
+    blocks' values by their rows and columns. The blocks are merged from the distinct masks
+    (units of one type and file often share one), then each takes the columns meeting it."""
     if nrows == 0:
         return 0
-    blocks: list[tuple[int, list[int]]] = []  # (rows as a bitmask, column indices)
+    blocks: list[int] = []  # the rows of each block, as bitmasks
     covered = 0
-    for j, mask in enumerate(masks):
+    for mask in set(masks):
         if not mask:
             continue
         covered |= mask
-        cols = [j]
-        keep = []
-        for block_rows, members in blocks:
+        merged = [mask]
+        for block_rows in blocks:
             if block_rows & mask:
-                mask |= block_rows
-                cols += members
+                merged[0] |= block_rows
             else:
-                keep.append((block_rows, members))
-        keep.append((mask, cols))
-        blocks = keep
+                merged.append(block_rows)
+        blocks = merged
     if covered != (1 << nrows) - 1:
         return INF
     total = 0
-    for rows_mask, cols in blocks:
-        rows = [i for i in range(nrows) if rows_mask >> i & 1]
-        if len(cols) < len(rows):
-            return INF
-        if len(rows) == 1:
-            i = rows[0]
-            total += min(columns[j][i] for j in cols)
-        elif memo is None:
-            total += solve([[columns[j][i] for j in cols] for i in rows])
+    for rows_mask in blocks:
+        if not rows_mask & (rows_mask - 1):     # a single row: its cheapest entry
+            i = rows_mask.bit_length() - 1
+            total += min(column[i] for column, mask in zip(columns, masks) if mask & rows_mask)
         else:
-            key = (rows_mask,) + tuple(columns[j] for j in cols)  # rows, then the columns
-            value = memo.get(key)
-            if value is None:
-                value = memo[key] = solve([[columns[j][i] for j in cols] for i in rows])
-            total += value
+            cols = [column for column, mask in zip(columns, masks) if mask & rows_mask]
+            rows = [i for i in range(nrows) if rows_mask >> i & 1]
+            if len(cols) < len(rows):
+                return INF
+            if memo is None:
+                total += solve([[column[i] for column in cols] for i in rows])
+            else:
+                key = (rows_mask, *cols)  # rows, then the columns (in the units' order)
+                value = memo.get(key)
+                if value is None:
+                    value = memo[key] = solve([[column[i] for column in cols] for i in rows])
+                total += value
         if total >= INF:
             return INF
     return total

@@ -138,20 +138,37 @@ class Distances:
         hit = self.victim_costs.get(key)
         if hit is not None:
             return hit
-        best = INF
-        spots = squares
-        if utype == chess.PAWN:  # e.p.: the capturer lands behind the victim (a white pawn
-            # taken e.p. stands one rank above the landing square, a black one one rank below)
-            spots |= ((squares << 8) & chess.BB_ALL) if color == chess.WHITE else squares >> 8
-        for q in chess.scan_forward(spots):
-            if utype != chess.PAWN:
-                d = self.piece_map(utype, color, usq)[q]
-            else:
-                d = min(self.unit_cost(color, chess.PAWN, usq, t, q, captures)
-                        for t in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK,
-                                  chess.QUEEN))
-            best = min(best, d)
+        if utype != chess.PAWN:
+            distance = self.piece_map(utype, color, usq)
+            best = min((distance[q] for q in chess.scan_forward(squares)), default=INF)
+        else:
+            best = self._pawn_victim_cost(color, usq, squares, captures)
         self.victim_costs[key] = best
+        return best
+
+    def _pawn_victim_cost(self, color: chess.Color, usq: int, squares: int,
+                          captures: int) -> int:
+        """`victim_cost` of a pawn: the fewest moves to stand on one of `squares`, or beside
+        one (taken e.p.), as a pawn or as the piece it promotes to (`unit_cost` of each type
+        there). A queen goes wherever a rook or a bishop goes, as fast (frozen units block it
+        alike), so the queen and the knight stand for the four promotions."""
+        spots = squares  # e.p.: a white pawn taken e.p. stands one rank above the landing
+        # square, a black one one rank below
+        spots |= ((squares << 8) & chess.BB_ALL) if color == chess.WHITE else squares >> 8
+        maps = self.pawn_maps(color, usq)
+        counts = range(min(captures, trajectory.MAX_PAWN_CAPTURES) + 1)
+        best = INF
+        for q in chess.scan_forward(spots):
+            best = min(best, min(maps[c][q] for c in counts))
+        for p in LAST_RANK_SQUARES[color]:
+            to_promote = min(maps[c][p] for c in counts)
+            if to_promote >= best:
+                continue
+            for ptype in (chess.KNIGHT, chess.QUEEN):
+                distance = self.piece_map(ptype, color, p)
+                for q in chess.scan_forward(spots):
+                    if to_promote + distance[q] < best:
+                        best = to_promote + distance[q]
         return best
 
     def pawn_capture_route(self, color: chess.Color, p: int, tsq: int,
