@@ -14,6 +14,7 @@ import random
 import chess
 import pytest
 
+from conftest import random_game
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.kernel import (NOISE, locked_pawns, pawn_zone, plan_distance,
@@ -113,6 +114,37 @@ def test_the_plan_is_the_cheapest_assignment(fen):
             captures, moves = plan_cost(analysis, board, color, need, salted.assignment)
             assert captures == best[0] and moves <= best[1] + NOISE * len(targets)
     assert checked >= 5      # the brute force compared on enough plans (not only on Nones)
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_expendable_units_are_the_replaceable_ones(seed):
+    """A plan's expendable units: the spare ones, and each planned unit a spare one can replace
+    (it reaches that target unit) within the captures left, as `victims_fit` counts them; on
+    the positions of a random game towards its own final position, with capture budgets
+    around the real one (so some plans use every capture) and salted plans too."""
+    game = random_game(seed, 120)
+    target = game[-1][0]
+    analysis = Analysis(chess.Board(), target)
+    replaced = 0
+    for board, _ in game[::3]:
+        for color in chess.COLORS:
+            left = chess.popcount(board.occupied_co[not color]) - \
+                chess.popcount(target.occupied_co[not color])
+            for need, salt in itertools.product(range(max(left - 3, 0), left + 2), (0, 5)):
+                plan = side_plan(analysis, board, color, need, salt)
+                if plan is None:
+                    continue
+                total = sum(count for _, _, count in plan.assignment)
+                expendable = plan.spare
+                for usq, index, count in plan.assignment:
+                    tsq, ttype = analysis.target_units[color][index]
+                    if any(route_cost(analysis, color, board.piece_type_at(w), w, ttype, tsq,
+                                      need)[0] <= need - total + count
+                           for w in chess.scan_forward(plan.spare)):
+                        expendable |= chess.BB_SQUARES[usq]
+                assert plan.expendable == expendable & ~board.kings, (board.fen(), color, need)
+                replaced += plan.expendable != plan.spare
+    assert replaced >= 5     # planned units a spare one replaces were met
 
 
 # the stall diagnosed on seed 102: Black must still capture once, and with pawns a6 and b6 for
