@@ -67,8 +67,9 @@ def test_column_assignment_is_the_same_with_either_solver():
 
 
 def test_column_assignment_splits_sparse_columns_into_blocks():
-    """Sparse columns (three in four entries INF), as most units' are: split into several
-    blocks, single rows among them, the total is still the brute-force minimum (or INF)."""
+    """Sparse columns (three in four entries INF), as most units' are: split into blocks, the
+    total is still the brute-force minimum (or INF). Met among them: columns of pairwise
+    disjoint rows (several blocks) and columns finite in one row only."""
     rng = random.Random(1931)
     split = single = 0
     for _ in range(400):
@@ -85,7 +86,7 @@ def test_column_assignment_splits_sparse_columns_into_blocks():
         assert column_assignment(columns, masks, nrows) == expected, columns
         assert column_assignment(columns, masks, nrows, memo, scipy_hungarian) == expected
         assert column_assignment(columns, masks, nrows, memo, scipy_hungarian) == expected
-    assert split > 20 and single > 100  # disjoint blocks and single rows were both met
+    assert split > 20 and single > 100  # both kinds were met
 
 
 def real_game(seed: int, plies: int) -> list[chess.Board]:
