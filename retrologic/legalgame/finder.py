@@ -240,8 +240,7 @@ class Finder(Reach):
         hit = self.fits.get(key)
         if hit is None:
             hit = self.fits[key] = need >= 0 and (
-                (need > 0 or self.captures_left(board, not color) > 0)
-                and self.side_plan(board, color) is not None
+                not self.captures_done(board) and self.side_plan(board, color) is not None
                 or pawn_captures_needed(self.analysis, board, color, need, self.fit_column,
                                         self.fit_blocks, self.analysis.assignment) <= need)
         return hit
@@ -291,8 +290,7 @@ class Finder(Reach):
         """The current try's guide (see `Try`; None: never); with no capture left, in every try,
         `placement_moves` ("plies" placed far slower: bench/README-legal.md, 2026-12-02); two
         more for a check of the target given too early (`legalgame.last_check`)."""
-        if self.captures_left(board, chess.WHITE) <= 0 and \
-                self.captures_left(board, chess.BLACK) <= 0:
+        if self.captures_done(board):
             return self.placement_moves(board)
         moves = self.plies_left(board) if self.guide_name != "moves" else self.moves_left(board)
         if moves is not None and self.checks and early_check(board, self.checks):
@@ -566,8 +564,7 @@ class Finder(Reach):
         placement search (a dead end at any point backtracks to the previous capture). A
         board past a capture is offered to the deepest boards kept (`elite`)."""
         self.elite.offer(board, self.moves_left(board))
-        if self.captures_left(board, chess.WHITE) <= 0 and \
-                self.captures_left(board, chess.BLACK) <= 0:
+        if self.captures_done(board):
             if self.is_target(board):
                 return list(board.move_stack)
             phase = self.placement_phase(attempt.place_weight,

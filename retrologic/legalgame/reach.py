@@ -38,6 +38,11 @@ class Reach:
         """The captures `color` still has to make (its opponent's units over the target's)."""
         return chess.popcount(board.occupied_co[not color]) - self.count[not color]
 
+    def captures_done(self, board: chess.BaseBoard) -> bool:
+        """Whether neither side has a capture left to make (the placement phase)."""
+        return self.captures_left(board, chess.WHITE) <= 0 and \
+            self.captures_left(board, chess.BLACK) <= 0
+
     def distance(self, color: chess.Color, ptype: int, frm: chess.Square, to: chess.Square,
                  captures: int) -> int:
         """Fewest moves for a unit to go from `frm` to `to` with at most `captures` captures
