@@ -348,3 +348,31 @@ def test_a_capture_the_search_rejects_is_a_dead_end():
             assert not board.is_capture(move)
             board.push(move)
         assert board.is_capture(moves[-1])
+
+
+CASTLING_BOARDS = ["r3k2r/pppqbppp/2np1n2/4p3/4P3/2NP1N2/PPPQBPPP/R3K2R w KQkq - 0 8",
+                   "r3k2r/pppqbppp/2np1n2/4p3/4P3/2NP1N2/PPPQBPPP/R3K2R b KQkq - 0 8"]
+
+
+@pytest.mark.parametrize("index", range(len(TARGETS)))
+def test_legal_moves_leave_the_frozen_units_alone(index):
+    """`Finder.legal_moves` (python-chess's generator with the frozen squares masked out) is
+    every legal move that neither starts nor ends on a frozen unit's square, nor castles with a
+    frozen rook, on boards of random games and boards where both sides may castle."""
+    finder = Finder(chess.Board(TARGETS[index]), Budget(None))
+    frozen = finder.frozen
+    castled = excluded = 0
+    boards = boards_on_the_way(70 + index, 30) + [chess.Board(f) for f in CASTLING_BOARDS]
+    for board in boards:
+        want = set()
+        for move in board.legal_moves:
+            squares = chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]
+            if board.is_castling(move):
+                rook = move.to_square + (1 if move.to_square > move.from_square else -2)
+                squares |= chess.BB_SQUARES[rook]
+                castled += 1
+            if not squares & frozen:
+                want.add(move)
+            excluded += bool(squares & frozen)
+        assert set(finder.legal_moves(board)) == want, board.fen()
+    assert castled and (excluded or not frozen)
