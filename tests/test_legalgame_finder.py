@@ -376,3 +376,31 @@ def test_legal_moves_leave_the_frozen_units_alone(index):
             excluded += bool(squares & frozen)
         assert set(finder.legal_moves(board)) == want, board.fen()
     assert castled and (excluded or not frozen)
+
+
+SEED_33531 = "rn5r/1bqk3p/p5p1/2p2p1P/1QPN1NP1/p4R2/P5K1/n2R4 b - - 0 28"
+
+
+@pytest.mark.parametrize("fen, move, last", [
+    # a capture with captures left after it: White's h3 knight, which the target needs
+    ("rnbqkbnr/ppp1pppp/3p4/8/8/2N4N/PPPPPPPP/R1BQKB1R b KQkq - 1 2", "c8h3", False),
+    # the last capture: White's queen, replaced by a promotion in the placement
+    ("rn5r/2qk3p/pp4p1/Q1p2p1P/2PN1N2/5bK1/PP4P1/n2R1R2 b - - 1 25", "b6a5", True),
+])
+def test_only_the_last_capture_may_raise_the_victims_bound_in_a_slackless_try(fen, move, last):
+    """Seed 33531 (bench/README-legal.md, 2026-12-02): a try without slack keeps the units the
+    target needs while captures are left, but its last capture may take one (the placement
+    promotes its replacement): the tries stalled there, every capture that kept the bounds
+    finite raising the victim's bound."""
+    finder = Finder(chess.Board(SEED_33531), Budget(None))
+    parent = chess.Board(fen)
+    child = parent.copy()
+    child.push_uci(move)
+    bound = finder.analysis.bound
+    victim = child.turn
+    assert bound.side_bound(child, victim) > bound.side_bound(parent, victim)
+    assert finder.side_bounds(child) is not None
+    assert finder.captures_done(child) == last
+    units = chess.popcount(parent.occupied)
+    assert finder.capture_phase(units, 2.0, 1_500, 0).done(child, parent) == last
+    assert finder.capture_phase(units, 2.0, 1_500, INF).done(child, parent)

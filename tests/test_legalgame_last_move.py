@@ -117,11 +117,15 @@ def test_the_turns_resume_after_a_limit_within_their_cap() -> None:
     target = chess.Board(ROOK_TOOK_THE_BLOCKER)
     before = last_move.bound_last_move(target)
     turns = last_move.Turns(target, before, 2_000, lambda board, cap: Finders(board, cap))
-    first = Budget(nodes=300)   # a fresh run finds a game after 360 positions
+    finders = turns.live[0][0]
+    first = Budget(nodes=300)   # stops inside the first start's first turn
     with pytest.raises(LimitHit):
         turns.run(first)
-    assert turns.spent == first.spent and len(turns.live) == len(before)
+    assert turns.spent == first.spent == finders.spent and len(turns.live) == len(before)
+    finder, nodes = finders.finder, finders.finder.nodes
     second = Budget()
     game = turns.run(second)    # goes on where it stopped: the cap counts both calls
-    assert 0 < second.spent < 300 and turns.spent == first.spent + second.spent
+    assert second.spent > 0 and turns.spent == first.spent + second.spent <= 2_000
     assert game is not None and turns.ending(game[:-1], game[-1]) == game
+    # the first start's finder was kept and went on from its positions (not built afresh)
+    assert finders.finder is finder and finder.nodes > nodes

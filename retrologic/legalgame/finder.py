@@ -61,7 +61,8 @@ class Try(NamedTuple):
     """One try of the finder: the weight of the capture distance in the capture searches, the
     weight of the guide in the placement search, the node cap of a capture search, the slack
     (how much a capture may raise the victim side's bound: a unit the target needs, to be
-    replaced by a promotion, raises it; 0 keeps such units), and the capture searches' guide:
+    replaced by a promotion, raises it; 0 keeps such units; the last capture has none, see
+    `capture_phase`), and the capture searches' guide:
     "moves" (both sides' bounds added up) or "plies" (the plies the bounds need, with the side
     to move), besides the capture plan (`kernel.plan_distance`); every placement search's
     guide is `Finder.placement_moves`."""
@@ -435,7 +436,11 @@ class Finder(Reach):
 
     def capture_phase(self, units: int, weight: float, nodes: int, slack: int) -> Phase:
         """The next capture (fewer than `units` units on the board) that keeps both bounds
-        finite and raises the victim side's bound by at most `slack`. With the plan, a
+        finite and raises the victim side's bound by at most `slack`, unless it is the last
+        capture: then only the placement is left, and a unit the target needs may have to be
+        the victim, replaced by a promotion (seed 33531's tries stalled at their last capture,
+        where every capture that kept the bounds finite raised the victim's;
+        bench/README-legal.md, 2026-12-02). With the plan, a
         position where a capture still to make has no planned capturer and victim in reach
         (`plan_distance` INF: e.g. a pawn must capture on f5 but the one unit left over is a
         pawn on another file, seed 126) is searched only after the others, as if its
@@ -450,7 +455,8 @@ class Finder(Reach):
             if chess.popcount(board.occupied) >= units or self.side_bounds(board) is None:
                 return False
             victim = board.turn
-            return bound.side_bound(board, victim) <= bound.side_bound(parent, victim) + slack \
+            return (self.captures_done(board) or bound.side_bound(board, victim)
+                    <= bound.side_bound(parent, victim) + slack) \
                 and (not self.check_victims or victims_fit(self, board)
                      and promotions_fit(self, self.target, board))
 
