@@ -1,10 +1,11 @@
 """The web page in a real headless browser (issue #20, item 4): the test starts `retrologic
 serve`'s application on a free port, loads the page, submits Dawson's record b6xBa7 (a FEN,
-question lastmove, a short timeout: the verdict is unknown, issue #19) and a short proof game (the TOML of
-problems/spg/f4-f5-nf3.toml pasted as it is), reads the verdicts from the page, compares them
-with the engine's verdicts for the same input (retrologic.problem in this process), steps
-through the game with the page's buttons (captions checked against python-chess's SAN) and
-saves a screenshot (pytest's tmp dir; also RETROLOGIC_SCREENSHOT_DIR when set).
+question lastmove, a short timeout: the verdict is unknown, issue #19) and a short proof game
+(the TOML of problems/spg/f4-f5-nf3.toml pasted as it is), reads the verdicts from the page,
+compares them with the engine's verdicts for the same input (retrologic.problem in this
+process), steps through the game with the page's buttons (captions checked against
+python-chess's SAN) and saves a screenshot (pytest's tmp dir; also RETROLOGIC_SCREENSHOT_DIR
+when set).
 
 Browsers, in this order (the first that starts is used):
   1. Qt WebEngine (Chromium) from PyPI wheels (PyQt6-WebEngine, in the test extra), headless

@@ -356,9 +356,11 @@ CASTLING_BOARDS = ["r3k2r/pppqbppp/2np1n2/4p3/4P3/2NP1N2/PPPQBPPP/R3K2R w KQkq -
 
 @pytest.mark.parametrize("index", range(len(TARGETS)))
 def test_legal_moves_leave_the_frozen_units_alone(index):
-    """`Finder.legal_moves` (python-chess's generator with the frozen squares masked out) is
-    every legal move that neither starts nor ends on a frozen unit's square, nor castles with a
-    frozen rook, on boards of random games and boards where both sides may castle."""
+    """`Finder.legal_moves` (the legal moves filtered by their from- and to-squares) is every
+    legal move that neither starts nor ends on a frozen unit's square, nor castles with a frozen
+    rook (never met: a kept right freezes its king too, and a rook frozen on its back rank has
+    a frozen unit on the square castling crosses), on boards of random games and boards where
+    both sides may castle."""
     finder = Finder(chess.Board(TARGETS[index]), Budget(None))
     frozen = finder.frozen
     castled = excluded = 0
