@@ -24,6 +24,7 @@ END = ()  # children of a final, matching position: the empty path
 
 
 CHECK_EVERY = 256  # nodes between two looks at the limits (a node: about 0.1 ms)
+TRAIL_PLIES = 12   # plies from the root whose move counts make `--progress`'s share estimate
 MAX_POSITIONS = 3_000_000  # memoised positions kept at most by default (about 1 GB)
 
 
@@ -164,6 +165,10 @@ class Search:
         self._charged = 0                 # nodes charged to the budget so far
         self._next_check = 1              # look at the limits on the first node
         self._last_report = time.monotonic()
+        # with --progress: [moves done, moves] of each ply of the current path near the root
+        self._trail: list[list[int]] = []
+        self._trail_above = plies + 1      # plies left above which a position is tracked
+        self._finished = False             # the whole tree searched (`share_done` 1.0)
 
     def run(self) -> SearchResult:
         """Search (on from where a limit stopped an earlier run: every memoised position was
@@ -173,8 +178,11 @@ class Search:
         complete, reason = True, None
         self._next_check = self.nodes + 1
         root = key_of(board, self.plies)
+        self._trail = []
+        self._trail_above = self.plies - TRAIL_PLIES if self.limits.progress else self.plies + 1
         try:
             self._visit(board, self.plies)
+            self._finished = True
         except LimitHit as e:
             complete, reason = False, e.reason
         finally:
@@ -211,8 +219,25 @@ class Search:
             now = time.monotonic()
             if now - self._last_report > 2.0:
                 self._last_report = now
-                print(f"spg: {self.nodes} nodes, {len(self.graph)} positions, "
+                share = 100 * self.share_done()   # two digits down to 0.01 %
+                shown = "under 0.01" if share < 0.01 else f"{share:.2g}" if share < 10 \
+                    else f"{share:.0f}"
+                print(f"spg: {self.plies} plies, about {shown} % of the length's tree, "
+                      f"{self.nodes} nodes, {len(self.graph)} positions, "
                       f"{lim.budget.elapsed():.1f} s", file=sys.stderr)
+
+    def share_done(self) -> float:
+        """The share of this length's tree searched so far, estimated from the path's place
+        among its siblings near the root as if sibling subtrees were alike (Knuth's estimate of
+        a backtrack tree, Math. Comp. 29, 1975): never falls as the search goes on, 1.0 at the
+        end. Only tracked with --progress (0.0 without, until the end)."""
+        if self._finished:
+            return 1.0
+        share, weight = 0.0, 1.0
+        for done, moves in self._trail:
+            share += weight * done / moves
+            weight /= moves
+        return share
 
     def _is_target(self, board: chess.Board) -> bool:
         return (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
@@ -238,12 +263,22 @@ class Search:
         children = []
         flt = self.move_filter
         moves = self.candidates(board, plies) if self.candidates else list(board.legal_moves)
+        place = None
+        if plies > self._trail_above and moves:
+            place = [0, len(moves)]
+            self._trail.append(place)
         for move in moves:
             if flt is not None and not flt(board, move, plies):
+                if place is not None:
+                    place[0] += 1
                 continue
             board.push(move)
             if self._visit(board, plies - 1):
                 children.append((move, key_of(board, plies - 1)))
             board.pop()
+            if place is not None:
+                place[0] += 1
+        if place is not None:
+            self._trail.pop()
         self.graph[key] = tuple(children) if children else None
         return bool(children)
