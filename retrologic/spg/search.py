@@ -226,6 +226,18 @@ class Search:
                       f"{self.nodes} nodes, {len(self.graph)} positions, "
                       f"{lim.budget.elapsed():.1f} s", file=sys.stderr)
 
+    def _tracked(self, moves: list[chess.Move]) -> Iterator[chess.Move]:
+        """`moves` with their place on the trail (`share_done`): a move counts as done when
+        the next one is asked for (the search has come back from it, or filtered it out). A
+        limit leaves the trail as it was (`share_done` then says where the search stopped;
+        `run` starts a fresh one)."""
+        place = [0, len(moves)]
+        self._trail.append(place)
+        for move in moves:
+            yield move
+            place[0] += 1
+        self._trail.pop()
+
     def share_done(self) -> float:
         """The share of this length's tree searched so far, estimated from the path's place
         among its siblings near the root as if sibling subtrees were alike (Knuth's estimate of
@@ -263,22 +275,14 @@ class Search:
         children = []
         flt = self.move_filter
         moves = self.candidates(board, plies) if self.candidates else list(board.legal_moves)
-        place = None
-        if plies > self._trail_above and moves:
-            place = [0, len(moves)]
-            self._trail.append(place)
+        if plies > self._trail_above and moves:    # --progress, near the root
+            moves = self._tracked(moves)
         for move in moves:
             if flt is not None and not flt(board, move, plies):
-                if place is not None:
-                    place[0] += 1
                 continue
             board.push(move)
             if self._visit(board, plies - 1):
                 children.append((move, key_of(board, plies - 1)))
             board.pop()
-            if place is not None:
-                place[0] += 1
-        if place is not None:
-            self._trail.pop()
         self.graph[key] = tuple(children) if children else None
         return bool(children)
