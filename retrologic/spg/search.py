@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import chess
 
@@ -275,9 +275,10 @@ class Search:
         children = []
         flt = self.move_filter
         moves = self.candidates(board, plies) if self.candidates else list(board.legal_moves)
+        order: Iterable[chess.Move] = moves
         if plies > self._trail_above and moves:    # --progress, near the root
-            moves = self._tracked(moves)
-        for move in moves:
+            order = self._tracked(moves)
+        for move in order:
             if flt is not None and not flt(board, move, plies):
                 continue
             board.push(move)
