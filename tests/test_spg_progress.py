@@ -64,3 +64,23 @@ def test_without_progress_nothing_is_tracked() -> None:
     shares = _sampled(search)
     assert search.run().complete
     assert set(shares) == {0.0} and search.share_done() == 1.0
+
+
+def test_a_search_gives_up_only_when_late_and_hopeless() -> None:
+    """The race's rule (Search.give_up = (seconds, share)): the search stops, saying why,
+    once it has run that long with less than that share searched -- not before the time,
+    and not when the share is reached; a search given up can still be run on to the end."""
+    target = spg.parse_target(QUEEN, 7)
+    for rule in [(3600.0, 1.0), (0.0, 0.0)]:          # too early; never under a share of 0
+        search, _ = spg._search(target, 7, Limits())
+        search.give_up = rule
+        result = search.run()
+        assert result.complete and result.count() == 1 and not search.gave_up
+    search, _ = spg._search(target, 7, Limits())
+    search.give_up = (0.0, 1.0)                         # late at once, and never all of it
+    result = search.run()
+    assert not result.complete and search.gave_up
+    assert (result.reason or "").startswith("given up after 0 s: under 100 % of the length")
+    assert search.share_done() < 1.0
+    search.give_up = None
+    assert search.run().complete and search.share_done() == 1.0

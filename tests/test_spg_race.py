@@ -15,7 +15,9 @@ from retrologic import limits
 from retrologic.spg import race
 from retrologic.spg import schedule as spg_schedule
 from retrologic.spg import solver as spg
+from retrologic.spg.listing import ScheduleReport
 from retrologic.spg.search import Limits
+from retrologic.spg.status import Listing
 
 pytestmark = pytest.mark.skipif(not race.possible(), reason="racing needs two cores and fork")
 
@@ -60,6 +62,36 @@ def test_the_search_decides_when_the_schedule_model_cannot(monkeypatch) -> None:
     answer = spg.solve(target, 8)
     assert answer.status == "unique" and answer.count == 1
     assert answer.searches[0]["engine"] == "search"
+
+
+@pytest.mark.parametrize("fen, plies", CASES)
+def test_a_search_that_gives_up_lists_the_length_a_second_way(monkeypatch, fen: str,
+                                                             plies: int) -> None:
+    """The search gives up at once (GIVE_UP) and the schedule model's own listing answers
+    nothing: the search's process lists the length with SECOND_LISTING's parameters, and
+    the verdict is the search alone's."""
+    target = spg.parse_target(fen, plies)
+    alone = spg.solve(target, plies, engine="search")
+    real = spg.list_games
+    here: list[dict] = []
+
+    def withheld(analysis, plies, parameters=None, **kwargs):
+        if parameters is None:
+            return ScheduleReport(plies, Listing.UNKNOWN, reason="withheld by the test")
+        here.append(parameters)
+        return real(analysis, plies, parameters=parameters, **kwargs)
+
+    monkeypatch.setattr(spg, "list_games", withheld)
+    monkeypatch.setattr(spg, "GIVE_UP", (0.0, 1.0))
+    monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
+    monkeypatch.setattr(spg, "QUICK", False)   # no quick path: the race itself
+    raced = spg.solve(target, plies)
+    assert _key(raced) == _key(alone)
+    assert not here                       # the listing ran in the search's process
+    main = raced.searches[0]
+    assert main["engine"] == "schedule" and "second_listing" in main
+    assert main["race"]["search"] == "decided"
+    assert main["race"]["schedule"] == "withheld by the test"
 
 
 def test_a_worker_that_dies_is_an_error_not_an_answer() -> None:

@@ -169,17 +169,25 @@ class Search:
         self._trail: list[list[int]] = []
         self._trail_above = plies + 1      # plies left above which a position is tracked
         self._finished = False             # the whole tree searched (`share_done` 1.0)
+        # (seconds, share): stop once this length's search ran that long and `share_done` is
+        # below the share (the race's rule, spg/solver.py); `gave_up` then says so
+        self.give_up: tuple[float, float] | None = None
+        self.gave_up = False
+        self._first_run: float | None = None   # time.monotonic() of the first `run`
 
     def run(self) -> SearchResult:
         """Search (on from where a limit stopped an earlier run: every memoised position was
         searched to the end, so a second run with more budget only redoes the path it was on)."""
         board = self.start.copy(stack=False)
         t0 = time.monotonic()
+        if self._first_run is None:
+            self._first_run = t0
         complete, reason = True, None
         self._next_check = self.nodes + 1
         root = key_of(board, self.plies)
         self._trail = []
-        self._trail_above = self.plies - TRAIL_PLIES if self.limits.progress else self.plies + 1
+        tracked = self.limits.progress or self.give_up is not None
+        self._trail_above = self.plies - TRAIL_PLIES if tracked else self.plies + 1
         try:
             self._visit(board, self.plies)
             self._finished = True
@@ -215,6 +223,8 @@ class Search:
         lim.budget.check(delta, every=1)
         if len(self.graph) > lim.positions:
             raise LimitHit(f"memory limit: {lim.positions:,} positions stored (about 1 GB)")
+        if self.give_up is not None:
+            self._give_up_if_hopeless(*self.give_up)
         if lim.progress:
             now = time.monotonic()
             if now - self._last_report > 2.0:
@@ -225,6 +235,16 @@ class Search:
                 print(f"spg: {self.plies} plies, about {shown} % of the length's tree, "
                       f"{self.nodes} nodes, {len(self.graph)} positions, "
                       f"{lim.budget.elapsed():.1f} s", file=sys.stderr)
+
+    def _give_up_if_hopeless(self, seconds: float, share: float) -> None:
+        """Raise LimitHit (and set `gave_up`) once this length has been searched `seconds`
+        and the estimated share searched (`share_done`) is still below `share`."""
+        assert self._first_run is not None
+        ran = time.monotonic() - self._first_run
+        if ran >= seconds and self.share_done() < share:
+            self.gave_up = True
+            raise LimitHit(f"given up after {ran:.0f} s: under {100 * share:g} % of the "
+                           f"length's tree searched")
 
     def _tracked(self, moves: list[chess.Move]) -> Iterator[chess.Move]:
         """`moves` with their place on the trail (`share_done`): a move counts as done when

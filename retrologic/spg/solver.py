@@ -134,6 +134,13 @@ AUTO_SEARCH_SHARE = 0.25
 # whole budget left, the first complete listing answering (spg/race.py).
 RACE = True
 RACE_AFTER = 1.0
+# In the race, the search that has run GIVE_UP[0] seconds on a length and estimates it has
+# searched under GIVE_UP[1] of that length's tree (Search.share_done) gives its core to a second
+# listing of the schedule model with SECOND_LISTING's CP-SAT parameters (bench/README-spg.md:
+# the six undecided 23-40-ply problems read 0.12 % at most by 10 s, the six slowest the search
+# decides 14 % or more). Both listings are complete: the rule chooses the engine, not the answer.
+GIVE_UP: tuple[float, float] | None = (10.0, 0.01)
+SECOND_LISTING: dict[str, Any] = {"random_seed": 1}
 # The quick path (spg/quick.py, issue #22 "Latency"): the search alone under QUICK_NODES nodes
 # on every length before the strategy layer; off: the full path only (tests of its mechanics).
 QUICK = True
@@ -337,21 +344,32 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
           found: dict[tuple[str, ...], list[chess.Move]]) -> _Length:
     """"auto" on two cores (spg/race.py): the stopped search runs on in one process and the
     schedule model lists the length in another, each with the user's whole budget; the first
-    to decide the length answers. `enough` games decide a shorter length too."""
+    to decide the length answers. `enough` games decide a shorter length too. A search that
+    finds itself hopeless (GIVE_UP) lists the length a second way (SECOND_LISTING)."""
     search.limits = limits
 
     def run_search() -> dict[str, Any]:
+        search.give_up = GIVE_UP
         res = search.run()
-        return {"complete": res.complete, "count": res.count() if res.complete else None,
-                "games": [[m.uci() for m in g] for g in res.games(max_games)],
-                "reason": res.reason, "nodes": res.nodes, "seconds": res.seconds,
-                "spent": limits.budget.spent}
+        out = {"complete": res.complete, "searched": res.complete,
+               "count": res.count() if res.complete else None,
+               "games": [[m.uci() for m in g] for g in res.games(max_games)],
+               "reason": res.reason, "nodes": res.nodes, "seconds": res.seconds,
+               "spent": limits.budget.spent}
+        if search.gave_up and not limits.budget.expired():
+            search.graph.clear()                       # its memory, for the second model
+            second = run_schedule(SECOND_LISTING)
+            out.update(complete=second["complete"], listed=second["listed"],
+                       second=second["report"], seconds=res.seconds + second["seconds"],
+                       reason=f"{res.reason}; second listing: {second['reason']}")
+            out["games"] += [g for g in second["games"] if g not in out["games"]]
+        return out
 
-    def run_schedule() -> dict[str, Any]:
+    def run_schedule(parameters: dict[str, Any] | None = None) -> dict[str, Any]:
         listing = None if max_games is None else max(max_games, enough or 0)
         rep = list_games(analysis, plies, limit=enough or listing,
                          progress=_schedule_progress if limits.progress else None,
-                         budget=limits.budget)
+                         budget=limits.budget, parameters=parameters)
         games = [[m.uci() for m in g] for g in rep.games]
         return {"complete": rep.status == Listing.COMPLETE or bool(enough and games),
                 "listed": rep.status == Listing.COMPLETE, "games": games,
@@ -370,15 +388,17 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
     sched = answers.get("schedule")
     if sched is not None and "report" in sched:
         entry["schedule"] = sched["report"]
+    if got is not None and "second" in got:
+        entry["second_listing"] = got["second"]
     entry["seconds"] = round(seconds, 3)
     reasons = []
     for name, got in answers.items():
         games = [replay_checked(start, [chess.Move.from_uci(u) for u in g], target)
                  for g in got.get("games", [])]
-        if name == "search" and got.get("complete"):
+        if name == "search" and got.get("searched"):
             entry.update(engine="search", complete=True, solutions=got["count"])
             return _Length(games, True, got["count"], None, nodes, seconds, entry, analysis)
-        if name == "schedule" and got.get("listed"):
+        if got.get("listed"):       # the schedule model's listing, or the second one
             entry.update(engine="schedule", complete=True, solutions=len(games), searched=True)
             return _Length(games, True, len(games), None, nodes, seconds, entry, analysis)
         for g in games:
