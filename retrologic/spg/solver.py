@@ -361,7 +361,8 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
             second = run_schedule(SECOND_LISTING)
             out.update(complete=second["complete"], listed=second["listed"],
                        second=second["report"], seconds=res.seconds + second["seconds"],
-                       reason=f"{res.reason}; second listing: {second['reason']}")
+                       reason=f"{res.reason}; second listing: {second['reason']}",
+                       spent=limits.budget.spent)
             out["games"] += [g for g in second["games"] if g not in out["games"]]
         return out
 
