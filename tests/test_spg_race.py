@@ -16,7 +16,7 @@ from retrologic.spg import race
 from retrologic.spg import schedule as spg_schedule
 from retrologic.spg import solver as spg
 from retrologic.spg.listing import ScheduleReport
-from retrologic.spg.search import Limits
+from retrologic.spg.search import Limits, share_text
 from retrologic.spg.status import Listing
 
 pytestmark = pytest.mark.skipif(not race.possible(), reason="racing needs two cores and fork")
@@ -50,6 +50,7 @@ def test_the_race_gives_the_search_alone_verdict(monkeypatch, fen: str, plies: i
     raced = spg.solve(target, plies)
     assert _key(raced) == _key(alone)
     assert any("race" in s for s in raced.searches)
+    assert not any("search_share_estimate" in s for s in raced.searches)   # decided: none
 
 
 def test_the_search_decides_when_the_schedule_model_cannot(monkeypatch) -> None:
@@ -92,6 +93,27 @@ def test_a_search_that_gives_up_lists_the_length_a_second_way(monkeypatch, fen: 
     assert main["engine"] == "schedule" and "second_listing" in main
     assert main["race"]["search"] == "decided"
     assert main["race"]["schedule"] == "withheld by the test"
+
+
+def test_an_undecided_race_says_how_far_the_search_got(monkeypatch) -> None:
+    """Stopped by the time limit, the race's unknown verdict gives the search's estimate of
+    the share of the length's tree it searched (`Search.share_done`), said to be an
+    estimate, in the reason and the JSON's `search_share_estimate`."""
+    monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
+    monkeypatch.setattr(spg, "GIVE_UP", (3600.0, 0.0))   # tracked, never given up
+    bell = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"   # 17.0: long
+    answer = spg.solve(spg.parse_target(bell, 34), 34, Limits(timeout=4))
+    assert answer.status == "unknown"
+    share = answer.searches[-1]["search_share_estimate"]
+    assert 0.0 <= share < 1.0
+    assert f"search: time limit 4 s, an estimated {share_text(share)} of its tree searched" \
+        in (answer.reason or "")
+
+
+def test_a_share_reads_as_a_percentage() -> None:
+    assert share_text(0.0) == share_text(0.00009) == "under 0.01 %"
+    assert share_text(0.0001) == "0.01 %" and share_text(0.012345) == "1.2 %"
+    assert share_text(0.5) == "50 %" and share_text(1.0) == "100 %"
 
 
 def test_a_worker_that_dies_is_an_error_not_an_answer() -> None:

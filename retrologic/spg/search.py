@@ -143,6 +143,14 @@ class SearchResult:
                 stack.append((child, path + [move]))
 
 
+def share_text(share: float) -> str:
+    """A share of a tree (`Search.share_done`) as a percentage, two digits down to 0.01 %."""
+    percent = 100 * share
+    if percent < 0.01:
+        return "under 0.01 %"
+    return f"{percent:.2g} %" if percent < 10 else f"{percent:.0f} %"
+
+
 class Search:
     """Depth-first search for all games of `plies` plies from `start` ending on `target`."""
 
@@ -229,11 +237,8 @@ class Search:
             now = time.monotonic()
             if now - self._last_report > 2.0:
                 self._last_report = now
-                share = 100 * self.share_done()   # two digits down to 0.01 %
-                shown = "under 0.01" if share < 0.01 else f"{share:.2g}" if share < 10 \
-                    else f"{share:.0f}"
-                print(f"spg: {self.plies} plies, about {shown} % of the length's tree, "
-                      f"{self.nodes} nodes, {len(self.graph)} positions, "
+                print(f"spg: {self.plies} plies, about {share_text(self.share_done())} of the "
+                      f"length's tree, {self.nodes} nodes, {len(self.graph)} positions, "
                       f"{lim.budget.elapsed():.1f} s", file=sys.stderr)
 
     def _give_up_if_hopeless(self, seconds: float, share: float) -> None:

@@ -26,7 +26,7 @@ from retrologic.spg.checker import moves_text, parse_moves, san_text  # noqa: F4
 from retrologic.spg import race
 from retrologic.spg import pgntext
 from retrologic.spg.quick import Settled, settle
-from retrologic.spg.search import Limits, Search, SearchResult
+from retrologic.spg.search import Limits, Search, SearchResult, share_text
 from retrologic.spg.status import Feasibility, Listing, SpgStatus
 from retrologic.vocabulary import side_name
 
@@ -356,6 +356,8 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
                "games": [[m.uci() for m in g] for g in res.games(max_games)],
                "reason": res.reason, "nodes": res.nodes, "seconds": res.seconds,
                "spent": limits.budget.spent}
+        if not res.complete and not search.gave_up and search.give_up is not None:
+            out["share"] = search.share_done()          # tracked since give_up is set
         if search.gave_up and not limits.budget.expired():
             search.graph.clear()                       # its memory, for the second model
             second = run_schedule(SECOND_LISTING)
@@ -363,7 +365,8 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
                        second=second["report"], seconds=res.seconds + second["seconds"],
                        reason=f"{res.reason}; second listing: {second['reason']}",
                        spent=limits.budget.spent)
-            out["games"] += [g for g in second["games"] if g not in out["games"]]
+            known = {tuple(g) for g in out["games"]}
+            out["games"] += [g for g in second["games"] if tuple(g) not in known]
         return out
 
     def run_schedule(parameters: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -406,6 +409,9 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
             found.setdefault(_uci(g), g)
         label = "search" if name == "search" else "schedule model"
         reasons.append(f"{label}: {got.get('error') or got.get('reason')}")
+        if "share" in got:          # where the search stopped: an estimate, said to be one
+            entry["search_share_estimate"] = round(got["share"], 6)
+            reasons[-1] += f", an estimated {share_text(got['share'])} of its tree searched"
     for name in ("search", "schedule"):
         if name not in answers:
             reasons.append(f"{name}: stopped ({limits.budget.expired() or 'the other engine'})")
