@@ -12,6 +12,7 @@ import pytest
 
 from conftest import plain_blocked_distance, plain_blocked_ways, random_walk, stub_tries
 
+from retrologic.legalgame import finder as finder_module
 from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.kernel import plan_distance
 from retrologic.limits import Budget
@@ -406,3 +407,30 @@ def test_only_the_last_capture_may_raise_the_victims_bound_in_a_slackless_try(fe
     units = chess.popcount(parent.occupied)
     assert finder.capture_phase(units, 2.0, 1_500, 0).done(child, parent) == last
     assert finder.capture_phase(units, 2.0, 1_500, INF).done(child, parent)
+
+
+# seed 39950 of bench/legal.py (49 plies): a miss of the 10 s runs before 2026-12-03
+LOW_WEIGHT_TARGET = "1r1r2k1/2p2pbn/1pb1q1pQ/p2pP1B1/Pn2P2P/2N4R/1P2BPP1/1R1KN3 b - - 2 25"
+
+
+def test_the_second_low_weight_try_finds_a_game_the_old_try_needed_longer_for(monkeypatch):
+    """Try 4 weighs the guides half with the "plies" guide (bench/README-legal.md,
+    2026-12-03): on this target the finder's game comes within 4,000 positions; with try 4 as
+    it was (full weights, slack, the "moves" guide) the same finder needs over twice as many.
+    The game is replayed by python-chess to the target's placement and side to move."""
+    target = chess.Board(LOW_WEIGHT_TARGET)
+    finder = Finder(target, Budget(None), node_cap=20_000)
+    game = finder.find()
+    assert game is not None and finder.nodes <= 4_000
+    board = chess.Board()
+    for move in game:
+        assert board.is_legal(move)
+        board.push(move)
+    assert board.board_fen() == target.board_fen() and board.turn == target.turn
+    tries = finder_module.TRIES
+    assert tries[4] == finder_module.Try(1.0, 1.5, 4_000, 0, "plies")
+    heavy = tries[:4] + (finder_module.Try(2.0, 3.0, 4_000, INF, "moves"),)
+    monkeypatch.setattr(finder_module, "TRIES", heavy)
+    before = Finder(target, Budget(None), node_cap=20_000)
+    before.find()
+    assert before.nodes > 2 * finder.nodes
