@@ -10,9 +10,11 @@ import random
 import chess
 import pytest
 
-from conftest import plain_blocked_distance, plain_blocked_ways, random_walk, stub_tries
+from conftest import (plain_blocked_distance, plain_blocked_ways, random_walk, replayed,
+                      stub_tries)
 
 from retrologic.legalgame import finder as finder_module
+from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.kernel import plan_distance
 from retrologic.limits import Budget
@@ -417,16 +419,12 @@ def test_the_second_low_weight_try_finds_a_game_the_old_try_needed_longer_for(mo
     """Try 4 weighs the guides half with the "plies" guide (bench/README-legal.md,
     2026-12-03): on this target the finder's game comes within 4,000 positions; with try 4 as
     it was (full weights, slack, the "moves" guide) the same finder needs over twice as many.
-    The game is replayed by python-chess to the target's placement and side to move."""
+    The game is replayed by python-chess and must reach the target (`reached_fault`)."""
     target = chess.Board(LOW_WEIGHT_TARGET)
     finder = Finder(target, Budget(None), node_cap=20_000)
     game = finder.find()
     assert game is not None and finder.nodes <= 4_000
-    board = chess.Board()
-    for move in game:
-        assert board.is_legal(move)
-        board.push(move)
-    assert board.board_fen() == target.board_fen() and board.turn == target.turn
+    assert reached_fault(replayed(game), target) is None
     tries = finder_module.TRIES
     assert tries[4] == finder_module.Try(1.0, 1.5, 4_000, 0, "plies")
     heavy = tries[:4] + (finder_module.Try(2.0, 3.0, 4_000, INF, "moves"),)

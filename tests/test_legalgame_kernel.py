@@ -14,7 +14,7 @@ import random
 import chess
 import pytest
 
-from conftest import random_game
+from conftest import random_game, replayed
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.kernel import (NOISE, locked_pawns, pawn_zone, plan_distance,
@@ -200,11 +200,7 @@ def test_former_failures_are_found_within_a_node_cap(fen):
     finder = Finder(target, Budget(None), node_cap=4_000)
     game = finder.find()
     assert game is not None and finder.nodes <= 4_001
-    board = chess.Board()
-    for move in game:
-        assert board.is_legal(move)
-        board.push(move)
-    assert reached_fault(board, target) is None
+    assert reached_fault(replayed(game), target) is None
 
 
 # Seed 3000 of bench/legal.py (2026-11-26): a capture prefix the finder used to spend its tries
