@@ -121,16 +121,21 @@ def test_node_limit_bounds_the_cp_sat_engines() -> None:
     """CP-SAT's conflicts count as nodes: the strategy listing and the schedule model stop at
     the user's figure and name it, and a figure gives the same answer on every run (one
     worker, a fixed seed: no wall clock decides which engine answers)."""
-    bell = spg.parse_target(BELL, 34)
-    free = limits.Budget()
-    report, _ = analyse(bell, 34, limit=50, budget=free)
-    assert report.complete and len(report.strategies) == 8 and free.spent > 20
-    assert report.conflicts == free.spent       # the report says what was charged
-    tight = limits.Budget(None, 20)
-    cut, _ = analyse(bell, 34, limit=50, budget=tight)
-    assert not cut.complete and cut.reason == "node limit 20 (while listing strategies)"
-    assert len(cut.strategies) < 8 and tight.spent >= 20
+    # Schweig 1938 (problems/spg): 6 strategies; since the listing fixes the constraint groups
+    # (`StrategyModel.fix_groups`) Bell's 8 are listed without a conflict
     target = spg.parse_target("r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", 8)
+    free = limits.Budget()
+    report, _ = analyse(target, 8, limit=50, budget=free)
+    assert report.complete and len(report.strategies) == 6
+    assert report.conflicts == free.spent       # the report says what was charged
+    layer = limits.Budget()     # the layer before the listing (the units proved still)
+    analyse(target, 8, enumerate_strategies=False, budget=layer)
+    assert 0 < layer.spent < free.spent - 1
+    tight = limits.Budget(None, layer.spent + 1)
+    cut, _ = analyse(target, 8, limit=50, budget=tight)
+    assert not cut.complete and \
+        cut.reason == f"node limit {layer.spent + 1} (while listing strategies)"
+    assert len(cut.strategies) < 6 and tight.spent >= layer.spent + 1
     unlimited = Limits()
     listed = spg.solve(target, 8, unlimited, engine="schedule")
     assert listed.status == "unique"

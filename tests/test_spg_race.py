@@ -69,8 +69,9 @@ def test_the_search_decides_when_the_schedule_model_cannot(monkeypatch) -> None:
 def test_a_search_that_gives_up_lists_the_length_a_second_way(monkeypatch, fen: str,
                                                              plies: int) -> None:
     """The search gives up at once (GIVE_UP) and the schedule model's own listing answers
-    nothing: the search's process lists the length with SECOND_LISTING's parameters, and
-    the verdict is the search alone's."""
+    nothing: the search's process lists the length with SECOND_LISTING's parameters and the
+    strategy groups fixed (a worker that fails its assertion is an error, never "decided"),
+    and the verdict is the search alone's."""
     target = spg.parse_target(fen, plies)
     alone = spg.solve(target, plies, engine="search")
     real = spg.list_games
@@ -78,7 +79,9 @@ def test_a_search_that_gives_up_lists_the_length_a_second_way(monkeypatch, fen: 
 
     def withheld(analysis, plies, parameters=None, **kwargs):
         if parameters is None:
+            assert not kwargs.get("fixed_groups")
             return ScheduleReport(plies, Listing.UNKNOWN, reason="withheld by the test")
+        assert parameters == spg.SECOND_LISTING and kwargs.get("fixed_groups") is True
         here.append(parameters)
         return real(analysis, plies, parameters=parameters, **kwargs)
 

@@ -255,3 +255,32 @@ def test_no_strategy_names_the_constraints_at_fault() -> None:
     assert "White's units need at least 2 moves" in report.reason
     report, _ = analyse(spg.parse_target("rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R", 4), 4)
     assert "White makes exactly 2 moves" in report.reason and "cannot make exactly 2" in report.reason
+
+
+def _listed(model: StrategyModel) -> set:
+    """Every strategy of `model`, listed by solving and blocking until it has none."""
+    keys = set()
+    while True:
+        solver, status = model.solve()
+        if status == "infeasible":
+            return keys
+        assert status == "feasible"
+        keys.add(model.strategy(solver).key())
+        model.block(solver)
+
+
+@pytest.mark.parametrize("fen,plies", [
+    ("2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5", 34),   # Bell 2000
+    ("r1bqkbnr/ppp2ppp/3p4/8/8/8/PPPPPPPP/R1BQKBNR", 8),                   # Schweig 1938
+])
+def test_fixed_groups_list_the_same_strategies(fen: str, plies: int) -> None:
+    """`fix_groups` (the groups as hard constraints, for CP-SAT's presolve) lists exactly the
+    strategies the assumed groups list, and a fixed model no longer claims to name a core."""
+    target = spg.parse_target(fen, plies)
+    analysis = Analysis(chess.Board(), target)
+    assumed = StrategyModel(analysis, plies)
+    fixed = StrategyModel(analysis, plies)
+    fixed.fix_groups()
+    keys = _listed(assumed)
+    assert keys and _listed(fixed) == keys
+    assert "none can be named" in fixed.explain()

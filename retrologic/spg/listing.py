@@ -82,28 +82,32 @@ def schedule(target: chess.BaseBoard, plies: int, start: chess.Board | None = No
 def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
                limit: int | None = None, progress: Any = None,
                budget: Budget | None = None,
-               parameters: dict[str, Any] | None = None) -> ScheduleReport:
+               parameters: dict[str, Any] | None = None,
+               fixed_groups: bool = False) -> ScheduleReport:
     """Every game of `plies` plies from `analysis.start` to `analysis.target`, listed by the
     schedule model and checked by python-chess (see the module's docstring): status
     'complete' when the list is all of them, 'unknown' after `limit` games, at the deadline of
     `budget` (or a bare `deadline`, a time.monotonic() value) or on Ctrl-C, with the games
     listed so far. `budget`'s node limit bounds CP-SAT (cpsat_limits), charged to it.
     `parameters`: CP-SAT parameters over the model's own (another `random_seed`: the race's
-    second listing); they change how fast, never what is listed."""
+    second listing), and `fixed_groups` the strategy model's groups as hard constraints
+    (`StrategyModel.fix_groups`): they change how fast, never what is listed."""
     t0 = time.monotonic()
     if budget is None:
         budget = Budget(None, None, deadline)
     report = ScheduleReport(plies, Listing.UNKNOWN)
     spent = budget.spent
     try:
-        return _listing(analysis, plies, limit, progress, budget, report, t0, parameters)
+        return _listing(analysis, plies, limit, progress, budget, report, t0, parameters,
+                        fixed_groups)
     finally:
         report.conflicts = budget.spent - spent
 
 
 def _listing(analysis: Analysis, plies: int, limit: int | None, progress: Any, budget: Budget,
              report: ScheduleReport, t0: float,
-             parameters: dict[str, Any] | None = None) -> ScheduleReport:
+             parameters: dict[str, Any] | None = None,
+             fixed_groups: bool = False) -> ScheduleReport:
     """`list_games` after its arguments are settled: `report` filled in and returned."""
     if budget.expired() or budget.nodes_used_up():
         report.reason = f"{limit_reason(budget)} (schedule model not built)"
@@ -119,6 +123,8 @@ def _listing(analysis: Analysis, plies: int, limit: int | None, progress: Any, b
         report.seconds = time.monotonic() - t0
         return report
     model.strategy.parameters.update(parameters or {})
+    if fixed_groups:
+        model.strategy.fix_groups()
     list_schedule(model, report, budget, limit, progress)
     report.seconds = time.monotonic() - t0
     return report

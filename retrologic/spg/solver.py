@@ -136,10 +136,12 @@ RACE = True
 RACE_AFTER = 1.0
 # In the race, the search that has run GIVE_UP[0] seconds on a length and estimates it has
 # searched under GIVE_UP[1] of that length's tree (Search.share_done) gives its core to a second
-# listing of the schedule model with SECOND_LISTING's CP-SAT parameters (bench/README-spg.md:
-# the six undecided 23-40-ply problems read 0.12 % at most by 10 s, the six slowest the search
-# decides 14 % or more). Both listings are complete: the rule chooses the engine, not the answer.
-GIVE_UP: tuple[float, float] | None = (10.0, 0.01)
+# listing of the schedule model with SECOND_LISTING's CP-SAT parameters and the strategy
+# model's groups fixed (`StrategyModel.fix_groups`: another configuration, faster on some
+# problems, slower on others; bench/README-spg.md, 2026-12-03). The six undecided 23-40-ply
+# problems read 0.11 % at most by 5 s, the six slowest the search decides 9 % or more. Both
+# listings are complete: the rule chooses the engine, not the answer.
+GIVE_UP: tuple[float, float] | None = (5.0, 0.01)
 SECOND_LISTING: dict[str, Any] = {"random_seed": 1}
 # The quick path (spg/quick.py, issue #22 "Latency"): the search alone under QUICK_NODES nodes
 # on every length before the strategy layer; off: the full path only (tests of its mechanics).
@@ -360,7 +362,7 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
             out["share"] = search.share_done()          # tracked since give_up is set
         if search.gave_up and not limits.budget.expired():
             search.graph.clear()                       # its memory, for the second model
-            second = run_schedule(SECOND_LISTING)
+            second = run_schedule(SECOND_LISTING, fixed_groups=True)
             out.update(complete=second["complete"], listed=second["listed"],
                        second=second["report"], seconds=res.seconds + second["seconds"],
                        reason=f"{res.reason}; second listing: {second['reason']}",
@@ -369,11 +371,13 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
             out["games"] += [g for g in second["games"] if tuple(g) not in known]
         return out
 
-    def run_schedule(parameters: dict[str, Any] | None = None) -> dict[str, Any]:
+    def run_schedule(parameters: dict[str, Any] | None = None,
+                     fixed_groups: bool = False) -> dict[str, Any]:
         listing = None if max_games is None else max(max_games, enough or 0)
         rep = list_games(analysis, plies, limit=enough or listing,
                          progress=_schedule_progress if limits.progress else None,
-                         budget=limits.budget, parameters=parameters)
+                         budget=limits.budget, parameters=parameters,
+                         fixed_groups=fixed_groups)
         games = [[m.uci() for m in g] for g in rep.games]
         return {"complete": rep.status == Listing.COMPLETE or bool(enough and games),
                 "listed": rep.status == Listing.COMPLETE, "games": games,
