@@ -83,10 +83,14 @@ def test_a_hard_first_side_leaves_the_second_its_half():
     result = question.answer(Position.from_fen(MANY), duplex=True, timeout=3)
     assert str(result.verdict) == "unknown"
     black = result.details["duplex"]["black"]["candidates"]
-    assert {"h3-h2", "g3xQh2"} <= {c["notation"] for c in black}
+    assert len(black) == 121 and {"h3-h2", "g3xQh2"} <= {c["notation"] for c in black}
+    # how many Black decides in its 1.5 s depends on the machine (CI once refuted one): the
+    # reason's count is the candidates still unresolved, and most are
+    open_ = sum(str(c["status"]) == "unresolved" for c in black)
+    assert open_ > 100
     reasons = result.reason.split("; ")
     assert reasons[0].startswith("white: time limit 3 s") and \
-        reasons[1].startswith("black: time limit 3 s: 121 candidate(s) unresolved")
+        reasons[1].startswith(f"black: time limit 3 s: {open_} candidate(s) unresolved")
 
 
 def test_the_sides_share_a_problem_files_node_limit(tmp_path):
