@@ -98,6 +98,31 @@ def test_a_search_that_gives_up_lists_the_length_a_second_way(monkeypatch, fen: 
     assert main["race"]["schedule"] == "withheld by the test"
 
 
+@pytest.mark.parametrize("fen, plies", CASES)
+def test_a_search_that_gives_up_runs_on_when_neither_listing_decides(monkeypatch, fen: str,
+                                                                    plies: int) -> None:
+    """The search gives up at once and both listings answer nothing (as a schedule model too
+    large to build does): the search runs on with the budget left and decides the length, as
+    docs/spg.md promises (before, the race ended unknown with the budget unspent)."""
+    target = spg.parse_target(fen, plies)
+    alone = spg.solve(target, plies, engine="search")
+    second: list[bool] = []
+
+    def withheld(analysis, plies, parameters=None, **kwargs):
+        second.append(parameters is not None)
+        return ScheduleReport(plies, Listing.UNKNOWN, reason="withheld by the test")
+
+    monkeypatch.setattr(spg, "list_games", withheld)
+    monkeypatch.setattr(spg, "GIVE_UP", (0.0, 1.0))
+    monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
+    monkeypatch.setattr(spg, "QUICK", False)   # no quick path: the race itself
+    raced = spg.solve(target, plies)
+    assert _key(raced) == _key(alone)
+    main = raced.searches[0]
+    assert main["engine"] == "search" and main["race"]["search"] == "decided"
+    assert main["second_listing"]["reason"] == "withheld by the test"
+
+
 def test_an_undecided_race_says_how_far_the_search_got(monkeypatch) -> None:
     """Stopped by the time limit, the race's unknown verdict gives the search's estimate of
     the share of the length's tree it searched (`Search.share_done`), said to be an

@@ -369,6 +369,9 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
                        spent=limits.budget.spent)
             known = {tuple(g) for g in out["games"]}
             out["games"] += [g for g in second["games"] if tuple(g) not in known]
+            if not second["complete"] and not limits.budget.expired() \
+                    and not limits.interrupted():
+                out.update(_search_on(search, max_games, out))
         return out
 
     def run_schedule(parameters: dict[str, Any] | None = None,
@@ -422,6 +425,24 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
     entry.update(engine="auto", complete=False)
     games = list(found.values())
     return _Length(games, False, len(games), "; ".join(reasons), nodes, seconds, entry, analysis)
+
+
+def _search_on(search: Search, max_games: int | None, out: dict[str, Any]) -> dict[str, Any]:
+    """The search run on, without giving up, when the second listing could not decide the
+    length for a reason of its own (a model too large, the listing limit): the race's rule
+    chooses the engine, never leaves a length undecided with the user's budget unspent
+    (docs/spg.md). The search starts afresh (its memory went to the second listing)."""
+    search.give_up = None
+    res = search.run()
+    known = {tuple(g) for g in out["games"]}
+    games = [[m.uci() for m in g] for g in res.games(max_games)]
+    return {"complete": res.complete, "searched": res.complete, "listed": False,
+            "count": res.count() if res.complete else None,
+            "games": out["games"] + [g for g in games if tuple(g) not in known],
+            "reason": res.reason if res.complete else f"{out['reason']}; search run on: "
+                                                        f"{res.reason}",
+            "nodes": res.nodes, "seconds": out["seconds"] + res.seconds,
+            "spent": search.limits.budget.spent}
 
 
 def _share(limits: Limits, racing: bool = False) -> Limits:
