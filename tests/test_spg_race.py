@@ -65,6 +65,17 @@ def test_the_search_decides_when_the_schedule_model_cannot(monkeypatch) -> None:
     assert answer.searches[0]["engine"] == "search"
 
 
+def _race_giving_up_at_once(monkeypatch, listing, target: chess.Board,
+                            plies: int) -> spg.SpgAnswer:
+    """`spg.solve` racing at once (no quick path, no slice of search alone), the schedule
+    model's listings replaced by `listing`, the search giving up at its first look."""
+    monkeypatch.setattr(spg, "list_games", listing)
+    monkeypatch.setattr(spg, "GIVE_UP", (0.0, 1.0))
+    monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
+    monkeypatch.setattr(spg, "QUICK", False)   # no quick path: the race itself
+    return spg.solve(target, plies)
+
+
 @pytest.mark.parametrize("fen, plies", CASES)
 def test_a_search_that_gives_up_lists_the_length_a_second_way(monkeypatch, fen: str,
                                                              plies: int) -> None:
@@ -85,11 +96,7 @@ def test_a_search_that_gives_up_lists_the_length_a_second_way(monkeypatch, fen: 
         here.append(parameters)
         return real(analysis, plies, parameters=parameters, **kwargs)
 
-    monkeypatch.setattr(spg, "list_games", withheld)
-    monkeypatch.setattr(spg, "GIVE_UP", (0.0, 1.0))
-    monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
-    monkeypatch.setattr(spg, "QUICK", False)   # no quick path: the race itself
-    raced = spg.solve(target, plies)
+    raced = _race_giving_up_at_once(monkeypatch, withheld, target, plies)
     assert _key(raced) == _key(alone)
     assert not here                       # the listing ran in the search's process
     main = raced.searches[0]
@@ -106,17 +113,11 @@ def test_a_search_that_gives_up_runs_on_when_neither_listing_decides(monkeypatch
     docs/spg.md promises (before, the race ended unknown with the budget unspent)."""
     target = spg.parse_target(fen, plies)
     alone = spg.solve(target, plies, engine="search")
-    second: list[bool] = []
 
-    def withheld(analysis, plies, parameters=None, **kwargs):
-        second.append(parameters is not None)
+    def withheld(analysis, plies, **kwargs):
         return ScheduleReport(plies, Listing.UNKNOWN, reason="withheld by the test")
 
-    monkeypatch.setattr(spg, "list_games", withheld)
-    monkeypatch.setattr(spg, "GIVE_UP", (0.0, 1.0))
-    monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
-    monkeypatch.setattr(spg, "QUICK", False)   # no quick path: the race itself
-    raced = spg.solve(target, plies)
+    raced = _race_giving_up_at_once(monkeypatch, withheld, target, plies)
     assert _key(raced) == _key(alone)
     main = raced.searches[0]
     assert main["engine"] == "search" and main["race"]["search"] == "decided"
