@@ -133,7 +133,8 @@ def test_an_undecided_race_says_how_far_the_search_got(monkeypatch) -> None:
     bell = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"   # 17.0: long
     answer = spg.solve(spg.parse_target(bell, 34), 34, Limits(timeout=4))
     assert answer.status == "unknown"
-    share = answer.searches[-1]["search_share_estimate"]
+    # the stipulated length's entry (a shorter length may be raced in the second left after it)
+    share = next(s for s in answer.searches if s["plies"] == 34)["search_share_estimate"]
     assert 0.0 <= share < 1.0
     assert f"search: time limit 4 s, an estimated {share_text(share)} of its tree searched" \
         in (answer.reason or "")
@@ -143,6 +144,45 @@ def test_a_share_reads_as_a_percentage() -> None:
     assert share_text(0.0) == share_text(0.00009) == "under 0.01 %"
     assert share_text(0.0001) == "0.01 %" and share_text(0.012345) == "1.2 %"
     assert share_text(0.5) == "50 %" and share_text(1.0) == "100 %"
+
+
+def test_a_worker_ends_its_budget_early() -> None:
+    """`answer_early`: a worker's copy of the budget ends EARLY seconds before the deadline,
+    at most EARLY_SHARE of the time left; no deadline, no change."""
+    now = time.monotonic()
+    far, near, none = limits.Budget(deadline=now + 30), limits.Budget(deadline=now + 2), \
+        limits.Budget()
+    for budget in (far, near, none):
+        race.answer_early(budget)
+    assert far.deadline == pytest.approx(now + 30 - race.EARLY, abs=0.05)
+    assert near.deadline == pytest.approx(now + 2 - 2 * race.EARLY_SHARE, abs=0.05)
+    assert none.deadline is None
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_a_late_solver_loses_no_answer(monkeypatch, early: bool) -> None:
+    """A worker whose solver returns half a second past its time limit (as CP-SAT does on a
+    large model): with its budget ended early, its answer and games reach the parent by the
+    deadline; without, they miss the grace and are lost (the race then says "stopped")."""
+    monkeypatch.setattr(race, "GRACE", 0.2)
+    monkeypatch.setattr(race, "EARLY_SHARE", 0.5)
+    budget = limits.Budget(timeout=2.0)
+
+    def late() -> dict:
+        while not budget.expired():
+            time.sleep(0.01)
+        time.sleep(0.5)                 # the solver's lateness
+        return {"complete": False, "games": [["e2e4"]], "reason": budget.time_reason()}
+
+    deadline = budget.deadline
+    answers = race.first_complete({"late": late}, stop=lambda: False,
+                                  deadline=deadline, budget=budget if early else None)
+    assert budget.deadline == deadline          # only the worker's copy ends early
+    if early:
+        assert answers["late"]["games"] == [["e2e4"]]
+        assert not budget.expired()             # answered before the parent's deadline
+    else:
+        assert "late" not in answers
 
 
 def test_a_worker_that_dies_is_an_error_not_an_answer() -> None:

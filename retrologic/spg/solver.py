@@ -387,7 +387,8 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
                 "reason": rep.reason, "report": rep.as_dict(), "seconds": rep.seconds}
 
     answers = race.first_complete({"search": run_search, "schedule": run_schedule},
-                                  stop=limits.interrupted, deadline=limits.budget.deadline)
+                                  stop=limits.interrupted, deadline=limits.budget.deadline,
+                                  budget=limits.budget)
     entry["race"] = {name: ("decided" if a.get("complete") else a.get("error") or a["reason"])
                      for name, a in answers.items()}
     nodes, seconds = entry.get("nodes", 0), entry.get("seconds", 0.0)
