@@ -143,6 +143,9 @@ RACE_AFTER = 1.0
 # listings are complete: the rule chooses the engine, not the answer.
 GIVE_UP: tuple[float, float] | None = (5.0, 0.01)
 SECOND_LISTING: dict[str, Any] = {"random_seed": 1}
+# The search runs on after a second listing that could not decide (a model too large) when at
+# least this many seconds are left: a listing its time limit stopped leaves none worth a run.
+RUN_ON_LEAST = 1.0
 # The quick path (spg/quick.py, issue #22 "Latency"): the search alone under QUICK_NODES nodes
 # on every length before the strategy layer; off: the full path only (tests of its mechanics).
 QUICK = True
@@ -369,8 +372,9 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
                        spent=limits.budget.spent)
             known = {tuple(g) for g in out["games"]}
             out["games"] += [g for g in second["games"] if tuple(g) not in known]
-            if not second["complete"] and not limits.budget.expired() \
-                    and not limits.interrupted():
+            left = limits.budget.left()
+            if not second["complete"] and (left is None or left >= RUN_ON_LEAST) \
+                    and not limits.budget.nodes_used_up() and not limits.interrupted():
                 out.update(_search_on(search, max_games, out))
         return out
 
