@@ -370,8 +370,7 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
                        second=second["report"], seconds=res.seconds + second["seconds"],
                        reason=f"{res.reason}; second listing: {second['reason']}",
                        spent=limits.budget.spent)
-            known = {tuple(g) for g in out["games"]}
-            out["games"] += [g for g in second["games"] if tuple(g) not in known]
+            out["games"] = _merged(out["games"], second["games"])
             left = limits.budget.left()
             if not second["complete"] and (left is None or left >= RUN_ON_LEAST) \
                     and not limits.budget.nodes_used_up() and not limits.interrupted():
@@ -439,15 +438,20 @@ def _search_on(search: Search, max_games: int | None, out: dict[str, Any]) -> di
     (docs/spg.md). The search starts afresh (its memory went to the second listing)."""
     search.give_up = None
     res = search.run()
-    known = {tuple(g) for g in out["games"]}
     games = [[m.uci() for m in g] for g in res.games(max_games)]
     return {"complete": res.complete, "searched": res.complete, "listed": False,
             "count": res.count() if res.complete else None,
-            "games": out["games"] + [g for g in games if tuple(g) not in known],
+            "games": _merged(out["games"], games),
             "reason": res.reason if res.complete else f"{out['reason']}; search run on: "
                                                         f"{res.reason}",
             "nodes": res.nodes, "seconds": out["seconds"] + res.seconds,
             "spent": search.limits.budget.spent}
+
+
+def _merged(games: list[list[str]], more: list[list[str]]) -> list[list[str]]:
+    """`games` (UCI lists) followed by those of `more` not among them, in their order."""
+    known = {tuple(g) for g in games}
+    return games + [g for g in more if tuple(g) not in known]
 
 
 def _share(limits: Limits, racing: bool = False) -> Limits:
