@@ -295,3 +295,34 @@ def test_views_copy_every_switch() -> None:
     view = analysis.view(chess.BB_E2)
     assert view.extra_frozen == chess.BB_E2 and view.frozen & chess.BB_E2
     assert all(getattr(view, name) is False for name in SWITCHES)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_units_column_is_its_routes_at_every_capture_count(seed: int) -> None:
+    """`Bound.column` keys a piece's column without the capture count and a pawn's with at most
+    `MAX_PAWN_CAPTURES` of it: each column handed out, for every capture count 0..9, equals
+    the entries made afresh from the unit's routes and victim costs at that very count (the
+    formula before the key was narrowed), with the frozen walls of a random game's target."""
+    from retrologic.spg.bound import CAPW
+    from retrologic.spg.bound import _capacity_weighted as weighted
+    game = random_game(500 + seed, 90)
+    target = game[-1][0]
+    analysis = Analysis(chess.Board(), target)
+    bound, distances = analysis.bound, analysis.distances
+    rng = random.Random(seed)
+    checked = 0
+    for board, _ in game[::7]:
+        for color in chess.COLORS:
+            slots = bound.capture_slots(board, not color)
+            for usq in chess.scan_forward(board.occupied_co[color] & ~analysis.frozen):
+                utype = board.piece_type_at(usq)
+                for captures in rng.sample(range(10), 4):
+                    entries = tuple(weighted(distances.unit_routes(color, utype, usq, ttype, tsq,
+                                                                   captures))
+                                    for tsq, ttype in analysis.target_units[color])
+                    for squares in slots:
+                        v = distances.victim_cost(color, utype, usq, squares, captures)
+                        entries += (CAPW * v - v if v < INF else INF,)
+                    assert bound.column(color, utype, usq, captures, slots)[0] == entries
+                    checked += 1
+    assert checked > 100

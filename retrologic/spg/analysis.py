@@ -102,7 +102,8 @@ class Analysis:
         # analysis is freed as soon as it is dropped, not by a full collection (issue #19)
         self.obstruction_split = Obstruction(self.targets, self.bound, self.options,
                                              partial(_view, self.start, self.target,
-                                                     self.options, self.extra_frozen))
+                                                     self.options, self.extra_frozen,
+                                                     self.assignment))
         self.visits = VictimVisits(self.targets, self.bound, self.coupler)
         self.mover = MoveFilter(self.targets, self.bound, self.coupler, self.obstruction_split,
                                 self.options, self.visits.dead)
@@ -111,9 +112,10 @@ class Analysis:
 
     @classmethod
     def of(cls, start: chess.Board, target: chess.BaseBoard, options: BoundOptions,
-           extra_frozen: int = 0) -> "Analysis":
+           extra_frozen: int = 0, assignment: Solver = hungarian) -> "Analysis":
         """The analysis of games from `start` to `target` with these options."""
-        return cls(start, target, **options.as_keywords(), extra_frozen=extra_frozen)
+        return cls(start, target, **options.as_keywords(), extra_frozen=extra_frozen,
+                   assignment=assignment)
 
     def memo_sizes(self) -> dict[str, int]:
         """Entries per memo table (for profiling)."""
@@ -245,7 +247,7 @@ class Analysis:
 
 
 def _view(start: chess.Board, target: chess.BaseBoard, options: BoundOptions, extra_frozen: int,
-          held: int) -> Analysis:
-    """An obstruction view of the analysis (start, target, options, extra_frozen): the units on
-    `held` frozen too, the split itself off."""
-    return Analysis.of(start, target, options.without_split(), held | extra_frozen)
+          assignment: Solver, held: int) -> Analysis:
+    """An obstruction view of the analysis (start, target, options, extra_frozen, its block
+    solver): the units on `held` frozen too, the split itself off."""
+    return Analysis.of(start, target, options.without_split(), held | extra_frozen, assignment)

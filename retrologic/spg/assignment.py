@@ -131,7 +131,8 @@ def column_assignment(columns: list[tuple], masks: list[int], nrows: int,
     for rows_mask in blocks:
         if not rows_mask & (rows_mask - 1):     # a single row: its cheapest entry
             i = rows_mask.bit_length() - 1
-            total += min(column[i] for column, mask in zip(columns, masks) if mask & rows_mask)
+            # the columns meeting the row have their entry there, the others INF
+            total += min([column[i] for column in columns])
         else:
             cols = [column for column, mask in zip(columns, masks) if mask & rows_mask]
             rows = [i for i in range(nrows) if rows_mask >> i & 1]

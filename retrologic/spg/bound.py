@@ -71,6 +71,12 @@ def _capacity_weighted(routes: UnitRoutes) -> int:
     return best
 
 
+def _piece_weighted(moves: int) -> int:
+    """`_capacity_weighted` of a piece's route of `moves` moves (INF: none): each move may
+    capture, so its capacity is `moves` (read without building the route)."""
+    return INF if moves >= INF else CAPW * moves - moves
+
+
 def moves_left(turn: chess.Color, plies: int) -> tuple[int, int]:
     """(White's, Black's) moves among the next `plies` plies, `turn` moving first."""
     first, second = (plies + 1) // 2, plies // 2
@@ -310,13 +316,24 @@ class Bound:
     def column(self, color: chess.Color, utype: int, usq: int, captures: int,
                slots: tuple[int, ...]) -> Column:
         """The unit's entries of the assignment: CAPW * moves - capacity per target unit,
-        then per victim slot (INF: cannot); and their `finite_mask`."""
+        then per victim slot (INF: cannot); and their `finite_mask`. A piece's entries do not
+        depend on `captures`, a pawn's on at most `MAX_PAWN_CAPTURES` of them: the key says so,
+        and a side's capture leaves its pieces' columns as they were (issue #19)."""
+        captures = min(captures, trajectory.MAX_PAWN_CAPTURES) if utype == chess.PAWN else 0
         key = (color, utype, usq, captures, slots)
         hit = self.columns.get(key)
         if hit is None:
-            unit_routes, victim_cost = self.distances.unit_routes, self.distances.victim_cost
-            entries = tuple(_capacity_weighted(unit_routes(color, utype, usq, ttype, tsq, captures))
-                            for tsq, ttype in self.targets.units[color])
+            distances = self.distances
+            if utype == chess.PAWN:
+                unit_routes = distances.unit_routes
+                entries = tuple(_capacity_weighted(unit_routes(color, utype, usq, ttype, tsq,
+                                                               captures))
+                                for tsq, ttype in self.targets.units[color])
+            else:   # a piece's one route to a target unit of its type: `d` moves, capacity `d`
+                distance = distances.piece_distance
+                entries = tuple(INF if ttype != utype else _piece_weighted(
+                    distance(utype, usq, tsq)) for tsq, ttype in self.targets.units[color])
+            victim_cost = distances.victim_cost
             for squares in slots:
                 v = victim_cost(color, utype, usq, squares, captures)
                 entries += (CAPW * v - v if v < INF else INF,)

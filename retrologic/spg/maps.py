@@ -250,6 +250,15 @@ def _square_map(dist: Sequence[int], layers: Sequence[int]) -> Map:
 # distance maps (the paper's MAP)
 
 
+# a leaper's one-move squares per square; a line piece's (attack table, mask table) per line
+_LEAPS = {chess.KNIGHT: chess.BB_KNIGHT_ATTACKS, chess.KING: chess.BB_KING_ATTACKS}
+_DIAGONALS = ((chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS),)
+_ORTHOGONALS = ((chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS),
+                (chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS))
+_LINES = {chess.BISHOP: _DIAGONALS, chess.ROOK: _ORTHOGONALS,
+          chess.QUEEN: _DIAGONALS + _ORTHOGONALS}
+
+
 def piece_map(piece: int, start: int, blocked: int = 0, unreachable: int = UNREACHABLE) -> Map:
     """`distance_map` of a piece (not a pawn) among `blocked` units, by a breadth-first sweep of
     bitboard frontiers: no move graph is built, which matters when the obstacles keep changing.
@@ -258,16 +267,35 @@ def piece_map(piece: int, start: int, blocked: int = 0, unreachable: int = UNREA
     dist = [unreachable] * 64
     dist[start] = 0
     seen = frontier = chess.BB_SQUARES[start]
+    leaps = _LEAPS.get(piece)
+    lines = _LINES.get(piece, ())
+    if leaps is None and not lines:
+        raise ValueError(f"not a piece type: {piece!r}")
     d = 0
     while frontier:
         d += 1
         reach = 0
-        for sq in chess.scan_forward(frontier):
-            reach |= piece_targets(piece, sq, blocked, blocked)
-        frontier = reach & ~seen
+        # `piece_targets(piece, sq, blocked, blocked)` over the frontier, its tables looked up
+        # once per map (the finder builds thousands of maps per position, issue #19)
+        # the frontier's squares lowest first, without a generator per level (the sweeps are
+        # most of a fresh view's cost)
+        rest = frontier
+        while rest:
+            low = rest & -rest
+            sq = low.bit_length() - 1
+            rest ^= low
+            if leaps is not None:
+                reach |= leaps[sq]
+            else:
+                for attacks, masks in lines:
+                    reach |= attacks[sq][masks[sq] & blocked]
+        frontier = reach & ~blocked & ~seen
         seen |= frontier
-        for sq in chess.scan_forward(frontier):
-            dist[sq] = d
+        rest = frontier
+        while rest:
+            low = rest & -rest
+            dist[low.bit_length() - 1] = d
+            rest ^= low
     return tuple(dist)
 
 
