@@ -275,10 +275,9 @@ def piece_map(piece: int, start: int, blocked: int = 0, unreachable: int = UNREA
     while frontier:
         d += 1
         reach = 0
-        # `piece_targets(piece, sq, blocked, blocked)` over the frontier, its tables looked up
-        # once per map (the finder builds thousands of maps per position, issue #19)
-        # the frontier's squares lowest first, without a generator per level (the sweeps are
-        # most of a fresh view's cost)
+        # `piece_targets(piece, sq, blocked, blocked)` over the frontier, lowest square first,
+        # its tables looked up once per map and no generator per level (the legal-game finder
+        # builds thousands of maps per position, issue #19)
         rest = frontier
         while rest:
             low = rest & -rest
