@@ -52,25 +52,30 @@ def mask_of(squares: Squares | None) -> int:
 # one move of a unit
 
 
+# a leaper's one-move squares per square; a line piece's (attack table, mask table) per line
+_LEAPS = {chess.KNIGHT: chess.BB_KNIGHT_ATTACKS, chess.KING: chess.BB_KING_ATTACKS}
+_DIAGONALS = ((chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS),)
+_ORTHOGONALS = ((chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS),
+                (chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS))
+_LINES = {chess.BISHOP: _DIAGONALS, chess.ROOK: _ORTHOGONALS,
+          chess.QUEEN: _DIAGONALS + _ORTHOGONALS}
+
+
 def piece_targets(piece: int, square: int, no_entry: int = 0, no_cross: int = 0) -> int:
     """Squares a piece (not a pawn) on `square` reaches in one move, as a bitboard.
 
     Line moves stop at the first `no_cross` square (which they may still enter); no move ends on a
-    `no_entry` square. Uses python-chess's attack tables.
+    `no_entry` square. Uses python-chess's attack tables (`_LEAPS`, `_LINES`).
     """
-    if piece == chess.KNIGHT:
-        bb = chess.BB_KNIGHT_ATTACKS[square]
-    elif piece == chess.KING:
-        bb = chess.BB_KING_ATTACKS[square]
-    else:
-        bb = 0
-        if piece in (chess.BISHOP, chess.QUEEN):
-            bb |= chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & no_cross]
-        if piece in (chess.ROOK, chess.QUEEN):
-            bb |= (chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & no_cross]
-                   | chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & no_cross])
-        if piece not in (chess.BISHOP, chess.ROOK, chess.QUEEN):
-            raise ValueError(f"not a piece type: {piece!r}")
+    leaps = _LEAPS.get(piece)
+    if leaps is not None:
+        return leaps[square] & ~no_entry
+    lines = _LINES.get(piece)
+    if lines is None:
+        raise ValueError(f"not a piece type: {piece!r}")
+    bb = 0
+    for attacks, masks in lines:
+        bb |= attacks[square][masks[square] & no_cross]
     return bb & ~no_entry
 
 
@@ -248,15 +253,6 @@ def _square_map(dist: Sequence[int], layers: Sequence[int]) -> Map:
 
 # ---------------------------------------------------------------------------------------------
 # distance maps (the paper's MAP)
-
-
-# a leaper's one-move squares per square; a line piece's (attack table, mask table) per line
-_LEAPS = {chess.KNIGHT: chess.BB_KNIGHT_ATTACKS, chess.KING: chess.BB_KING_ATTACKS}
-_DIAGONALS = ((chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS),)
-_ORTHOGONALS = ((chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS),
-                (chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS))
-_LINES = {chess.BISHOP: _DIAGONALS, chess.ROOK: _ORTHOGONALS,
-          chess.QUEEN: _DIAGONALS + _ORTHOGONALS}
 
 
 def piece_map(piece: int, start: int, blocked: int = 0, unreachable: int = UNREACHABLE) -> Map:
