@@ -2,9 +2,10 @@
 calls settled stays on its square to the end of the game, the bound with those pawns frozen
 never exceeds the moves each side really plays, a bishop the walls shut in has no bound (a
 breadth-first search of python-chess's bishop attacks agrees), and the finder then finds the
-game of seed 6204 of bench/legal.py, which it does not find within the same cap without them; and
-the placement guide sees pieces held on their target squares in the way (seed 6057) and guides
-every try's placement search (seed 25848)."""
+game of seed 6204 of bench/legal.py, which it does not find within the same cap without them
+(and seed 41711's, where the settled pawns' attacks shut the king out); and the placement
+guide sees pieces held on their target squares in the way (seed 6057) and guides every try's
+placement search (seed 25848)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from retrologic.legalgame.checker import replay
 from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.walls import Walls, settled_pawns, stuck_pawns, unreplaceable_pawns
 from retrologic.limits import Budget
+from retrologic.spg import targets as spg_targets
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.distances import INF
 
@@ -207,6 +209,19 @@ def test_the_walls_let_the_finder_place_seed_6204(monkeypatch):
     replay([move.uci() for move in game], target)     # python-chess: Rejected if it fails
     monkeypatch.setattr(Walls, "of", lambda self, board: 0)
     assert Finder(target, Budget(), 2_500).find() is None
+
+
+def test_the_kings_walls_let_the_finder_place_seed_41711(monkeypatch):
+    """Seed 41711 of bench/legal.py: White's king ends on a6 among Black's pawns a5, c6 and d5,
+    whose attacks shut it out once they settle (`targets.frozen_attacks`: the king's maps avoid
+    squares frozen units attack). With them the finder places it within 1,000 positions; with
+    the king's maps blind to them (as before 2026-12-03) it does not (nor in 40 s)."""
+    target = chess.Board("1qb2b1r/4k1p1/K1p1p2n/pB1p1p1p/3P1P1P/PP2P3/5NP1/RNB1Q2R w - - 1 20")
+    game = Finder(target, Budget(), 1_000).find()
+    assert game is not None
+    replay([move.uci() for move in game], target)
+    monkeypatch.setattr(spg_targets, "frozen_attacks", lambda *args: 0)
+    assert Finder(target, Budget(), 1_000).find() is None
 
 
 def test_the_placement_guide_sees_pieces_held_on_their_target_squares():

@@ -77,19 +77,22 @@ def test_shared_maps_equal_fresh_ones(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_piece_distance_equals_the_forward_map(seed: int) -> None:
-    """`Distances.piece_distance` reads the map from the target when neither square is frozen:
-    equal to the distance on the map from the unit's square, frozen squares included."""
+    """`Distances.piece_distance` reads the map from the target when neither square is blocked:
+    equal to the distance on the map from the unit's square, frozen squares included, and for
+    a king its colour's king walls too (a king may start on one, in check, and leave it)."""
     rng = random.Random(200 + seed)
     for _ in range(60):
         frozen = sparse(rng)
-        distances = Distances(frozen)
-        occupied = list(chess.scan_forward(frozen))
+        walls = {chess.WHITE: sparse(rng), chess.BLACK: sparse(rng)}
+        distances = Distances(frozen, walls)
         for _ in range(20):
-            piece = rng.choice(PIECES)
+            piece, color = rng.choice(PIECES), rng.choice(chess.COLORS)
+            blocked = frozen | (walls[color] if piece == chess.KING else 0)
+            occupied = list(chess.scan_forward(blocked))
             square, target = rng.randrange(64), rng.randrange(64)
-            if occupied and rng.random() < 0.2:  # sometimes a frozen end
+            if occupied and rng.random() < 0.2:  # sometimes a blocked end
                 square = rng.choice(occupied)
             elif occupied and rng.random() < 0.2:
                 target = rng.choice(occupied)
-            assert distances.piece_distance(piece, square, target) == \
-                trajectory.piece_map(piece, square, frozen, INF)[target]
+            assert distances.piece_distance(piece, color, square, target) == \
+                trajectory.piece_map(piece, square, blocked, INF)[target]

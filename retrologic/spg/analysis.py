@@ -93,7 +93,7 @@ class Analysis:
         self.targets = Targets.of(self.start, self.target, self.extra_frozen)
         self.frozen, self.impossible = self.targets.frozen, self.targets.impossible
         self.target_units, self.target_count = self.targets.units, self.targets.count
-        self.distances = Distances(self.frozen)
+        self.distances = Distances(self.frozen, self.targets.king_walls)
         self.routes = Routes(self.distances)
         self.bound = Bound(self.targets, self.distances, self.options, self.assignment)
         self.coupler = Coupling(self.targets, self.distances, self.routes, self.bound,

@@ -332,7 +332,7 @@ class Bound:
             else:   # a piece's one route to a target unit of its type: `d` moves, capacity `d`
                 distance = distances.piece_distance
                 entries = tuple(INF if ttype != utype else _piece_weighted(
-                    distance(utype, usq, tsq)) for tsq, ttype in self.targets.units[color])
+                    distance(utype, color, usq, tsq)) for tsq, ttype in self.targets.units[color])
             victim_cost = distances.victim_cost
             for squares in slots:
                 v = victim_cost(color, utype, usq, squares, captures)

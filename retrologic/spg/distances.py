@@ -1,7 +1,8 @@
 """Distance tables of the proof-game analysis (§5 of
 shared/seeds/malikovic-spg-trajectories-coq.txt, the MAP function): the moves a unit needs from
-its square to every square, with the frozen units as unmovable obstacles (§7); a pawn's per
-capture count, promotions included. From them: the cost of a unit becoming a target unit, of
+its square to every square, with the frozen units as unmovable obstacles (§7), and for a king
+the squares the other side's frozen units attack too; a pawn's per capture count, promotions
+included. From them: the cost of a unit becoming a target unit, of
 walking to where it is captured, and the squares where a pawn's captures may land."""
 
 from __future__ import annotations
@@ -24,11 +25,16 @@ RouteKey = tuple[bool, int, int, int, int, int]
 
 class Distances:
     """The distance tables of one set of frozen units (the same for both colours: frozen units
-    of either side block), and what follows from them per unit."""
+    of either side block; a king's also avoid `king_walls`, per colour the squares the other
+    side's frozen units attack), and what follows from them per unit."""
 
-    def __init__(self, frozen: int) -> None:
+    def __init__(self, frozen: int, king_walls: dict[chess.Color, int] | None = None) -> None:
         self.frozen = frozen
-        self.piece_maps: Memo[tuple[int, int], tuple] = Memo("piece maps")
+        walls = king_walls or {}
+        # per colour, the squares its king's maps take as obstacles
+        self.king_blocked = {color: frozen | walls.get(color, 0) for color in chess.COLORS}
+        # (piece type, square, colour: a king's own, True for every other piece)
+        self.piece_maps: Memo[tuple[int, int, bool], tuple] = Memo("piece maps")
         self.pawn_sweeps: Memo[tuple[bool, int], tuple] = Memo("pawn sweeps")
         self.cheapest_routes: Memo[RouteKey, UnitRoutes] = Memo("cheapest routes")
         # (color, unit type, unit square, victim squares, captures)
@@ -37,25 +43,32 @@ class Distances:
         self.capture_routes: Memo[tuple[bool, int, int, int], tuple[int, int]] = \
             Memo("capture routes")
 
+    def blocked(self, piece_type: int, color: chess.Color) -> int:
+        """The squares a `color` piece of this type never enters: the frozen units, and for a
+        king the squares the other side's frozen units attack (it starts on one only when in
+        check, and may leave it)."""
+        return self.king_blocked[color] if piece_type == chess.KING else self.frozen
+
     def piece_map(self, piece_type: int, color: chess.Color, square: chess.Square) -> tuple:
-        """Moves a piece needs from `square` to every square, frozen units as obstacles (the
-        same for both colours: frozen units of either block)."""
-        key = (piece_type, square)
+        """Moves a piece needs from `square` to every square, its `blocked` squares as
+        obstacles (the same for both colours but a king's)."""
+        key = (piece_type, square, color if piece_type == chess.KING else True)
         hit = self.piece_maps.get(key)
         if hit is None:
-            hit = shared_maps.piece_map(piece_type, square, self.frozen, INF)
+            hit = shared_maps.piece_map(piece_type, square, self.blocked(piece_type, color), INF)
             self.piece_maps[key] = hit
         return hit
 
-    def piece_distance(self, piece_type: int, square: chess.Square,
+    def piece_distance(self, piece_type: int, color: chess.Color, square: chess.Square,
                        target: chess.Square) -> int:
         """Moves a piece needs from `square` to `target`, read off the map from `target`
-        when neither is frozen (a piece's moves are reversible, so the distance is symmetric):
+        when neither is blocked (a piece's moves are reversible, so the distance is symmetric):
         the target squares are few and fixed, the units' squares and the promotion squares
         many, so far fewer maps are built."""
-        if (chess.BB_SQUARES[square] | chess.BB_SQUARES[target]) & self.frozen:
-            return self.piece_map(piece_type, chess.WHITE, square)[target]
-        return self.piece_map(piece_type, chess.WHITE, target)[square]
+        if (chess.BB_SQUARES[square] | chess.BB_SQUARES[target]) & \
+                self.blocked(piece_type, color):
+            return self.piece_map(piece_type, color, square)[target]
+        return self.piece_map(piece_type, color, target)[square]
 
     def pawn_maps(self, color: chess.Color, square: chess.Square) -> tuple:
         """Per capture count c (0..6), the moves a pawn on `square` needs to each square."""
@@ -101,7 +114,7 @@ class Distances:
         out = []
         if utype != chess.PAWN:
             if utype == ttype:
-                d = self.piece_distance(utype, usq, tsq)
+                d = self.piece_distance(utype, color, usq, tsq)
                 if d < INF:
                     out.append((0, 0, d))
         elif ttype != chess.KING:
@@ -118,7 +131,7 @@ class Distances:
                     pm = maps[c][p]
                     if pm >= INF:
                         continue
-                    d = self.piece_distance(ttype, p, tsq)
+                    d = self.piece_distance(ttype, color, p, tsq)
                     if d < INF:
                         pairs.append((pm, d))
                 for pm, d in pairs:

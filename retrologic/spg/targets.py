@@ -20,6 +20,29 @@ TargetUnits = list[tuple[chess.Square, chess.PieceType]]
 Units = list[tuple[chess.Square, chess.PieceType]]
 
 
+def frozen_attacks(target: chess.BaseBoard, frozen: int, color: chess.Color) -> int:
+    """Squares `color`'s frozen units (on `frozen`, as in `target`) attack whatever else stands
+    where: a pawn's, a knight's and a king's attacks, and a line piece's neighbours along its
+    lines. The other side's king never steps there (it would stand in check from a unit that
+    never moves nor is captured), so its distance maps take them as walls (issue #19: a king
+    shut out of its target's corner by settled pawns' attacks)."""
+    out = 0
+    for sq in chess.scan_forward(frozen & target.occupied_co[color]):
+        kind = target.piece_type_at(sq)
+        if kind == chess.PAWN:
+            out |= chess.BB_PAWN_ATTACKS[color][sq]
+        elif kind == chess.KNIGHT:
+            out |= chess.BB_KNIGHT_ATTACKS[sq]
+        elif kind == chess.KING:
+            out |= chess.BB_KING_ATTACKS[sq]
+        else:
+            if kind in (chess.BISHOP, chess.QUEEN):
+                out |= DIAGONAL_NEIGHBOURS[sq]
+            if kind in (chess.ROOK, chess.QUEEN):
+                out |= ORTHOGONAL_NEIGHBOURS[sq]
+    return out
+
+
 def units_on(board: chess.BaseBoard, mask: int) -> Units:
     """(square, piece type) of the units of `board` on `mask` (occupied squares), in square
     order."""
@@ -86,11 +109,14 @@ class Targets:
     """Per side, how many units it has in the target (frozen ones too)."""
     home: int
     """Units the start and the target agree on (not frozen): the anchored units of the start."""
+    king_walls: dict[chess.Color, int]
+    """Per side, the squares its king never enters: attacked by the other side's frozen units
+    (`frozen_attacks`)."""
 
     @classmethod
     def of(cls, start: chess.Board, target: chess.BaseBoard, extra_frozen: int = 0) -> "Targets":
-        """The targets of a game from `start` to `target`, the units on `extra_frozen` assumed
-        never to move nor be captured."""
+        """The targets of a game from `start` to `target`, the units on `extra_frozen` (units
+        of the target, standing where it has them) assumed never to move nor be captured."""
         frozen, impossible = frozen_units(start, target)
         frozen |= extra_frozen
         units: dict[chess.Color, TargetUnits] = {}
@@ -101,8 +127,9 @@ class Targets:
         if target.kings & target.occupied_co[chess.WHITE] == 0 or \
                 target.kings & target.occupied_co[chess.BLACK] == 0:
             impossible = True
+        king_walls = {color: frozen_attacks(target, frozen, not color) for color in chess.COLORS}
         return cls(start, target, frozen, impossible, units, count,
-                   anchored(target, frozen, start))
+                   anchored(target, frozen, start), king_walls)
 
 
 def anchored(target: chess.BaseBoard, frozen: int, board: chess.BaseBoard) -> int:
