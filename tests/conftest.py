@@ -8,6 +8,7 @@ import itertools
 import os
 import random
 from types import SimpleNamespace
+from typing import Iterator
 
 import chess
 import pytest
@@ -45,6 +46,26 @@ def random_game(seed: int, max_plies: int = 160) -> list[tuple[chess.Board, ches
         out.append((board.copy(stack=False), move))
         board.push(move)
     return out
+
+
+def game_positions(seed: int, max_plies: int = 160) -> list[chess.Board]:
+    """Every position of `random_game(seed, max_plies)`, from the initial array to the one after
+    its last move."""
+    game = random_game(seed, max_plies)
+    boards = [board for board, _ in game]
+    end = boards[-1].copy()
+    end.push(game[-1][1])
+    return boards + [end]
+
+
+def game_targets(seeds: range, max_plies: int, step: int = 10
+                 ) -> Iterator[tuple[list[chess.Board], int]]:
+    """(positions of the game, k) for every `step`-th position k of each seed's game: the k-th
+    as a target reached from each earlier one (the real game is the oracle)."""
+    for seed in seeds:
+        boards = game_positions(seed, max_plies)
+        for k in range(step, len(boards), step):
+            yield boards, k
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ import random
 import chess
 import pytest
 
-from conftest import random_game
+from conftest import game_targets, random_game
 from retrologic.legalgame.checker import replay
 from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.walls import Walls, settled_pawns, stuck_pawns, unreplaceable_pawns
@@ -96,31 +96,25 @@ def test_settled_pawns_stay_and_the_walled_bound_holds_along_real_games():
     the real game is the oracle (the settled pawns never leave; each side plays at least the
     walled bound's moves to the target)."""
     with_walls = stronger = 0
-    for seed in range(20):
-        game = random_game(5000 + seed, max_plies=100)
-        boards = [board for board, _ in game]
-        end = boards[-1].copy()
-        end.push(game[-1][1])
-        boards.append(end)
-        for k in range(10, len(boards), 10):
-            target = boards[k]
-            walls_of = Walls(chess.Board(), target, 0)
-            plain = Analysis(chess.Board(), target)
-            for i in range(k):
-                board = boards[i]
-                walls = walls_of.of(board)
-                if not walls:
-                    continue
-                with_walls += 1
-                for later in boards[i:k + 1]:
-                    for sq in chess.scan_forward(walls):
-                        assert later.piece_at(sq) == board.piece_at(sq), (seed, i, k)
-                view = walls_of.view(walls)
-                for color in chess.COLORS:
-                    played = sum(1 for m in range(i, k) if boards[m].turn == color)
-                    walled = view.bound.side_bound(board, color)
-                    assert walled <= played, (seed, i, k, color, board.fen())
-                    stronger += walled > plain.bound.side_bound(board, color)
+    for boards, k in game_targets(range(5000, 5020), max_plies=100):
+        target = boards[k]
+        walls_of = Walls(chess.Board(), target, 0)
+        plain = Analysis(chess.Board(), target)
+        for i in range(k):
+            board = boards[i]
+            walls = walls_of.of(board)
+            if not walls:
+                continue
+            with_walls += 1
+            for later in boards[i:k + 1]:
+                for sq in chess.scan_forward(walls):
+                    assert later.piece_at(sq) == board.piece_at(sq), (target.fen(), i, k)
+            view = walls_of.view(walls)
+            for color in chess.COLORS:
+                played = sum(1 for m in range(i, k) if boards[m].turn == color)
+                walled = view.bound.side_bound(board, color)
+                assert walled <= played, (target.fen(), i, k, color, board.fen())
+                stronger += walled > plain.bound.side_bound(board, color)
     assert with_walls > 500 and stronger > 0      # the check is not vacuous
 
 

@@ -9,7 +9,7 @@ import random
 
 import chess
 
-from conftest import random_game
+from conftest import game_targets, random_game
 from retrologic.legalgame.walls import Walls
 from retrologic.spg import trajectory
 from retrologic.spg.analysis import Analysis
@@ -50,30 +50,24 @@ def test_the_walled_king_bound_holds_along_real_games() -> None:
     its own move; each side plays at least the bound's moves; and the king's walls lengthen
     some king's distance to its target square (the check is not vacuous)."""
     positions = longer = 0
-    for seed in range(20):
-        game = random_game(5000 + seed, max_plies=100)
-        boards = [board for board, _ in game]
-        end = boards[-1].copy()
-        end.push(game[-1][1])
-        boards.append(end)
-        for k in range(10, len(boards), 10):
-            target = boards[k]
-            walls_of = Walls(chess.Board(), target, 0)
-            for i in range(k):
-                board = boards[i]
-                view = walls_of.view(walls_of.of(board))
-                positions += 1
-                for color in chess.COLORS:
-                    walls = view.targets.king_walls[color]
-                    for later in boards[i + 1:k + 1]:
-                        if later.turn != color:    # after the king's side moved
-                            assert not later.kings & later.occupied_co[color] & walls
-                    played = sum(1 for m in range(i, k) if boards[m].turn == color)
-                    assert view.bound.side_bound(board, color) <= played, \
-                        (seed, i, k, color, board.fen())
-                    king, goal = board.king(color), target.king(color)
-                    walled = view.piece_map(chess.KING, color, king)[goal]
-                    plain = trajectory.piece_map(chess.KING, king, view.frozen, INF)[goal]
-                    assert walled >= plain
-                    longer += walled > plain
+    for boards, k in game_targets(range(5000, 5020), max_plies=100):
+        target = boards[k]
+        walls_of = Walls(chess.Board(), target, 0)
+        for i in range(k):
+            board = boards[i]
+            view = walls_of.view(walls_of.of(board))
+            positions += 1
+            for color in chess.COLORS:
+                walls = view.targets.king_walls[color]
+                for later in boards[i + 1:k + 1]:
+                    if later.turn != color:    # after the king's side moved
+                        assert not later.kings & later.occupied_co[color] & walls
+                played = sum(1 for m in range(i, k) if boards[m].turn == color)
+                assert view.bound.side_bound(board, color) <= played, \
+                    (target.fen(), i, k, color, board.fen())
+                king, goal = board.king(color), target.king(color)
+                walled = view.piece_map(chess.KING, color, king)[goal]
+                plain = trajectory.piece_map(chess.KING, king, view.frozen, INF)[goal]
+                assert walled >= plain
+                longer += walled > plain
     assert positions > 10_000 and longer > 10
