@@ -29,17 +29,9 @@ def frozen_attacks(target: chess.BaseBoard, frozen: int, color: chess.Color) -> 
     out = 0
     for sq in chess.scan_forward(frozen & target.occupied_co[color]):
         kind = target.piece_type_at(sq)
-        if kind == chess.PAWN:
-            out |= chess.BB_PAWN_ATTACKS[color][sq]
-        elif kind == chess.KNIGHT:
-            out |= chess.BB_KNIGHT_ATTACKS[sq]
-        elif kind == chess.KING:
-            out |= chess.BB_KING_ATTACKS[sq]
-        else:
-            if kind in (chess.BISHOP, chess.QUEEN):
-                out |= DIAGONAL_NEIGHBOURS[sq]
-            if kind in (chess.ROOK, chess.QUEEN):
-                out |= ORTHOGONAL_NEIGHBOURS[sq]
+        # a piece's contact attacks are the squares a move of its type arrives from
+        out |= chess.BB_PAWN_ATTACKS[color][sq] if kind == chess.PAWN else \
+            arrival_squares(kind, sq)
     return out
 
 
