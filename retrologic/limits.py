@@ -93,6 +93,9 @@ class Budget:
     watched: bool = True                # counted by progress displays (progress.Census); False
     #                                     for a side step under its own cap that `--nodes` does
     #                                     not limit (a last-move search's cage discovery)
+    # the shares running now as turns (`turn`), whose nodes are charged to this budget only when
+    # they end: `live` counts them meanwhile, so a progress display moves during a long turn
+    turns: list["Budget"] = field(default_factory=list, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.timeout = check_timeout(self.timeout)
@@ -111,6 +114,11 @@ class Budget:
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
+
+    def live(self) -> int:
+        """The nodes charged so far with those of the turns still running (`turn`): what a
+        progress display shows (read from another thread: the list is copied first)."""
+        return self.spent + sum(inner.live() for inner in list(self.turns))
 
     def time_reason(self) -> str:
         return f"time limit {_figure(self.timeout)} s" if self.timeout is not None else "time limit"
@@ -191,18 +199,31 @@ class Budget:
         return child
 
 
-def in_share(budget: Budget, inner: Budget, turn: Callable[[Budget], T | None]) -> T | None:
-    """`turn` run under `inner`, a share of `budget` (`Budget.share`), its nodes charged to
-    `budget`: None when it gives none or the share alone runs out (then `inner.nodes_left()` is
-    negative when its node count did); LimitHit only when `budget`'s own limits are hit."""
+@contextmanager
+def turn(budget: Budget, inner: Budget) -> Iterator[Budget]:
+    """A block run under `inner`, a share of `budget`: its nodes are charged to `budget` when
+    the block ends, and counted by `budget.live()` while it runs (the legal `--progress` bar
+    stood still for 10-20 s during the proof-game and schedule routes' turns before)."""
+    budget.turns.append(inner)
+    try:
+        yield inner
+    finally:
+        budget.turns.remove(inner)       # first: a reader may count it short, never twice
+        budget.spent += inner.spent
+
+
+def in_share(budget: Budget, inner: Budget, run: Callable[[Budget], T | None]) -> T | None:
+    """`run` under `inner`, a share of `budget` (`Budget.share`), its nodes charged to
+    `budget` (`turn`): None when it gives none or the share alone runs out (then
+    `inner.nodes_left()` is negative when its node count did); LimitHit only when `budget`'s
+    own limits are hit."""
     result = None
     try:
-        result = turn(inner)
+        with turn(budget, inner):
+            result = run(inner)
     except LimitHit:
         if budget.expired() is not None:      # the caller's limit, not the share's
             raise
-    finally:
-        budget.spent += inner.spent
     if result is None:
         budget.check(0, every=1)              # the caller's node limit (a result found is kept)
     return result

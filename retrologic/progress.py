@@ -1,6 +1,7 @@
 """Progress of the engines that print nothing while they search (the legal-game finder, the
 last-move search): every limits.Budget the process makes, weakly held, and the largest node
-count one of them has been charged -- the one count every engine shares, what `--nodes` limits.
+count one of them has been charged, with its turns still running (`limits.turn`) -- the one count
+every engine shares, what `--nodes` limits.
 
 Read by the web page's worker (`web.worker`, a progress line every half second) and, with
 `--progress`, by `legal` and `last-move` on the command line (`node_bar`: a tqdm counter on
@@ -42,15 +43,16 @@ class Census:
             self.budgets.append(weakref.ref(budget))
 
     def nodes(self) -> int:
-        """The largest node count charged to one budget so far (0 before the engine starts):
-        a peak, so the figure never goes back when a phase's budget ends and the next one
-        starts from 0 (summing budgets would count twice what a child merges back); budgets
-        not `watched` left out (a step `--nodes` does not limit, whose count would pass it)."""
+        """The largest node count charged to one budget so far, with its turns still running
+        (`Budget.live`; 0 before the engine starts): a peak, so the figure never goes back when
+        a phase's budget ends and the next one starts from 0 (summing budgets would count twice
+        what a child merges back); budgets not `watched` left out (a step `--nodes` does not
+        limit, whose count would pass it)."""
         with self.lock:
             alive = [b for b in (ref() for ref in self.budgets) if b is not None]
             if len(alive) < len(self.budgets) // 2:     # forget the dead ones now and then
                 self.budgets = [weakref.ref(b) for b in alive]
-        self.peak = max([self.peak] + [b.spent for b in alive if b.watched])
+        self.peak = max([self.peak] + [b.live() for b in alive if b.watched])
         return self.peak
 
     def figures(self) -> dict[str, float]:

@@ -81,6 +81,52 @@ def test_no_budget_is_lost_while_the_reader_prunes() -> None:
     assert {id(b) for b in kept} <= live
 
 
+def test_a_turn_is_counted_while_it_runs_and_once_after() -> None:
+    """Found running `legal --progress` on seed 42838 (2026-12-03): a share's nodes reached
+    its parent only when its turn ended, so the bar stood at 27,745 from 7 s to 25 s while
+    the proof-game and schedule routes searched. A turn's count is now read live
+    (`Budget.live`), nested turns too, and merged once: never counted twice."""
+    census = Census()
+    restore = census.install()
+    try:
+        root = limits.Budget(None, 1000)
+        root.check(10)
+        with limits.turn(root, root.share()) as outer:
+            outer.check(5)
+            assert census.nodes() == 15 and root.spent == 10
+            with limits.turn(outer, outer.share(nodes=50)) as inner:
+                inner.check(7)
+                assert census.nodes() == 22 and root.live() == 22
+            assert outer.spent == 12 and census.nodes() == 22
+        assert root.spent == 22 and root.turns == [] and census.nodes() == 22
+        # a turn its own limit ends (`in_share`) is charged too, and gives None
+        assert limits.in_share(root, root.share(nodes=3), lambda b: b.check(4)) is None
+        assert root.spent == 26 and census.nodes() == 26
+    finally:
+        restore()
+
+
+def test_a_reader_never_counts_a_turn_twice() -> None:
+    """The bar's thread reads `live` from another thread, so it may read between any two steps
+    of a turn's end: the share is taken off the running turns before its nodes are added to
+    its parent, and a reading just before or after that removal is never above the count
+    charged (here the reading is made inside the removal itself)."""
+    root = limits.Budget(None, None)
+    readings: list[int] = []
+
+    class Watched(list):
+        def remove(self, value: object) -> None:
+            readings.append(root.live())
+            super().remove(value)
+            readings.append(root.live())
+
+    root.turns = Watched()
+    root.check(4)
+    with limits.turn(root, root.share()) as inner:
+        inner.check(3)
+    assert root.spent == 7 and readings and max(readings) <= 7
+
+
 class _ClosedPipe:
     """stderr after the reader went away: every write raises, as a closed pipe does."""
 

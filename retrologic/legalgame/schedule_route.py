@@ -26,7 +26,7 @@ from __future__ import annotations
 import chess
 
 from retrologic.legalgame.rights import lose_rights
-from retrologic.limits import Budget, LimitHit
+from retrologic.limits import Budget, LimitHit, turn
 from retrologic.position import castling_frozen
 from retrologic.spg.analysis import Analysis
 
@@ -71,15 +71,13 @@ class ScheduleRoute:
         when the model proved it has no more games)."""
         from retrologic.spg.listing import schedule      # OR-Tools: loaded only here
         from retrologic.spg.status import Listing
-        inner = budget.share(seconds=seconds)
         self.tried += 1
         try:
-            report = schedule(self.target, plies, base=self.analysis, limit=self.games[plies],
-                              budget=inner)
+            with turn(budget, budget.share(seconds=seconds)) as inner:
+                report = schedule(self.target, plies, base=self.analysis,
+                                  limit=self.games[plies], budget=inner)
         except LimitHit:
             report = None
-        finally:
-            budget.spent += inner.spent
         if budget.expired() is not None:
             budget.check(0, every=1)                     # the caller's limit: LimitHit
         if budget.nodes_used_up():

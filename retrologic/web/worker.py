@@ -6,9 +6,10 @@ Why here and not in the engines: most engines print nothing while they search (t
 search, the game finder) or one line at the end (the proof-game search), and they all share
 one count already: the nodes charged to the question's limits.Budget objects, which is what
 `--nodes` limits. The worker registers every Budget the process makes
-(`retrologic.progress.Census`, weakly: nothing is kept alive) and reports the largest `spent`
-one of them has reached so far (a child budget of a shared question starts from, or is merged
-back into, its parent's count), with the process's CPU seconds:
+(`retrologic.progress.Census`, weakly: nothing is kept alive) and reports the largest count
+one of them has reached so far, its turns still running included (`Budget.live`; a child budget
+of a shared question starts from, or is merged back into, its parent's count), with the
+process's CPU seconds:
 
     retrologic-progress {"elapsed": 1.5, "cpu": 1.38, "nodes": 4242}
 
