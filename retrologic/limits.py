@@ -95,7 +95,7 @@ class Budget:
     #                                     not limit (a last-move search's cage discovery)
     # the shares running now as turns (`turn`), whose nodes are charged to this budget only when
     # they end: `live` counts them meanwhile, so a progress display moves during a long turn
-    turns: list["Budget"] = field(default_factory=list, repr=False, compare=False)
+    turns: list["Budget"] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.timeout = check_timeout(self.timeout)
