@@ -8,22 +8,29 @@ game of a few plies, by python-chess move generation), never the CNF's own answe
 from __future__ import annotations
 
 import copy
+import io
 import json
 import random
 import time
+from pathlib import Path
 
 import chess
+import chess.pgn
 import pytest
 from pysat.solvers import Solver
 
 from conftest import random_game
+from retrologic import problem
 from retrologic.certificate import check
 from retrologic.cli import main
 from retrologic.limits import Budget
 from retrologic.spg.certify import certificate, first_illegal
+from retrologic.spg import cnf
 from retrologic.spg.cnf import encode
 from test_spg_bruteforce import all_games
 
+PROBLEMS = Path(__file__).resolve().parent.parent / "problems" / "spg"
+OPEN_GAME = "e2e4 e7e5 g1f3 g8f6 b1c3 b8c6 f1c4 f8c5"
 # games with the rare move kinds: castling both ways and both colours, e.p., promotions
 # (under-promotion with capture), a king walk and a checking move answered
 SPECIAL = [
@@ -85,6 +92,67 @@ def test_cnf_admits_random_games() -> None:
         for m in moves:
             board.push(m)
         assert _admits(moves, board), (seed, [m.uci() for m in moves])
+
+
+def _published(stem: str) -> list[tuple[list[chess.Move], chess.Board]]:
+    """The published games of problems/spg/STEM.toml, replayed by python-chess."""
+    prob = problem.load(PROBLEMS / f"{stem}.toml")
+    out = []
+    for text in prob.expect["answer"]:
+        game = chess.pgn.read_game(io.StringIO(text))
+        board = chess.Board()
+        moves = list(game.mainline_moves())
+        for m in moves:
+            board.push(m)
+        assert board.board_fen() == prob.position.fen().split()[0]
+        out.append((moves, board))
+    return out
+
+
+# proof games use every tempo: the tightest test of the implied counts (castling, a
+# promotion, captures by pawns and pieces, a cook of two games)
+TIGHT = ["castled-rook-f1", "promoted-bishop-c8", "kirtley-caillaud-2-solutions",
+         "knight-swap-b8", "queen-return-d1", "schweig-1938"]
+
+
+@pytest.mark.parametrize("stem", TIGHT)
+def test_cnf_admits_published_proof_games(stem: str) -> None:
+    """The capture count and the tempo bound (encoding /2) admit every published game, whose
+    plies leave no tempo to spare."""
+    for moves, board in _published(stem):
+        assert _admits(moves, board), stem
+
+
+def test_cnf_admits_long_games_with_captures() -> None:
+    """The exact capture count on long random games: many captures by both sides."""
+    for seed in (7, 11, 23):
+        pairs = random_game(2000 + seed, max_plies=40)
+        moves, board = _replayed([m.uci() for _, m in pairs])
+        assert _admits(moves, board), (seed, [m.uci() for m in moves])
+
+
+def test_the_tempo_bound_counts_the_moves_left() -> None:
+    """Not a vacuous bound: the tempo clauses alone (no move clauses), after 2 of the 8 plies
+    of 1.e4 e5 2.Nf3 Nf6 3.Nc3 Nc6 4.Bc4 Bc5, admit the boards of the game itself (White's
+    three units each one move away, three moves left) and refute those of 1.Nh3 Nh6 (Nf3 now
+    two moves away: five), although every one of those states is allowed by reachability."""
+    _, target = _replayed(OPEN_GAME.split())
+    allowed = cnf.reachable(target, 8)
+    enc = cnf.Encoding(target.board_fen(), 8)
+    for t, states in enumerate(allowed):
+        for st in sorted(states):
+            enc.x[(t,) + st] = enc.new()
+    enc.moves = [{} for _ in range(9)]       # no castling move: the bound is the moves left
+    cnf._tempo(enc, target, allowed)
+
+    def board_after(ucis: str) -> list[int]:
+        board = _replayed(ucis.split())[1]
+        here = {(s, p.color, p.piece_type) for s, p in board.piece_map().items()}
+        assert here <= allowed[2]
+        return [enc.x[(2,) + st] * (1 if st in here else -1) for st in sorted(allowed[2])]
+    with Solver(name="glucose4", bootstrap_with=enc.clauses) as s:
+        assert s.solve(assumptions=board_after("e2e4 e7e5"))
+        assert not s.solve(assumptions=board_after("g1h3 g8h6"))
 
 
 def test_cnf_excludes_a_wrong_final_placement() -> None:

@@ -24,6 +24,11 @@ Variables:
 - m(t, move): the move of ply t, one per geometric move (piece, from, to, promotion, kind:
   plain, e.p. or castling) between allowed states; exactly one per ply (a sequential
   at-most-one, Sinz 2005, and an at-least-one clause).
+- implied counts (`retrologic-spg-cnf/2`, 2026-12-04), true of every legal game and there to
+  shorten the proofs: cap(t), "ply t captures", with exactly as many captures of each colour
+  as the other colour lacks in the diagram (`_captures`); and the tempo bound (`_tempo`): per
+  ply and colour, the sum over the colour's diagram units of the distance from the nearest of
+  its units standing then is at most the moves it has left (plus one while it may castle).
 
 Clauses per move: the piece stands on `from` before, `from` is empty after, the piece (or the
 promoted piece) stands on `to` after; the squares between are empty before; a pawn push lands on
@@ -52,7 +57,7 @@ CASTLINGS = {chess.WHITE: [(chess.E1, chess.G1, chess.H1, chess.F1),
                            (chess.E1, chess.C1, chess.A1, chess.D1)],
              chess.BLACK: [(chess.E8, chess.G8, chess.H8, chess.F8),
                            (chess.E8, chess.C8, chess.A8, chess.D8)]}
-ENCODING = "retrologic-spg-cnf/1"        # named in certificates: the encoding they rely on
+ENCODING = "retrologic-spg-cnf/2"        # named in certificates: the encoding they rely on
 
 
 def mover(ply: int) -> bool:
@@ -273,6 +278,9 @@ def encode(target: chess.BaseBoard, plies: int, tick: Callable[[], None] | None 
     for t in range(1, plies + 1):
         tick()
         _ply(enc, t, allowed, occ, own)
+    _captures(enc, target, own)
+    tick()
+    _tempo(enc, target, allowed)
     return enc
 
 
@@ -384,13 +392,97 @@ def _attackers(enc: Encoding, allowed: list[set[State]], occ: dict[tuple[int, in
     return out
 
 
+def _captures(enc: Encoding, target: chess.BaseBoard,
+              own: dict[tuple[int, int, bool], int]) -> None:
+    """Implied: a colour captures exactly as many units as the other lacks in the diagram (no
+    unit appears but by promotion, which replaces a pawn). cap(t) holds when ply t captures
+    (a pawn's diagonal step or e.p.; a piece landing on an enemy unit), and only when some
+    enemy unit is gone from a square after the ply (gone(t, s)); then at most and at least
+    that many cap(t) of the colour's plies (Sinz's counter, on the negations for at least)."""
+    cl = enc.clauses
+    caps: dict[bool, list[int]] = {chess.WHITE: [], chess.BLACK: []}
+    for t in range(1, enc.plies + 1):
+        c = mover(t)
+        cap = enc.new()
+        caps[c].append(cap)
+        for (p, frm, to, _, kind), m in sorted(enc.moves[t].items()):
+            if kind == EP or (p == chess.PAWN and chess.square_file(to) != chess.square_file(frm)):
+                cl.append([-m, cap])
+            elif kind == PLAIN and p != chess.PAWN:
+                cl.append([-m, -own[(t - 1, to, not c)], cap])
+        gone = []
+        for s in chess.SQUARES:
+            g = enc.new()
+            cl += [[-g, own[(t - 1, s, not c)]], [-g, -own[(t, s, not c)]]]
+            gone.append(g)
+        cl.append([-cap] + gone)
+    for c in chess.COLORS:
+        lost = 16 - chess.popcount(target.occupied_co[not c])
+        _at_most(enc, caps[c], lost)
+        _at_most(enc, [-v for v in caps[c]], len(caps[c]) - lost)
+
+
+_PREDECESSORS: dict[State, list[State]] = {}
+
+
+def _distances(unit: State) -> dict[State, int]:
+    """The fewest moves of its own (geometric moves, promotion and castling included, blockers
+    ignored) from each state to `unit`'s state: a breadth-first search backwards."""
+    if not _PREDECESSORS:
+        for c, p in PIECES:
+            for s in chess.SQUARES:
+                for to, after, _, _ in _moves_of(c, p, s):
+                    _PREDECESSORS.setdefault((to, c, after), []).append((s, c, p))
+    dist, frontier = {unit: 0}, [unit]
+    while frontier:
+        nxt = []
+        for st in frontier:
+            for pre in _PREDECESSORS.get(st, []):
+                if pre not in dist:
+                    dist[pre] = dist[st] + 1
+                    nxt.append(pre)
+        frontier = nxt
+    return dist
+
+
+def _tempo(enc: Encoding, target: chess.BaseBoard, allowed: list[set[State]]) -> None:
+    """Implied: after ply t, each diagram unit of colour c is still as far as the nearest unit
+    of c from it, the units that end on distinct diagram squares are distinct and each of c's
+    plies left moves one unit (castling two: one more while c may still castle), so the sum
+    over c's diagram units of those distances is at most c's plies left (+1). far(t, u, k),
+    "no unit of c within k-1 moves of u", for k up to that bound, and an at-most counter."""
+    castles = {c: [t for t in range(1, enc.plies + 1) if mover(t) == c
+                   and any(kind == CASTLE for (_, _, _, _, kind) in enc.moves[t])]
+               for c in chess.COLORS}
+    for c in chess.COLORS:
+        units = [(s, c, p.piece_type) for s, p in sorted(target.piece_map().items())
+                 if p.color == c]
+        dists = [_distances(u) for u in units]
+        for t in range(enc.plies + 1):
+            left = sum(1 for u in range(t + 1, enc.plies + 1) if mover(u) == c)
+            bound = left + any(u > t for u in castles[c])
+            far = []
+            for dist in dists:
+                near = sorted((dist[st], enc.x[(t,) + st]) for st in allowed[t]
+                              if st[1] == c and st in dist)
+                farthest = near[-1][0] if near else bound + 1
+                for k in range(1, min(bound + 1, farthest) + 1):
+                    f = enc.new()
+                    enc.clauses.append([f] + [v for d, v in near if d < k])
+                    far.append(f)
+            _at_most(enc, far, bound)
+
+
 def _at_most(enc: Encoding, lits: list[int], k: int) -> None:
-    """At most k of `lits` hold: Sinz's sequential counter (s[i][j]: at least j+1 of the first
-    i+1 literals hold)."""
+    """At most k of `lits` hold (k < 0: the empty clause): Sinz's sequential counter (s[i][j]:
+    at least j+1 of the first i+1 literals hold)."""
     n = len(lits)
     if n <= k:
         return
     cl = enc.clauses
+    if k < 0:
+        cl.append([])                # at least more than there are: no model
+        return
     if k == 0:
         cl.extend([-v] for v in lits)
         return
