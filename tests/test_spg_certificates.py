@@ -143,7 +143,7 @@ def test_the_tempo_bound_counts_the_moves_left() -> None:
         for st in sorted(states):
             enc.x[(t,) + st] = enc.new()
     enc.moves = [{} for _ in range(9)]       # no castling move: the bound is the moves left
-    cnf._tempo(enc, target, allowed)
+    cnf._tempo(enc, target, allowed, lambda: None)
 
     def board_after(ucis: str) -> list[int]:
         board = _replayed(ucis.split())[1]

@@ -278,9 +278,8 @@ def encode(target: chess.BaseBoard, plies: int, tick: Callable[[], None] | None 
     for t in range(1, plies + 1):
         tick()
         _ply(enc, t, allowed, occ, own)
-    _captures(enc, target, own)
-    tick()
-    _tempo(enc, target, allowed)
+    _captures(enc, target, own, tick)
+    _tempo(enc, target, allowed, tick)
     return enc
 
 
@@ -392,8 +391,8 @@ def _attackers(enc: Encoding, allowed: list[set[State]], occ: dict[tuple[int, in
     return out
 
 
-def _captures(enc: Encoding, target: chess.BaseBoard,
-              own: dict[tuple[int, int, bool], int]) -> None:
+def _captures(enc: Encoding, target: chess.BaseBoard, own: dict[tuple[int, int, bool], int],
+              tick: Callable[[], None]) -> None:
     """Implied: a colour captures exactly as many units as the other lacks in the diagram (no
     unit appears but by promotion, which replaces a pawn). cap(t) holds when ply t captures
     (a pawn's diagonal step or e.p.; a piece landing on an enemy unit), and only when some
@@ -402,6 +401,7 @@ def _captures(enc: Encoding, target: chess.BaseBoard,
     cl = enc.clauses
     caps: dict[bool, list[int]] = {chess.WHITE: [], chess.BLACK: []}
     for t in range(1, enc.plies + 1):
+        tick()
         c = mover(t)
         cap = enc.new()
         caps[c].append(cap)
@@ -445,7 +445,8 @@ def _distances(unit: State) -> dict[State, int]:
     return dist
 
 
-def _tempo(enc: Encoding, target: chess.BaseBoard, allowed: list[set[State]]) -> None:
+def _tempo(enc: Encoding, target: chess.BaseBoard, allowed: list[set[State]],
+           tick: Callable[[], None]) -> None:
     """Implied: after ply t, each diagram unit of colour c is still as far as the nearest unit
     of c from it, the units that end on distinct diagram squares are distinct and each of c's
     plies left moves one unit (castling two: one more while c may still castle), so the sum
@@ -459,6 +460,7 @@ def _tempo(enc: Encoding, target: chess.BaseBoard, allowed: list[set[State]]) ->
                  if p.color == c]
         dists = [_distances(u) for u in units]
         for t in range(enc.plies + 1):
+            tick()
             left = sum(1 for u in range(t + 1, enc.plies + 1) if mover(u) == c)
             bound = left + any(u > t for u in castles[c])
             far = []
@@ -466,9 +468,12 @@ def _tempo(enc: Encoding, target: chess.BaseBoard, allowed: list[set[State]]) ->
                 near = sorted((dist[st], enc.x[(t,) + st]) for st in allowed[t]
                               if st[1] == c and st in dist)
                 farthest = near[-1][0] if near else bound + 1
+                closer = 0                   # near[:closer]: the units within k-1 moves
                 for k in range(1, min(bound + 1, farthest) + 1):
+                    while closer < len(near) and near[closer][0] < k:
+                        closer += 1
                     f = enc.new()
-                    enc.clauses.append([f] + [v for d, v in near if d < k])
+                    enc.clauses.append([f] + [v for _, v in near[:closer]])
                     far.append(f)
             _at_most(enc, far, bound)
 
