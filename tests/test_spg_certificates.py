@@ -24,8 +24,8 @@ from retrologic import problem
 from retrologic.certificate import check
 from retrologic.cli import main
 from retrologic.limits import Budget
-from retrologic.spg.certify import certificate, first_illegal
 from retrologic.spg import cnf
+from retrologic.spg.certify import certificate, first_illegal
 from retrologic.spg.cnf import encode
 from test_spg_bruteforce import all_games
 
