@@ -95,15 +95,13 @@ def test_cnf_admits_random_games() -> None:
 
 
 def _published(stem: str) -> list[tuple[list[chess.Move], chess.Board]]:
-    """The published games of problems/spg/STEM.toml, replayed by python-chess."""
+    """The published games of problems/spg/STEM.toml, replayed by python-chess (`_replayed`:
+    each move checked legal)."""
     prob = problem.load(PROBLEMS / f"{stem}.toml")
     out = []
     for text in prob.expect["answer"]:
         game = chess.pgn.read_game(io.StringIO(text))
-        board = chess.Board()
-        moves = list(game.mainline_moves())
-        for m in moves:
-            board.push(m)
+        moves, board = _replayed([m.uci() for m in game.mainline_moves()])
         assert board.board_fen() == prob.position.fen().split()[0]
         out.append((moves, board))
     return out
