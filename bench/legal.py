@@ -3,6 +3,7 @@
     python bench/legal.py [--positions N] [--seed S] [--timeout 10] [--spg] [--csv FILE]
                           [--baseline FILE] [--baseline-tree DIR] [--no-calibration]
     python bench/legal.py --report CSV [CSV ...] [--timeout 10]
+    python bench/legal.py --compare BASE_CSV CHANGE_CSV [--timeout 10]
 
 1. Random legal positions: N games of 20-150 plies made with python-chess from fixed seeds
    (uniform random moves, with a bias towards castling, e.p. and promotions, underpromotions
@@ -28,7 +29,12 @@
 5. `--report CSV...`: no run; the rows of earlier runs (the random positions of one code
    version, run in parts) summed up as one set: the figures of 1., certified within fractions
    of the limit, and the share found by captures in the position and by the game's length.
-6. First, unless `--no-calibration`: the machine's speed for this tree's finder, the CPU
+6. `--compare BASE CHANGE`: no run; two runs of the same seeds (a change and its base, each
+   from its own tree) side by side: found by each, by one only, and the exact two-sided sign
+   test on the seeds found by one only (McNemar's: with no difference each is a fair coin; a
+   change of the search order finds and loses seeds in about equal numbers,
+   bench/README-legal.md 2026-12-04), then the CPU of the seeds both found.
+7. First, unless `--no-calibration`: the machine's speed for this tree's finder, the CPU
    seconds of the plain finder's first 600 positions on seed 4704 (`machine_speed`; it
    finds no game there within them). The limit is CPU seconds and the share found moves with
    the positions a second, so runs of the same code on other days or machines compare only
@@ -43,6 +49,7 @@ import gc
 import importlib.util
 import random
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -410,6 +417,60 @@ def report(paths: list[str], timeout: float) -> int:
     return 1 if tally.counts["illegal"] else 0
 
 
+def random_rows(path: str) -> dict[int, dict[str, str]]:
+    """The random-position rows of a run's CSV by seed (a seed met twice: its first row)."""
+    rows: dict[int, dict[str, str]] = {}
+    with open(path, newline="") as handle:
+        for row in csv.DictReader(handle):
+            if row["set"] == "random":
+                rows.setdefault(int(row["seed"]), row)
+    return rows
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """The exact two-sided sign test's p-value of `wins` against `losses` (ties left out)."""
+    n = wins + losses
+    if not n:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(wins, losses) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def compare(base_path: str, change_path: str, timeout: float) -> int:
+    """`--compare`: the seeds both runs hold, found by each and by one only, the sign test on
+    those, and on the seeds both found the CPU ratio (geometric mean of change/base) and how
+    many each found within fractions of the limit. Exits 1 when either run has an *illegal*."""
+    base, change = random_rows(base_path), random_rows(change_path)
+    seeds = sorted(set(base) & set(change))
+    if not seeds:
+        print("no seed in both runs")
+        return 1
+    found = [{s for s in seeds if run[s]["verdict"] == "legal"} for run in (base, change)]
+    only_base, only_change = sorted(found[0] - found[1]), sorted(found[1] - found[0])
+    both = sorted(found[0] & found[1])
+    print(f"seeds in both runs: {len(seeds)} ({seeds[0]}..{seeds[-1]})")
+    print(f"found: base {len(found[0])}, change {len(found[1])}; neither "
+          f"{len(seeds) - len(found[0] | found[1])}")
+    print(f"  only base {len(only_base)}: {' '.join(map(str, only_base)) or '-'}")
+    print(f"  only change {len(only_change)}: {' '.join(map(str, only_change)) or '-'}")
+    p = sign_test(len(only_change), len(only_base))
+    print(f"sign test on the {len(only_base) + len(only_change)} found by one only: p = {p:.3f} "
+          "(two-sided; above 0.05 no difference is shown beyond a reshuffle)")
+    if both:
+        cpu = [(float(base[s]["cpu_s"]), float(change[s]["cpu_s"])) for s in both]
+        ratio = math.exp(statistics.fmean(math.log(max(c, 0.01) / max(b, 0.01))
+                                          for b, c in cpu))
+        print(f"CPU on the {len(both)} found by both: change/base {ratio:.3f} (geometric mean), "
+              f"total {sum(b for b, _ in cpu):.1f} / {sum(c for _, c in cpu):.1f} s")
+    for name, run, ids in (("base", base, found[0]), ("change", change, found[1])):
+        times = [float(run[s]["cpu_s"]) for s in ids]
+        print(f"  {name} found within " + ", ".join(
+            f"{f * timeout:g} s: {sum(t <= f * timeout for t in times)}"
+            for f in (0.1, 0.2, 0.5, 1.0)))
+    return 1 if any(run[s]["verdict"] == "illegal" for run in (base, change) for s in seeds) \
+        else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=200)
@@ -426,7 +487,12 @@ def main() -> int:
     ap.add_argument("--report", nargs="+", metavar="CSV", help="no run: the figures of the "
                     "random positions in these CSV files of earlier runs (one code version), "
                     "as one set")
+    ap.add_argument("--compare", nargs=2, metavar=("BASE", "CHANGE"), help="no run: two runs "
+                    "of the same seeds side by side, with the sign test on the seeds found by "
+                    "one only")
     args = ap.parse_args()
+    if args.compare:
+        return compare(*args.compare, args.timeout)
     if args.report:
         return report(args.report, args.timeout)
     rows = Rows(args.csv)
