@@ -371,6 +371,22 @@ def machine_speed() -> tuple[float, int]:
     return time.process_time() - start, min(finder.nodes, CALIBRATION_NODES)
 
 
+def random_rows(path: str) -> dict[int, dict[str, str]]:
+    """The random-position rows of a run's CSV by seed (a seed met twice: its first row)."""
+    rows: dict[int, dict[str, str]] = {}
+    with open(path, newline="") as handle:
+        for row in csv.DictReader(handle):
+            if row["set"] == "random":
+                rows.setdefault(int(row["seed"]), row)
+    return rows
+
+
+def within(times: list[float], timeout: float) -> str:
+    """How many of the CPU `times` are within a tenth, a fifth, half and all of the limit."""
+    return ", ".join(f"{f * timeout:g} s: {sum(t <= f * timeout for t in times)}"
+                     for f in (0.1, 0.2, 0.5, 1.0))
+
+
 BANDS = {"captures": (0, 4), "plies": (20, 30)}  # --report's bands: (first start, width)
 
 
@@ -382,22 +398,20 @@ def report(paths: list[str], timeout: float) -> int:
     tally, seen = Tally("finder"), set()
     bands: dict[str, dict[int, list[int]]] = {"captures": {}, "plies": {}}  # by band start
     for path in paths:
-        with open(path, newline="") as handle:
-            for row in csv.DictReader(handle):
-                seed = int(row["seed"])
-                if row["set"] != "random" or seed in seen:
-                    continue
-                seen.add(seed)
-                length = int(row["game_plies"]) if row["game_plies"] else None
-                tally.add(seed, int(row["plies"]), row["fen"], row["verdict"],
-                          float(row["cpu_s"]), length)
-                units = chess.popcount(chess.Board(row["fen"]).occupied)
-                for kind, value, (base, width) in (("captures", 32 - units, BANDS["captures"]),
-                                                   ("plies", int(row["plies"]), BANDS["plies"])):
-                    low = base + max(value - base, 0) // width * width
-                    pair = bands[kind].setdefault(low, [0, 0])
-                    pair[0] += row["verdict"] == "legal"
-                    pair[1] += 1
+        for seed, row in random_rows(path).items():
+            if seed in seen:
+                continue
+            seen.add(seed)
+            length = int(row["game_plies"]) if row["game_plies"] else None
+            tally.add(seed, int(row["plies"]), row["fen"], row["verdict"],
+                      float(row["cpu_s"]), length)
+            units = chess.popcount(chess.Board(row["fen"]).occupied)
+            for kind, value, (base, width) in (("captures", 32 - units, BANDS["captures"]),
+                                               ("plies", int(row["plies"]), BANDS["plies"])):
+                low = base + max(value - base, 0) // width * width
+                pair = bands[kind].setdefault(low, [0, 0])
+                pair[0] += row["verdict"] == "legal"
+                pair[1] += 1
     n = len(seen)
     if not n:
         print("no random-position rows")
@@ -406,25 +420,14 @@ def report(paths: list[str], timeout: float) -> int:
     print(f"random positions: {n} (seeds {seeds[0]}..{seeds[-1]}) from {len(paths)} file(s)")
     found = [t for t, v in zip(tally.times, tally.verdicts) if v == "legal"]
     tally.report(n)
-    print("  certified within " + ", ".join(
-        f"{f * timeout:g} s: {sum(t <= f * timeout for t in found)}"
-        for f in (0.1, 0.2, 0.5, 1.0)) + f" (CPU; found ones: {percentiles(found)})")
+    print(f"  certified within {within(found, timeout)} (CPU; found ones: "
+          f"{percentiles(found)})")
     for kind, what in (("captures", "captures in the position"),
                        ("plies", "plies of the random game")):
         width = BANDS[kind][1]
         print(f"  found by {what}: " + ", ".join(
             f"{low}-{low + width - 1} {a}/{b}" for low, (a, b) in sorted(bands[kind].items())))
     return 1 if tally.counts["illegal"] else 0
-
-
-def random_rows(path: str) -> dict[int, dict[str, str]]:
-    """The random-position rows of a run's CSV by seed (a seed met twice: its first row)."""
-    rows: dict[int, dict[str, str]] = {}
-    with open(path, newline="") as handle:
-        for row in csv.DictReader(handle):
-            if row["set"] == "random":
-                rows.setdefault(int(row["seed"]), row)
-    return rows
 
 
 def sign_test(wins: int, losses: int) -> float:
@@ -463,10 +466,8 @@ def compare(base_path: str, change_path: str, timeout: float) -> int:
         print(f"CPU on the {len(both)} found by both: change/base {ratio:.3f} (geometric mean), "
               f"total {sum(b for b, _ in cpu):.1f} / {sum(c for _, c in cpu):.1f} s")
     for name, run, ids in (("base", base, found[0]), ("change", change, found[1])):
-        times = [float(run[s]["cpu_s"]) for s in ids]
-        print(f"  {name} found within " + ", ".join(
-            f"{f * timeout:g} s: {sum(t <= f * timeout for t in times)}"
-            for f in (0.1, 0.2, 0.5, 1.0)))
+        print(f"  {name} found within "
+              f"{within([float(run[s]['cpu_s']) for s in ids], timeout)}")
     return 1 if any(run[s]["verdict"] == "illegal" for run in (base, change) for s in seeds) \
         else 0
 
