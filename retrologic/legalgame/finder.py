@@ -27,7 +27,8 @@ round ends with tries from the deepest boards the tries reached (`legalgame.elit
 counts as an outcome only when the opponent can still give up the right units at the right
 places (`kernel.victims_fit`: seed 3000's last capture was b5xa4 with White's left-over unit a
 pawn walled in on c2; the settled pawns, `legalgame.walls`, count as never leaving their files,
-`kernel.locked_pawns`). The per-node work is memoised by what it depends on. Dead ends the
+`kernel.locked_pawns`) and the proof kernel still leads to the target's pawn columns
+(`legalgame.columns`). The per-node work is memoised by what it depends on. Dead ends the
 bound misses are cut by two checks of our own: the pawns' captures must fit within the captures
 left all together (`captures_fit`), and pawns that can never move again must stand on target
 pawns (`stuck_pawns`); and the bound treats the pawns settled for good as walls (`walls`). The
@@ -44,6 +45,7 @@ from typing import Callable, Iterator, NamedTuple
 
 import chess
 
+from retrologic.legalgame.columns import Columns
 from retrologic.legalgame.elite import Elite
 from retrologic.legalgame.kernel import (Planner, SidePlan, locked_pawns, plan_distance,
                                          promotions_fit, victims_fit)
@@ -176,6 +178,7 @@ class Finder(Reach):
         self.exhausted = False  # the node cap is spent or every start is dead
         self.elite = Elite()   # the deepest boards the tries reached (`_extend`)
         self.checks = check_lines(target)
+        self.columns = Columns(target)  # the proof kernel's check of capture outcomes
 
     # the bound ----------------------------------------------------------------------------------
 
@@ -461,7 +464,7 @@ class Finder(Reach):
             return (self.captures_done(board) or bound.side_bound(board, victim)
                     <= bound.side_bound(parent, victim) + slack) \
                 and (not self.check_victims or victims_fit(self, board)
-                     and promotions_fit(self, self.target, board))
+                     and promotions_fit(self, self.target, board)) and self.columns.fit(board)
 
         def score(board: chess.Board, _depth: int) -> float | None:
             if chess.popcount(board.occupied) < units:
