@@ -11,7 +11,7 @@ from conftest import random_game, replayed
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.columns import Columns
 from retrologic.legalgame.finder import Finder
-from retrologic.legality.pawn_columns import Kernel, kernel_goal, promotions_needed, state_of
+from retrologic.legality.pawn_columns import Kernel, kernel_goal
 from retrologic.limits import Budget
 
 
@@ -27,9 +27,7 @@ def test_the_check_never_cuts_a_position_of_a_real_game(seed):
     decided = 0
     for board, _ in game:
         assert columns.fit(board), board.fen()
-        state = state_of(board, promotions_needed(board, chess.WHITE),
-                         promotions_needed(board, chess.BLACK))
-        decided += columns.kernel.reachable(state) is True
+        decided += columns.kernel.reachable(columns.state(board)) is True
     assert columns.fit(final)
     assert decided >= 0.9 * len(game)
 

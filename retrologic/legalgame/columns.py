@@ -30,10 +30,15 @@ class Columns:
         self.kernel = Kernel(goal, needed[0], needed[1], nodes, home)
         self.known: dict[State, bool] = {}
 
+    @staticmethod
+    def state(board: chess.BaseBoard) -> State:
+        """The board's kernel state, the promotions its pieces show counted as made."""
+        return state_of(board, promotions_needed(board, chess.WHITE),
+                        promotions_needed(board, chess.BLACK))
+
     def fit(self, board: chess.BaseBoard) -> bool:
         """False only when the kernel search proves the target's columns out of reach."""
-        state = state_of(board, promotions_needed(board, chess.WHITE),
-                         promotions_needed(board, chess.BLACK))
+        state = self.state(board)
         hit = self.known.get(state)
         if hit is None:
             hit = self.known[state] = self.kernel.reachable(state) is not False
