@@ -11,7 +11,7 @@ from conftest import random_game, replayed
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.columns import Columns
 from retrologic.legalgame.finder import Finder
-from retrologic.legality.pawn_columns import Kernel, kernel_goal
+from retrologic.legality.pawn_columns import Kernel
 from retrologic.limits import Budget
 
 
@@ -43,8 +43,7 @@ def test_the_check_cuts_columns_that_no_capture_can_reorder():
     columns = Columns(target)
     assert not columns.fit(chess.Board())
     # the check is the kernel's: the same board is refused by the rule's own search
-    goal, needed, home = kernel_goal(target)
-    assert Kernel(goal, needed[0], needed[1], home=home).reachable() is False
+    assert Kernel.towards(target).reachable() is False
 
 
 def test_a_capture_the_kernel_refuses_is_no_outcome_of_the_capture_search():

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import chess
 
-from retrologic.legality.pawn_columns import (Kernel, State, kernel_goal, promotions_needed,
-                                              state_of)
+from retrologic.legality.pawn_columns import Kernel, State, promotions_needed, state_of
 
 NODES = 300  # kernel states one check expands at most (a tenth of the rule's: see `Columns`)
 
@@ -26,8 +25,7 @@ class Columns:
     """Whether the target's kernel state is reachable from a board's, memoised by state."""
 
     def __init__(self, target: chess.BaseBoard, nodes: int = NODES) -> None:
-        goal, needed, home = kernel_goal(target)
-        self.kernel = Kernel(goal, needed[0], needed[1], nodes, home)
+        self.kernel = Kernel.towards(target, nodes)
         self.known: dict[State, bool] = {}
 
     @staticmethod
