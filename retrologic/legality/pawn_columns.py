@@ -168,8 +168,15 @@ def kernel_goal(board: chess.BaseBoard, lost: int = 0) -> tuple[State, tuple[int
     return state_of(board), needed, home_files(board)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _files(columns: tuple[str, ...], colour: str) -> tuple[int, ...]:
+    """The files of `colour`'s pawns in `columns`, one entry per pawn, in file order (memoised:
+    a kernel search meets the same columns under many piece and promotion counts)."""
+    return tuple(f for f, column in enumerate(columns) for _ in range(column.count(colour)))
+
+
 def _pawns(state: State, colour: str) -> int:
-    return sum(column.count(colour) for column in state.columns)
+    return len(_files(state.columns, colour))
 
 
 def _units(state: State, colour: str) -> int:
@@ -177,9 +184,12 @@ def _units(state: State, colour: str) -> int:
     return _pawns(state, colour) + pieces + 1
 
 
-def _file_shift(have: list[int], want: list[int]) -> int:
+@functools.lru_cache(maxsize=1 << 16)
+def _file_shift(have: tuple[int, ...], want: tuple[int, ...]) -> int:
     """The fewest file steps that bring some of the pawns on files `have` onto the files
-    `want` (one each; both sorted): an order-keeping matching is optimal on a line."""
+    `want` (one each; both sorted): an order-keeping matching is optimal on a line. Memoised:
+    the kernel search asks it of every state it meets (a fifth of the legal-game finder's CPU
+    on hard seeds went to these helpers, bench/README-legal.md 2026-12-04 19:49 UTC)."""
     n, m = len(have), len(want)
     if m > n:
         return FAR
@@ -192,8 +202,10 @@ def _file_shift(have: list[int], want: list[int]) -> int:
     return row[n]
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _complete(column: str, goal: str) -> bool:
-    """Whether promotions alone (White's last pawns, Black's first) turn `column` into `goal`."""
+    """Whether promotions alone (White's last pawns, Black's first) turn `column` into `goal`
+    (memoised: few columns occur)."""
     extra = len(column) - len(goal)
     if extra < 0:
         return False
@@ -219,8 +231,7 @@ class Kernel:
         self.dead: set[State] = set()
         self.goal_units = {c: _units(self.goal, c) for c in (WHITE, BLACK)}
         self.goal_pawns = {c: _pawns(self.goal, c) for c in (WHITE, BLACK)}
-        self.goal_files = {c: [f for f, col in enumerate(self.goal.columns)
-                               for _ in range(col.count(c))] for c in (WHITE, BLACK)}
+        self.goal_files = {c: _files(self.goal.columns, c) for c in (WHITE, BLACK)}
         self.goal_pieces = {WHITE: self.goal.white_pieces, BLACK: self.goal.black_pieces}
         self.needed = {WHITE: self.white_needed, BLACK: self.black_needed}
 
@@ -248,8 +259,7 @@ class Kernel:
             if left < 0 or surplus < 0 or pieces + surplus < self.goal_pieces[colour] \
                     or made + surplus < self.needed[colour]:
                 return None
-            have = [f for f, col in enumerate(state.columns) for _ in range(col.count(colour))]
-            if _file_shift(have, self.goal_files[colour]) > left:
+            if _file_shift(_files(state.columns, colour), self.goal_files[colour]) > left:
                 return None
             captures += left
         open_columns = sum(not _complete(col, goal)
