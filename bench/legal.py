@@ -2,6 +2,7 @@
 
     python bench/legal.py [--positions N] [--seed S] [--timeout 10] [--spg] [--csv FILE]
                           [--baseline FILE] [--baseline-tree DIR] [--no-calibration]
+                          [--seeds LIST | --seeds-file FILE] [--nodes N] [--salt K]
     python bench/legal.py --report CSV [CSV ...] [--timeout 10]
     python bench/legal.py --compare BASE_CSV CHANGE_CSV [--timeout 10]
 
@@ -39,12 +40,22 @@
    finds no game there within them). The limit is CPU seconds and the share found moves with
    the positions a second, so runs of the same code on other days or machines compare only
    through this figure (2026-11-27: 5.0-5.9 s on a machine where husserl-1966 took 10.2 s).
+8. `--nodes N` caps the positions the finders expand per position (`find_game`'s cap,
+   `finder.FIND_NODES` by default): with a long `--timeout`, every machine expands the same
+   positions (the proof-game route's schedule turn near the initial array excepted: its slices
+   are seconds). `--salt K` adds K to the salt of every jittered try (`finder.SALT`): the same
+   rules, other random tie-breaks. A screen on seeds that earlier finders missed
+   (`--seeds-file bench/legal-hard-seeds.txt`) is fair only with both arms' salts moved, since
+   those seeds were chosen by the draws the committed finder shares (bench/README-legal.md,
+   2026-12-04 17:17 UTC): `--salt 1000 --nodes 7000 --timeout 10000` for each arm (the
+   baseline tree's worker gets the same salt and cap; a tree without `finder.SALT` is refused).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import gc
 import importlib.util
 import random
@@ -64,6 +75,7 @@ import chess
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from retrologic.legalgame import finder as finder_module  # noqa: E402
 from retrologic.legalgame.checker import reached_fault  # noqa: E402
 from retrologic.legalgame.find import find_game  # noqa: E402
 from retrologic.legality import rules as legality  # noqa: E402
@@ -116,6 +128,13 @@ from retrologic.position import Position
 sys.path.append(os.environ["RETROLOGIC_BENCH"])     # after the baseline tree: cpu_budget only
 from cpu_budget import CpuBudget
 
+salt, cap = int(os.environ["RETROLOGIC_SALT"]), int(os.environ["RETROLOGIC_NODES"])
+if salt:
+    from retrologic.legalgame import finder
+    if not hasattr(finder, "SALT"):
+        sys.exit("bench/legal.py: --salt: the baseline tree's finder has no SALT")
+    finder.SALT = salt
+caps = {"node_cap": cap} if cap else {}
 for line in sys.stdin:
     fen, timeout = json.loads(line)
     board = chess.Board(fen)
@@ -127,9 +146,9 @@ for line in sys.stdin:
     else:
         try:
             try:
-                moves = find_game(board, CpuBudget(timeout), route=True)
+                moves = find_game(board, CpuBudget(timeout), route=True, **caps)
             except TypeError:     # a tree before the proof-game route
-                moves = find_game(board, CpuBudget(timeout))
+                moves = find_game(board, CpuBudget(timeout), **caps)
         except LimitHit:
             moves = None
     print(json.dumps([verdict, time.process_time() - t0,
@@ -140,11 +159,12 @@ for line in sys.stdin:
 class TreeFinder:
     """`find_game` of another checkout, in a worker process (see `--baseline-tree`)."""
 
-    def __init__(self, tree: str) -> None:
+    def __init__(self, tree: str, salt: int = 0, nodes: int | None = None) -> None:
         if not (Path(tree) / "retrologic" / "legalgame" / "finder.py").is_file():
             raise SystemExit(f"{tree}: no retrologic/legalgame/finder.py there")
         env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()),
-                   RETROLOGIC_BENCH=str(Path(__file__).resolve().parent))
+                   RETROLOGIC_BENCH=str(Path(__file__).resolve().parent),
+                   RETROLOGIC_SALT=str(salt), RETROLOGIC_NODES=str(nodes or 0))
         self.proc = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, env=env, cwd=tree)
 
@@ -152,9 +172,16 @@ class TreeFinder:
         assert self.proc.stdin and self.proc.stdout
         # the e.p. square as the board has it (a double step just played, capture or not):
         # the worker must be asked for the same position as our finder
-        self.proc.stdin.write(json.dumps([board.fen(en_passant="fen"), timeout]) + "\n")
-        self.proc.stdin.flush()
-        verdict, seconds, moves = json.loads(self.proc.stdout.readline())
+        try:
+            self.proc.stdin.write(json.dumps([board.fen(en_passant="fen"), timeout]) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            answer = ""
+        else:
+            answer = self.proc.stdout.readline()
+        if not answer:
+            raise SystemExit("bench/legal.py: the baseline tree's worker stopped")
+        verdict, seconds, moves = json.loads(answer)
         return verdict, seconds, moves and [chess.Move.from_uci(m) for m in moves]
 
 
@@ -167,9 +194,12 @@ def certify_tree(board: chess.Board, timeout: float,
     return "legal", seconds, replayed(moves, board, "the baseline")
 
 
-def legal_finder(board: chess.Board, budget: Budget) -> list | None:
-    """What `legal` runs: the finders with the proof-game route (`legalgame.proof_route`)."""
-    return find_game(board, budget, route=True)
+def legal_finder(board: chess.Board, budget: Budget, nodes: int | None = None) -> list | None:
+    """What `legal` runs: the finders with the proof-game route (`legalgame.proof_route`);
+    `nodes`: their node cap (`--nodes`; None: `finder.FIND_NODES`)."""
+    if nodes is None:
+        return find_game(board, budget, route=True)
+    return find_game(board, budget, route=True, node_cap=nodes)
 
 
 def certify(board: chess.Board, timeout: float,
@@ -268,13 +298,14 @@ class Tally:
 
 
 def run_random(seeds: list[int], timeout: float, rows: list[dict],
-               baseline: Finder | TreeFinder | None = None) -> int:
+               baseline: Finder | TreeFinder | None = None,
+               finder: Finder = legal_finder) -> int:
     ours = Tally("finder")
     old = Tally("baseline") if baseline else None
     n = len(seeds)
     for i, s in enumerate(seeds):
         board, plies = random_position(s)
-        verdict, seconds, length = certify(board, timeout)
+        verdict, seconds, length = certify(board, timeout, finder)
         ours.add(s, plies, board.fen(), verdict, seconds, length)
         row = {"set": "random", "seed": s, "plies": plies, "fen": board.fen(),
                "verdict": verdict, "cpu_s": round(seconds, 3), "game_plies": length}
@@ -472,6 +503,22 @@ def compare(base_path: str, change_path: str, timeout: float) -> int:
         else 0
 
 
+def seed_list(args: argparse.Namespace) -> list[int]:
+    """The seeds of the run: `--seeds`, `--seeds-file` or the range from `--seed`."""
+    text = args.seeds
+    if args.seeds_file:
+        try:
+            text = Path(args.seeds_file).read_text()
+        except OSError as error:
+            raise SystemExit(f"bench/legal.py: --seeds-file: {error}")
+    if text is None:
+        return list(range(args.seed, args.seed + args.positions))
+    try:
+        return [int(x) for x in text.replace(",", " ").split()]
+    except ValueError as error:
+        raise SystemExit(f"bench/legal.py: seeds: {error}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=200)
@@ -480,6 +527,12 @@ def main() -> int:
     ap.add_argument("--spg", action="store_true", help="also the problems/spg diagrams")
     ap.add_argument("--csv", help="write one row per position here")
     ap.add_argument("--seeds", help="only these seeds (comma-separated), e.g. past failures")
+    ap.add_argument("--seeds-file", help="only the seeds in this file (whitespace- or "
+                    "comma-separated), e.g. bench/legal-hard-seeds.txt")
+    ap.add_argument("--nodes", type=int, help="the finders' node cap per position "
+                    "(default: finder.FIND_NODES); with a long --timeout, machine-independent")
+    ap.add_argument("--salt", type=int, default=0, help="added to every jittered try's salt "
+                    "(finder.SALT), in both arms: other random tie-breaks, the same rules")
     ap.add_argument("--baseline", help="another finder module, run on the same positions")
     ap.add_argument("--baseline-tree", help="another checkout whose finder (with its own "
                     "modules) runs in a worker process on the same positions")
@@ -496,17 +549,23 @@ def main() -> int:
         return compare(*args.compare, args.timeout)
     if args.report:
         return report(args.report, args.timeout)
+    if args.nodes is not None and args.nodes < 1:
+        raise SystemExit(f"bench/legal.py: --nodes {args.nodes}: at least 1")
+    if args.baseline and (args.salt or args.nodes):
+        raise SystemExit("bench/legal.py: --salt and --nodes apply to --baseline-tree, "
+                         "not --baseline")
+    finder_module.SALT = args.salt
     rows = Rows(args.csv)
     baseline: Finder | TreeFinder | None = load_finder(args.baseline) if args.baseline else None
     if args.baseline_tree:
-        baseline = TreeFinder(args.baseline_tree)
-    seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else \
-        list(range(args.seed, args.seed + args.positions))
+        baseline = TreeFinder(args.baseline_tree, args.salt, args.nodes)
+    seeds = seed_list(args)
     if not args.no_calibration:
         seconds, nodes = machine_speed()
         print(f"machine: {nodes:,} positions of the plain finder on seed {CALIBRATION_SEED} "
               f"in {seconds:.2f} s CPU ({nodes / seconds:.0f} positions/s)", flush=True)
-    status = run_random(seeds, args.timeout, rows, baseline) if seeds else 0
+    finder = functools.partial(legal_finder, nodes=args.nodes)
+    status = run_random(seeds, args.timeout, rows, baseline, finder) if seeds else 0
     if args.spg:
         status |= run_spg(args.timeout, rows)
     return status

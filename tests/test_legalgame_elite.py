@@ -113,3 +113,24 @@ def test_each_round_ends_with_tries_from_the_kept_boards(monkeypatch) -> None:
     for r, n, _ in from_kept:
         assert [m for q, m, _, _ in seen if q == r and m < len(TRIES)] == list(range(len(TRIES)))
     assert len({r for r, _, _ in from_kept}) == 3 // ELITE_TRIES + (3 % ELITE_TRIES > 0)
+
+
+def test_salt_moves_every_jittered_try_and_no_other(monkeypatch) -> None:
+    """`finder.SALT` (bench/legal.py --salt, a fair screen on seeds earlier finders missed)
+    shifts the salt of every jittered try, kept boards' too, and leaves the plain tries' 0."""
+    from retrologic.legalgame import finder as finder_module
+    target = chess.Board("r1bqkb1r/ppp2ppp/2n5/3p4/3P4/5N2/PPP2PPP/RNBQKB1R w KQkq - 0 6")
+    runs = []
+    for salt in (0, 1000):
+        monkeypatch.setattr(finder_module, "SALT", salt)
+        finder = Finder(target, Budget(), 20_000)
+        finder.elite = Elite(size=1, uses=3)
+        finder.elite.offer(board_after(TWO_CAPTURES), 10)
+        runs.append(stub_tries(monkeypatch, finder, lambda board, finder=finder: (
+            finder.round, finder.next_try, finder.plan_salt)))
+        assert finder.find() is None
+    plain, salted = runs
+    assert [(r, n) for r, n, _ in plain] == [(r, n) for r, n, _ in salted]
+    assert any(s == 0 for _, _, s in plain) and any(s > 0 for _, _, s in plain)
+    for (_, _, before), (_, _, after) in zip(plain, salted):
+        assert after == (0 if before == 0 else before + 1000 if before > 0 else before - 1000)

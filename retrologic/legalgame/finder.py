@@ -94,6 +94,7 @@ BOUNDS_MEMO = 400_000  # positions whose `side_bounds` are kept (then the table 
 TIE_MASK = (1 << 32) - 1  # the bits of a position's hash that make its tie-break (`tie`)
 CHECK_VICTIMS = True  # a capture is an outcome only when `kernel.victims_fit` holds after it
 ELITE_TRIES = 1  # tries per round from the deepest boards reached (`legalgame.elite`)
+SALT = 0  # added to every jittered try's salt (bench/legal.py --salt: other draws, same rules)
 
 
 class GiveUp(Exception):
@@ -528,7 +529,7 @@ class Finder(Reach):
                     number = self.next_try
                     board: chess.Board | None = self.start
                     attempt, salt = TRIES[number % len(TRIES)], \
-                        (self.round + 1) * len(TRIES) + number
+                        (self.round + 1) * len(TRIES) + number + SALT
                     if number >= len(TRIES):
                         # a round's last tries start from the kept deep boards (`elite`),
                         # another try's settings each round (after a LimitHit: the next one)
