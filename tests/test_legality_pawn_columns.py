@@ -76,6 +76,44 @@ def test_every_position_of_a_real_game_keeps_a_kernel_to_its_end() -> None:
     assert positions > 800 and promoted >= 3 and en_passant >= 2
 
 
+def test_a_kernel_remembering_dead_states_answers_as_a_fresh_one() -> None:
+    """One kernel asked about many states keeps the states it found dead (as the legal-game
+    finder's `Columns` asks it); its answers must be a fresh kernel's wherever the fresh one
+    decides: the positions of four real games, towards each game's last position (those of
+    the other games mostly out of reach) and towards PASSED (whose searches fail late)."""
+    games = _games(range(20, 24))
+    finals = []
+    for moves in games:
+        final = chess.Board()
+        for move in moves:
+            final.push(move)
+        finals.append(final)
+    finals.append(chess.Board(PASSED))         # out of reach from the array: searched, dead
+    answers, dead, searched = {True: 0, False: 0}, 0, 0
+    for final in finals:
+        kernel = pawn_columns.Kernel.towards(final)
+        for moves in games:
+            board = chess.Board()
+            made = {chess.WHITE: 0, chess.BLACK: 0}
+            for ply, move in enumerate(moves):
+                made[board.turn] += move.promotion is not None
+                board.push(move)
+                if ply % 4:
+                    continue
+                state = pawn_columns.state_of(board, made[chess.WHITE], made[chess.BLACK])
+                alone = pawn_columns.Kernel.towards(final)
+                fresh = alone.reachable(state)
+                if fresh is not None:
+                    # asked twice: the second answer comes from what the first left behind
+                    for _ in range(2):
+                        assert kernel.reachable(state) is fresh, (board.fen(), final.fen())
+                    answers[fresh] += 1
+                    searched += fresh is False and alone.expanded > 0
+        dead += len(kernel.dead)
+    assert answers[True] > 50 and answers[False] > 50 and searched > 0, (answers, searched)
+    assert dead > 0
+
+
 def test_pawns_never_pass_on_a_file() -> None:
     """PASSED is illegal by this rule alone: the counting rules, the proof-game bound and the
     history model (which keeps files, not their order) find a history."""
