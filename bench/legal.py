@@ -40,22 +40,22 @@
    finds no game there within them). The limit is CPU seconds and the share found moves with
    the positions a second, so runs of the same code on other days or machines compare only
    through this figure (2026-11-27: 5.0-5.9 s on a machine where husserl-1966 took 10.2 s).
-8. `--nodes N` caps the positions the finders expand per position (`find_game`'s cap,
-   `finder.FIND_NODES` by default): with a long `--timeout`, every machine expands the same
-   positions (the proof-game route's schedule turn near the initial array excepted: its slices
-   are seconds). `--salt K` adds K to the salt of every jittered try (`finder.SALT`): the same
-   rules, other random tie-breaks. A screen on seeds that earlier finders missed
-   (`--seeds-file bench/legal-hard-seeds.txt`) is fair only with both arms' salts moved, since
-   those seeds were chosen by the draws the committed finder shares (bench/README-legal.md,
-   2026-12-04 17:17 UTC): `--salt 1000 --nodes 7000 --timeout 10000` for each arm (the
-   baseline tree's worker gets the same salt and cap; a tree without `finder.SALT` is refused).
+8. `--nodes N`: each position's limit is N positions with no deadline instead of `--timeout`
+   (what `retrologic legal --nodes N` does: the proof-game route's turns are node slices then
+   and its schedule turn is skipped), so every machine expands the same positions and finds
+   the same games; CPU seconds are still reported. `--salt K` adds K to the salt of every
+   jittered try (`finder.SALT`): the same rules, other random tie-breaks. A screen on seeds
+   that earlier finders missed (`--seeds-file bench/legal-hard-seeds.txt`) is fair only with
+   both arms' salts moved, since those seeds were chosen by the draws the committed finder
+   shares (bench/README-legal.md, 2026-12-04 17:17 UTC): `--salt 1000 --nodes 7000` for both
+   arms (a `--baseline-tree` worker gets the same salt and limit; a tree without `finder.SALT`
+   is refused).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import functools
 import gc
 import importlib.util
 import random
@@ -123,7 +123,7 @@ try:
 except ImportError:     # a tree before the entry moved out of finder.py
     from retrologic.legalgame.finder import find_game
 from retrologic.legality import rules as legality
-from retrologic.limits import LimitHit
+from retrologic.limits import Budget, LimitHit
 from retrologic.position import Position
 sys.path.append(os.environ["RETROLOGIC_BENCH"])     # after the baseline tree: cpu_budget only
 from cpu_budget import CpuBudget
@@ -134,7 +134,6 @@ if salt:
     if not hasattr(finder, "SALT"):
         sys.exit("bench/legal.py: --salt: the baseline tree's finder has no SALT")
     finder.SALT = salt
-caps = {"node_cap": cap} if cap else {}
 for line in sys.stdin:
     fen, timeout = json.loads(line)
     board = chess.Board(fen)
@@ -145,10 +144,11 @@ for line in sys.stdin:
         verdict = "illegal"
     else:
         try:
+            budget = Budget(nodes=cap) if cap else CpuBudget(timeout)
             try:
-                moves = find_game(board, CpuBudget(timeout), route=True, **caps)
+                moves = find_game(board, budget, route=True)
             except TypeError:     # a tree before the proof-game route
-                moves = find_game(board, CpuBudget(timeout), **caps)
+                moves = find_game(board, budget)
         except LimitHit:
             moves = None
     print(json.dumps([verdict, time.process_time() - t0,
@@ -194,16 +194,20 @@ def certify_tree(board: chess.Board, timeout: float,
     return "legal", seconds, replayed(moves, board, "the baseline")
 
 
-def legal_finder(board: chess.Board, budget: Budget, nodes: int | None = None) -> list | None:
-    """What `legal` runs: the finders with the proof-game route (`legalgame.proof_route`);
-    `nodes`: their node cap (`--nodes`; None: `finder.FIND_NODES`)."""
-    if nodes is None:
-        return find_game(board, budget, route=True)
-    return find_game(board, budget, route=True, node_cap=nodes)
+def legal_finder(board: chess.Board, budget: Budget) -> list | None:
+    """What `legal` runs: the finders with the proof-game route (`legalgame.proof_route`)."""
+    return find_game(board, budget, route=True)
 
 
-def certify(board: chess.Board, timeout: float,
-            finder: Finder = legal_finder) -> tuple[str, float, int | None]:
+def position_budget(timeout: float, nodes: int | None) -> Budget:
+    """One position's limit: `nodes` positions and no deadline (`--nodes`: what `legal
+    --nodes` does, the finders' and the proof-game route's turns then counted in nodes, so
+    every machine expands the same), else `timeout` CPU seconds."""
+    return Budget(nodes=nodes) if nodes else CpuBudget(timeout)
+
+
+def certify(board: chess.Board, timeout: float, finder: Finder = legal_finder,
+            nodes: int | None = None) -> tuple[str, float, int | None]:
     """('legal'|'illegal'|'unknown', CPU seconds, game plies) for one position. The garbage of
     the positions before is collected before the clock starts, so no position pays for
     another's (the proof-game analysis of trees before 2026-11-26 15:20 UTC is cyclic: only a
@@ -213,7 +217,7 @@ def certify(board: chess.Board, timeout: float,
     if legality.reasons(Position.from_board(board)):
         return "illegal", time.process_time() - t0, None
     try:
-        moves = finder(board, CpuBudget(timeout))
+        moves = finder(board, position_budget(timeout, nodes))
     except LimitHit:
         moves = None
     seconds = time.process_time() - t0
@@ -299,13 +303,13 @@ class Tally:
 
 def run_random(seeds: list[int], timeout: float, rows: list[dict],
                baseline: Finder | TreeFinder | None = None,
-               finder: Finder = legal_finder) -> int:
+               nodes: int | None = None) -> int:
     ours = Tally("finder")
     old = Tally("baseline") if baseline else None
     n = len(seeds)
     for i, s in enumerate(seeds):
         board, plies = random_position(s)
-        verdict, seconds, length = certify(board, timeout, finder)
+        verdict, seconds, length = certify(board, timeout, nodes=nodes)
         ours.add(s, plies, board.fen(), verdict, seconds, length)
         row = {"set": "random", "seed": s, "plies": plies, "fen": board.fen(),
                "verdict": verdict, "cpu_s": round(seconds, 3), "game_plies": length}
@@ -321,8 +325,9 @@ def run_random(seeds: list[int], timeout: float, rows: list[dict],
     print(file=sys.stderr)
     shown = f"{seeds[0]}..{seeds[-1]}" if seeds == list(range(seeds[0], seeds[0] + n)) \
         else ",".join(map(str, seeds))
-    print(f"random positions: {n} (seeds {shown}, 20-150 plies), limit "
-          f"{timeout:g} s each")
+    limit = f"{nodes:,} positions" if nodes else f"{timeout:g} s"
+    print(f"random positions: {n} (seeds {shown}, 20-150 plies), limit {limit} each"
+          + (f", salt {finder_module.SALT}" if finder_module.SALT else ""))
     ours.report(n)
     if old is not None:
         old.report(n)
@@ -529,8 +534,8 @@ def main() -> int:
     ap.add_argument("--seeds", help="only these seeds (comma-separated), e.g. past failures")
     ap.add_argument("--seeds-file", help="only the seeds in this file (whitespace- or "
                     "comma-separated), e.g. bench/legal-hard-seeds.txt")
-    ap.add_argument("--nodes", type=int, help="the finders' node cap per position "
-                    "(default: finder.FIND_NODES); with a long --timeout, machine-independent")
+    ap.add_argument("--nodes", type=int, help="a limit of N positions per position instead "
+                    "of --timeout, no deadline: every machine expands the same")
     ap.add_argument("--salt", type=int, default=0, help="added to every jittered try's salt "
                     "(finder.SALT), in both arms: other random tie-breaks, the same rules")
     ap.add_argument("--baseline", help="another finder module, run on the same positions")
@@ -564,8 +569,7 @@ def main() -> int:
         seconds, nodes = machine_speed()
         print(f"machine: {nodes:,} positions of the plain finder on seed {CALIBRATION_SEED} "
               f"in {seconds:.2f} s CPU ({nodes / seconds:.0f} positions/s)", flush=True)
-    finder = functools.partial(legal_finder, nodes=args.nodes)
-    status = run_random(seeds, args.timeout, rows, baseline, finder) if seeds else 0
+    status = run_random(seeds, args.timeout, rows, baseline, args.nodes) if seeds else 0
     if args.spg:
         status |= run_spg(args.timeout, rows)
     return status
