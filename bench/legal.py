@@ -324,7 +324,7 @@ def run_random(seeds: list[int], timeout: float, rows: list[dict],
         print(f"\r{i + 1}/{n}: {shown}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     shown = f"{seeds[0]}..{seeds[-1]}" if seeds == list(range(seeds[0], seeds[0] + n)) \
-        else ",".join(map(str, seeds))
+        else ",".join(map(str, seeds)) if n <= 12 else f"{seeds[0]},{seeds[1]},...,{seeds[-1]}"
     limit = f"{nodes:,} positions" if nodes else f"{timeout:g} s"
     print(f"random positions: {n} (seeds {shown}, 20-150 plies), limit {limit} each"
           + (f", salt {finder_module.SALT}" if finder_module.SALT else ""))
