@@ -10,7 +10,7 @@ import copy
 from pathlib import Path
 
 import chess
-from conftest import listing_nodes, random_game
+from conftest import listing_nodes, random_game, replayed
 
 from retrologic.certificate import check
 from retrologic.history.deduce import deduce
@@ -58,9 +58,7 @@ def test_every_position_of_a_real_game_keeps_a_kernel_to_its_end() -> None:
     last position. bench/README-legal.md reports longer runs (5,269 positions of 60 more games)."""
     positions = promoted = en_passant = 0
     for moves in _games(range(10)) + _scripted():
-        final = chess.Board()
-        for move in moves:
-            final.push(move)
+        final = replayed(moves)
         kernel = pawn_columns.Kernel.towards(final)
         assert pawn_columns.reasons(Position.from_board(final)) == [], final.fen()
         board = chess.Board()
@@ -82,13 +80,8 @@ def test_a_kernel_remembering_dead_states_answers_as_a_fresh_one() -> None:
     decides: the positions of four real games, towards each game's last position (those of
     the other games mostly out of reach) and towards PASSED (whose searches fail late)."""
     games = _games(range(20, 24))
-    finals = []
-    for moves in games:
-        final = chess.Board()
-        for move in moves:
-            final.push(move)
-        finals.append(final)
-    finals.append(chess.Board(PASSED))         # out of reach from the array: searched, dead
+    # PASSED is out of reach from the array: its searches expand states and find them dead
+    finals = [replayed(moves) for moves in games] + [chess.Board(PASSED)]
     answers, dead, searched = {True: 0, False: 0}, 0, 0
     for final in finals:
         kernel = pawn_columns.Kernel.towards(final)
