@@ -13,9 +13,9 @@ import pytest
 
 from retrologic.certificate import check
 from retrologic.lastmove import search as lastmove
+from retrologic.legalgame.bounds import plies_needed
 from retrologic.legalgame.checker import check_certificate, reached_fault
 from retrologic.legalgame.find import find_game
-from retrologic.legalgame.finder import plies_needed
 from retrologic.legalgame.game import LegalGame
 from retrologic.limits import Budget
 from retrologic.position import Position

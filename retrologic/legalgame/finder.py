@@ -29,11 +29,12 @@ places (`kernel.victims_fit`: seed 3000's last capture was b5xa4 with White's le
 pawn walled in on c2; the settled pawns, `legalgame.walls`, count as never leaving their files,
 `kernel.locked_pawns`) and the proof kernel still leads to the target's pawn columns
 (`legalgame.columns`). The per-node work is memoised by what it depends on. Dead ends the
-bound misses are cut by two checks of our own: the pawns' captures must fit within the captures
-left all together (`captures_fit`), and pawns that can never move again must stand on target
-pawns (`stuck_pawns`); and the bound treats the pawns settled for good as walls (`walls`). The
-search is a heuristic: it never proves anything by failing (the caller says *unknown*); what it
-finds is a real game, which `legalgame.checker` replays with python-chess.
+bound misses are cut by two checks of our own (`legalgame.bounds`, with the bound itself): the
+pawns' captures must fit within the captures left all together (`captures_fit`), and pawns
+that can never move again must stand on target pawns (`stuck_pawns`); and the bound treats the
+pawns settled for good as walls (`walls`). The search is a heuristic: it never proves anything
+by failing (the caller says *unknown*); what it finds is a real game, which `legalgame.checker`
+replays with python-chess.
 """
 
 from __future__ import annotations
@@ -47,15 +48,14 @@ import chess
 
 from retrologic.legalgame.columns import Columns
 from retrologic.legalgame.elite import Elite
-from retrologic.legalgame.kernel import (Planner, SidePlan, locked_pawns, plan_distance,
-                                         promotions_fit, victims_fit)
+from retrologic.legalgame.bounds import BOUNDS_MEMO, Bounds
+from retrologic.legalgame.kernel import (Planner, SidePlan, plan_distance, promotions_fit,
+                                         victims_fit)
 from retrologic.legalgame.last_check import check_lines, early_check
-from retrologic.legalgame.reach import Reach
-from retrologic.legalgame.walls import Walls, stuck_pawns
-from retrologic.legality.reachability import capture_column, pawn_captures_needed
+from retrologic.legalgame.walls import Walls
 from retrologic.limits import Budget, LimitHit
 from retrologic.position import castling_frozen
-from retrologic.spg.analysis import Analysis, finite_mask, scipy_hungarian
+from retrologic.spg.analysis import Analysis, scipy_hungarian
 from retrologic.spg.distances import INF
 from retrologic.spg.targets import BACK_RANK, anchored
 
@@ -90,7 +90,6 @@ FIRST_SHARE = 300  # nodes of each try in the first round (each round doubles it
 UNPLANNED = 40  # the capture distance of a position whose captures the plan cannot place
 JITTER = 2.0  # random tie-break of the restarts, in moves of the guide
 FIND_NODES = 60_000  # positions one `find` expands at most over all its tries (then: not found)
-BOUNDS_MEMO = 400_000  # positions whose `side_bounds` are kept (then the table starts afresh)
 TIE_MASK = (1 << 32) - 1  # the bits of a position's hash that make its tie-break (`tie`)
 CHECK_VICTIMS = True  # a capture is an outcome only when `kernel.victims_fit` holds after it
 ELITE_TRIES = 1  # tries per round from the deepest boards reached (`legalgame.elite`)
@@ -111,15 +110,6 @@ def placement_key(board: chess.BaseBoard) -> tuple[int, ...]:
             board.occupied_co[chess.WHITE])
 
 
-def plies_needed(turn: chess.Color, white: int, black: int, target_turn: chess.Color) -> int:
-    """Fewest plies that give White `white` moves and Black `black` moves, `turn` moving first,
-    and leave `target_turn` to move."""
-    same = turn == target_turn
-    first, second = (white, black) if turn == chess.WHITE else (black, white)
-    plies = max(2 * first - 1, 2 * second, 0)
-    return plies + ((plies % 2 == 0) != same)
-
-
 @dataclass
 class Phase:
     """What one phase of the search is after: `done` a position (and its parent) that ends
@@ -130,7 +120,7 @@ class Phase:
     nodes: int
 
 
-class Finder(Reach):
+class Finder(Bounds):
     """Builds a legal game from the initial array to `target` (a full position, no e.p. square:
     the caller retracts a double step first), under `budget` (LimitHit when it is spent)."""
 
@@ -181,118 +171,7 @@ class Finder(Reach):
         self.checks = check_lines(target)
         self.columns = Columns(target)  # the proof kernel's check of capture outcomes
 
-    # the bound ----------------------------------------------------------------------------------
-
-    def side_bounds(self, board: chess.Board) -> tuple[int, int] | None:
-        """(White's, Black's) lower bounds on their remaining moves; None when either is INF
-        or a check of ours (`captures_fit`, `stuck_pawns`) finds the target out of reach.
-        Memoised by placement and castling rights (all it depends on)."""
-        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-               board.kings, board.occupied_co[chess.WHITE], board.castling_rights)
-        hit = self.bounds.get(key, False)
-        if hit is False:
-            if len(self.bounds) > BOUNDS_MEMO:
-                self.bounds.clear()
-            hit = self.bounds[key] = self._side_bounds(board)
-        return hit
-
-    def _side_bounds(self, board: chess.Board) -> tuple[int, int] | None:
-        """`side_bounds` computed: each side's part, then the pawns that can never move."""
-        white = self.side_part(board, chess.WHITE)
-        if white >= INF:
-            return None
-        black = self.side_part(board, chess.BLACK)
-        if black >= INF:
-            return None
-        stuck = self.stuck_pawns(board)
-        if stuck and any(stuck & board.occupied_co[c] & ~self.target_pawns[c]
-                         for c in chess.COLORS):
-            return None
-        return white, black
-
-    def side_part(self, board: chess.Board, color: chess.Color) -> int:
-        """`color`'s bound, with the settled pawns as walls (`legalgame.walls`), two more per
-        castling right the target has lost (its king or rook still has to move), INF when its
-        captures do not fit (`captures_fit`). Memoised by what it depends on (the walls too):
-        the side's units and rights, the opponent's pawns and unit count (a move of the other
-        side that neither captures nor moves a pawn leaves it as it was, so about half the
-        parts of a node's children are look-ups)."""
-        mask, other = board.occupied_co[color], board.occupied_co[not color]
-        rights = board.castling_rights & BACK_RANK[color]
-        key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
-               board.rooks & mask, board.queens & mask, board.kings & mask, rights,
-               board.pawns & other, chess.popcount(other))
-        hit = self.parts.get(key)
-        if hit is None:
-            walls = self.walls.of(board)
-            analysis = self.walls.view(walls) if walls else self.analysis
-            hit = analysis.bound.side_bound(board, color)
-            if hit < INF and not self.captures_fit(board, color):
-                hit = INF
-            if hit < INF:
-                hit += self.rights_moves(rights)
-            if len(self.parts) > BOUNDS_MEMO:
-                self.parts.clear()
-            self.parts[key] = hit
-        return hit
-
-    def captures_fit(self, board: chess.Board, color: chess.Color) -> bool:
-        """Whether `color`'s units can become its target units with, all together, no more pawn
-        captures than it has captures left (the bound counts each pawn's captures alone): yes
-        when the side's capture plan exists (`side_plan`, which the capture searches' guide
-        needs anyway, is such an assignment), else the fewest captures' assignment decides."""
-        need = self.captures_left(board, color)
-        mask = board.occupied_co[color]
-        key = (color, need, board.pawns & mask, board.knights & mask, board.bishops & mask,
-               board.rooks & mask, board.queens & mask, board.kings & mask)
-        hit = self.fits.get(key)
-        if hit is None:
-            hit = self.fits[key] = need >= 0 and (
-                not self.captures_done(board) and self.side_plan(board, color) is not None
-                or pawn_captures_needed(self.analysis, board, color, need, self.fit_column,
-                                        self.fit_blocks, self.analysis.assignment) <= need)
-        return hit
-
-    def fit_column(self, color: chess.Color, utype: int, usq: int,
-                   need: int) -> tuple[tuple[int, ...], int]:
-        """A unit's fewest pawn captures to become each target unit of `color` (INF: cannot,
-        with at most `need`), and the entries' `finite_mask`."""
-        key = (color, utype, usq, need)
-        hit = self.fit_columns.get(key)
-        if hit is None:
-            column = capture_column(self.analysis, color, utype, usq, need)
-            hit = self.fit_columns[key] = (column, finite_mask(column))
-        return hit
-
-    def stuck_pawns(self, board: chess.BaseBoard) -> int:
-        """`walls.stuck_pawns`, the sides with no capture left being the fixed ones."""
-        return stuck_pawns(board, self.captures_left(board, chess.WHITE) <= 0,
-                           self.captures_left(board, chess.BLACK) <= 0)
-
-    def plies_left(self, board: chess.Board) -> int | None:
-        """A lower bound on the plies to the target position (None: never)."""
-        bounds = self.side_bounds(board)
-        if bounds is None:
-            return None
-        return plies_needed(board.turn, bounds[0], bounds[1], self.target.turn)
-
-    def moves_left(self, board: chess.Board) -> int | None:
-        """Both sides' bounds added up, plus one when the side to move would come out wrong
-        (the guide of the searches: every useful move of either side lowers it; None: never)."""
-        bounds = self.side_bounds(board)
-        if bounds is None:
-            return None
-        white, black = bounds
-        return self.with_parity(board, white + black)
-
-    def with_parity(self, board: chess.Board, moves: int) -> int:
-        """Both sides' `moves` added up, plus one when the side to move would come out wrong."""
-        return moves + ((moves % 2 == 1) != (board.turn != self.target.turn))
-
-    def rights_moves(self, rights: int) -> int:
-        """Two moves when a side keeps a castling right (of `rights`, its own) that the target
-        has lost: its king or rook still has to move."""
-        return 2 if rights & ~self.rights else 0
+    # the guides ---------------------------------------------------------------------------------
 
     def guide(self, board: chess.Board) -> int | None:
         """The current try's guide (see `Try`; None: never); with no capture left, in every try,
@@ -337,42 +216,6 @@ class Finder(Reach):
                 return plain + 2
             stay += part + self.rights_moves(board.castling_rights & BACK_RANK[color])
         return max(plain, min(self.with_parity(board, stay), plain + 2))
-
-    def plan_key(self, board: chess.BaseBoard, color: chess.Color) -> tuple:
-        """What `color`'s capture plan depends on: the side's units, its captures left (last
-        but one) and the salt (last)."""
-        mask = board.occupied_co[color]
-        return (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
-                board.rooks & mask, board.queens & mask, board.kings & mask,
-                self.captures_left(board, color), self.plan_salt)
-
-    def side_plan(self, board: chess.BaseBoard, color: chess.Color) -> SidePlan | None:
-        """`color`'s capture plan (`legalgame.kernel`) with the current salt, memoised by
-        `plan_key`."""
-        key = self.plan_key(board, color)
-        hit = self.plans.get(key, False)
-        if hit is False:
-            if len(self.plans) > BOUNDS_MEMO:
-                self.plans.clear()
-            hit = self.plans[key] = self.planner.side_plan(board, color, key[-2],
-                                                           self.plan_salt)
-        return hit
-
-    def settled(self, board: chess.BaseBoard, color: chess.Color) -> int:
-        """`color`'s settled pawns (`Walls.of_side`)."""
-        return self.walls.of_side(board, color)
-
-    def locked(self, board: chess.BaseBoard, color: chess.Color, plan: SidePlan) -> int:
-        """`kernel.locked_pawns` of `color` under its `plan` (`side_plan`), memoised by
-        `plan_key` (all it depends on, the settled pawns included: about seven in eight calls
-        of `victims_fit` are look-ups, measured on seed 6015)."""
-        key = self.plan_key(board, color)
-        hit = self.locks.get(key)
-        if hit is None:
-            if len(self.locks) > BOUNDS_MEMO:
-                self.locks.clear()
-            hit = self.locks[key] = locked_pawns(self, board, color, plan)
-        return hit
 
     # the phases ---------------------------------------------------------------------------------
 
@@ -597,4 +440,4 @@ class Finder(Reach):
         return None
 
 
-__all__ = ["Finder", "GiveUp", "LimitHit", "Try", "plies_needed"]
+__all__ = ["Finder", "GiveUp", "LimitHit", "Try"]

@@ -1,7 +1,8 @@
 """The finder's distance look-ups (issue #19): how far a unit is from a square or a set of
 squares, and how soon a victim can come to a capture square (the capture plan's guide,
-`kernel.plan_distance`) -- a base class of `legalgame.finder.Finder`, split off to keep that
-module short; its memo tables and the analysis are set by `Finder.__init__`.
+`kernel.plan_distance`) -- a base class of `legalgame.finder.Finder` (through
+`legalgame.bounds.Bounds`), split off to keep that module short; its memo tables and the
+analysis are set by `Finder.__init__`.
 
 The distances are the proof-game analysis' (`spg.analysis`: pawn maps per capture count, piece
 maps with frozen units as obstacles); a piece's moves are reversible, so the distance from a
