@@ -5,8 +5,8 @@ module short; its memo tables, walls and planner are set by `Finder.__init__`.
 
 A side's bound is the proof-game analysis' (`spg.analysis`, the identity-free lower bound of
 §10 of shared/seeds/malikovic-spg-trajectories-coq.txt) with the settled pawns as walls
-(`legalgame.walls`) and two moves per castling right the target has lost; INF (no game) when
-the side's pawn captures do not fit within the captures it has left all together
+(`legalgame.walls`) and two moves per castling right the target has lost; no finite bound (no
+game) when the side's pawn captures do not fit within the captures it has left all together
 (`captures_fit`) or a pawn that can never move again stands where the target has none
 (`walls.stuck_pawns`). The capture plan (`legalgame.kernel`: one joint assignment of a side's
 units to its target units) guides the capture searches and answers `captures_fit` when it
