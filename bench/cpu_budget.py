@@ -48,3 +48,10 @@ class CpuBudget(Budget):
 
     def left(self) -> float | None:
         return max(self.cpu_deadline - time.process_time(), 0.0)
+
+
+def position_budget(timeout: float, nodes: int | None) -> Budget:
+    """One position's limit: `nodes` positions and no deadline (`--nodes`: what `legal
+    --nodes` does, the finders' and the proof-game route's turns then counted in nodes, so
+    every machine expands the same), else `timeout` CPU seconds."""
+    return Budget(nodes=nodes) if nodes else CpuBudget(timeout)

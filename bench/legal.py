@@ -81,7 +81,7 @@ from retrologic.legalgame.find import find_game  # noqa: E402
 from retrologic.legality import rules as legality  # noqa: E402
 from retrologic.limits import Budget, LimitHit  # noqa: E402
 from retrologic.position import Position  # noqa: E402
-from cpu_budget import CpuBudget  # noqa: E402  (bench/, on the path as the script's folder)
+from cpu_budget import position_budget  # noqa: E402  (bench/, on the path as the script's folder)
 
 
 def random_position(seed: int) -> tuple[chess.Board, int]:
@@ -123,10 +123,10 @@ try:
 except ImportError:     # a tree before the entry moved out of finder.py
     from retrologic.legalgame.finder import find_game
 from retrologic.legality import rules as legality
-from retrologic.limits import Budget, LimitHit
+from retrologic.limits import LimitHit
 from retrologic.position import Position
 sys.path.append(os.environ["RETROLOGIC_BENCH"])     # after the baseline tree: cpu_budget only
-from cpu_budget import CpuBudget
+from cpu_budget import position_budget
 
 salt, cap = int(os.environ["RETROLOGIC_SALT"]), int(os.environ["RETROLOGIC_NODES"])
 if salt:
@@ -144,7 +144,7 @@ for line in sys.stdin:
         verdict = "illegal"
     else:
         try:
-            budget = Budget(nodes=cap) if cap else CpuBudget(timeout)
+            budget = position_budget(timeout, cap)
             try:
                 moves = find_game(board, budget, route=True)
             except TypeError:     # a tree before the proof-game route
@@ -197,13 +197,6 @@ def certify_tree(board: chess.Board, timeout: float,
 def legal_finder(board: chess.Board, budget: Budget) -> list | None:
     """What `legal` runs: the finders with the proof-game route (`legalgame.proof_route`)."""
     return find_game(board, budget, route=True)
-
-
-def position_budget(timeout: float, nodes: int | None) -> Budget:
-    """One position's limit: `nodes` positions and no deadline (`--nodes`: what `legal
-    --nodes` does, the finders' and the proof-game route's turns then counted in nodes, so
-    every machine expands the same), else `timeout` CPU seconds."""
-    return Budget(nodes=nodes) if nodes else CpuBudget(timeout)
 
 
 def certify(board: chess.Board, timeout: float, finder: Finder = legal_finder,
