@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Iterator
 
 import chess
 from conftest import listing_nodes, random_game, replayed
@@ -51,6 +52,19 @@ def _scripted() -> list[list[chess.Move]]:
     return games
 
 
+def _kernel_states(
+        moves: list[chess.Move]) -> Iterator[tuple[chess.Board, pawn_columns.State, bool]]:
+    """Each position of a game (the board after each move), its kernel state with the
+    promotions made so far, and whether that move took en passant."""
+    board = chess.Board()
+    made = {chess.WHITE: 0, chess.BLACK: 0}
+    for move in moves:
+        made[board.turn] += move.promotion is not None
+        en_passant = board.is_en_passant(move)
+        board.push(move)
+        yield board, pawn_columns.state_of(board, made[chess.WHITE], made[chess.BLACK]), en_passant
+
+
 def test_every_position_of_a_real_game_keeps_a_kernel_to_its_end() -> None:
     """Each position of 10 random games and two scripted ones, with the promotions made so far:
     the kernel search from it reaches the game's last position (the moves of the kernel space
@@ -61,16 +75,11 @@ def test_every_position_of_a_real_game_keeps_a_kernel_to_its_end() -> None:
         final = replayed(moves)
         kernel = pawn_columns.Kernel.towards(final)
         assert pawn_columns.reasons(Position.from_board(final)) == [], final.fen()
-        board = chess.Board()
-        made = {chess.WHITE: 0, chess.BLACK: 0}
-        for move in moves:
-            made[board.turn] += move.promotion is not None
-            en_passant += board.is_en_passant(move)
-            board.push(move)
-            state = pawn_columns.state_of(board, made[chess.WHITE], made[chess.BLACK])
+        for board, state, took_en_passant in _kernel_states(moves):
+            en_passant += took_en_passant
             assert kernel.reachable(state) is True, (board.fen(), final.fen())
             positions += 1
-        promoted += made[chess.WHITE] + made[chess.BLACK] > 0
+        promoted += any(move.promotion for move in moves)
     assert positions > 800 and promoted >= 3 and en_passant >= 2
 
 
@@ -86,14 +95,9 @@ def test_a_kernel_remembering_dead_states_answers_as_a_fresh_one() -> None:
     for final in finals:
         kernel = pawn_columns.Kernel.towards(final)
         for moves in games:
-            board = chess.Board()
-            made = {chess.WHITE: 0, chess.BLACK: 0}
-            for ply, move in enumerate(moves):
-                made[board.turn] += move.promotion is not None
-                board.push(move)
+            for ply, (board, state, _) in enumerate(_kernel_states(moves)):
                 if ply % 4:
                     continue
-                state = pawn_columns.state_of(board, made[chess.WHITE], made[chess.BLACK])
                 alone = pawn_columns.Kernel.towards(final)
                 fresh = alone.reachable(state)
                 if fresh is not None:
