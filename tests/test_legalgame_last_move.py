@@ -14,6 +14,7 @@ from conftest import random_game
 from retrologic.legalgame import last_move
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.find import Finders, find_game
+from retrologic.legalgame.proof_route import near_initial_array
 from retrologic.limits import Budget, LimitHit
 
 # seed 10569 of bench/legal.py: White in check from the rook on f4 along an open f-file, so the
@@ -23,6 +24,9 @@ ROOK_TOOK_THE_BLOCKER = "1n2n3/2p3rQ/3bk3/R7/3PNrP1/7B/2P5/2n1QKN1 w - - 0 38"
 # seed 27145: White in check from the pawn on f6, so that pawn moved last; the finder on the
 # target alone needed 41,290 positions (93 s), the turns with its predecessors 852
 PAWN_GAVE_CHECK = "2k4r/6r1/1p1P1pP1/p3K3/P1P1P2n/B7/3N4/R1Q2B1R w - - 0 45"
+# seed 52775: Black in check from the bishop on f7, which took there (every retraction
+# uncaptures on f7); 12 units on their squares of the initial array
+BISHOP_TOOK_ON_F7 = "1n2kbnr/r1Q2Bp1/1p2p3/p2q3p/b1pP4/PP3PPP/2P5/R1B1KNNR b KQ - 0 24"
 
 
 def test_bound_targets_of_real_games_and_their_predecessors(monkeypatch) -> None:
@@ -98,6 +102,25 @@ def test_a_pawns_check_is_reached_through_the_positions_before_it() -> None:
         assert board.is_legal(move)
         board.push(move)
     assert game[-1].to_square == chess.F6 and board.piece_type_at(chess.F6) == chess.PAWN
+    assert reached_fault(board, target) is None
+
+
+def test_a_capture_with_check_near_the_initial_array_goes_through_its_predecessors() -> None:
+    # seed 52775 of bench/legal.py: Bg6xf7+ was the last move; a position the proof-game route
+    # takes turns on, where only a pawn's check went through its predecessors until
+    # 2026-12-05 (unknown at 20,000 positions then; 228 now)
+    target = chess.Board(BISHOP_TOOK_ON_F7)
+    assert near_initial_array(target) and not last_move.checked_by_pawn(target)
+    assert last_move.bound_last_move(target) is not None
+    budget = Budget(nodes=3_000)
+    game = find_game(target, budget, route=True)
+    assert game is not None and budget.spent <= 3_000
+    board = chess.Board()
+    for move in game[:-1]:
+        assert board.is_legal(move)
+        board.push(move)
+    assert board.is_capture(game[-1]) and game[-1].to_square == chess.F7
+    board.push(game[-1])
     assert reached_fault(board, target) is None
 
 
