@@ -80,11 +80,17 @@ def test_a_check_given_by_a_capture_is_reached_through_the_position_before_it() 
     target = chess.Board(ROOK_TOOK_THE_BLOCKER)
     game = find_game(target, Budget(nodes=6_000), route=True)
     assert game is not None
+    assert_ends_taking_on(game, chess.F4, target)
+
+
+def assert_ends_taking_on(game: list[chess.Move], square: chess.Square,
+                          target: chess.Board) -> None:
+    """`game` replays legally, its last move a capture on `square`, to `target` exactly."""
     board = chess.Board()
     for move in game[:-1]:
         assert board.is_legal(move)
         board.push(move)
-    assert board.is_capture(game[-1]) and game[-1].to_square == chess.F4
+    assert board.is_capture(game[-1]) and game[-1].to_square == square
     board.push(game[-1])
     assert reached_fault(board, target) is None
 
@@ -115,13 +121,7 @@ def test_a_capture_with_check_near_the_initial_array_goes_through_its_predecesso
     budget = Budget(nodes=3_000)
     game = find_game(target, budget, route=True)
     assert game is not None and budget.spent <= 3_000
-    board = chess.Board()
-    for move in game[:-1]:
-        assert board.is_legal(move)
-        board.push(move)
-    assert board.is_capture(game[-1]) and game[-1].to_square == chess.F7
-    board.push(game[-1])
-    assert reached_fault(board, target) is None
+    assert_ends_taking_on(game, chess.F7, target)
 
 
 def test_the_turns_keep_to_their_cap_and_the_node_limit() -> None:
