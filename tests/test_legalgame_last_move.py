@@ -10,7 +10,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from conftest import random_game
+from conftest import random_game, replayed
 from retrologic.legalgame import last_move
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.find import Finders, find_game
@@ -86,10 +86,7 @@ def test_a_check_given_by_a_capture_is_reached_through_the_position_before_it() 
 def assert_ends_taking_on(game: list[chess.Move], square: chess.Square,
                           target: chess.Board) -> None:
     """`game` replays legally, its last move a capture on `square`, to `target` exactly."""
-    board = chess.Board()
-    for move in game[:-1]:
-        assert board.is_legal(move)
-        board.push(move)
+    board = replayed(game[:-1])
     assert board.is_capture(game[-1]) and game[-1].to_square == square
     board.push(game[-1])
     assert reached_fault(board, target) is None
@@ -103,10 +100,7 @@ def test_a_pawns_check_is_reached_through_the_positions_before_it() -> None:
     assert before is not None and before[0][1] == chess.Move(chess.F7, chess.F6)  # plain first
     game = find_game(target, Budget(nodes=5_000), route=True)
     assert game is not None
-    board = chess.Board()
-    for move in game:
-        assert board.is_legal(move)
-        board.push(move)
+    board = replayed(game)
     assert game[-1].to_square == chess.F6 and board.piece_type_at(chess.F6) == chess.PAWN
     assert reached_fault(board, target) is None
 
