@@ -87,6 +87,7 @@ def assert_ends_taking_on(game: list[chess.Move], square: chess.Square,
                           target: chess.Board) -> None:
     """`game` replays legally, its last move a capture on `square`, to `target` exactly."""
     board = replayed(game[:-1])
+    assert board.is_legal(game[-1])
     assert board.is_capture(game[-1]) and game[-1].to_square == square
     board.push(game[-1])
     assert reached_fault(board, target) is None
