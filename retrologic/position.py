@@ -172,6 +172,10 @@ def castling_field(castling: int) -> str:
     return "".join(letters) or "-"
 
 
+INITIAL_PLACEMENT = Placement.from_board(chess.Board())
+GAME_START = "(initial array)"   # the notation of the empty history: no move played yet
+
+
 @dataclass(frozen=True)
 class Position:
     """A retro position.
@@ -210,6 +214,21 @@ class Position:
         """A partial position from a placement; ValueError if it is malformed."""
         _check_length(board_fen, "board")
         return cls(Placement.from_board_fen(board_fen), None, 0, None, frozen, True)
+
+    def at_initial_array(self) -> bool:
+        """The initial array's placement with White to move (or open): a position that may be
+        the game's start, so no rule or proof may call it impossible for want of a last move
+        (its frozen units fit: none of them moved). Castling rights are not compared: in a
+        retraction a missing right is no claim."""
+        return self.placement == INITIAL_PLACEMENT and self.turn in (chess.WHITE, None)
+
+    def is_game_start(self) -> bool:
+        """The game's start as a diagram states it (`at_initial_array`, every castling right
+        of a full position, no e.p. square): the empty game reaches it, a history with no
+        last move (audit of 2026-12-05: the lastmove checker called it illegal when the side
+        to move was open and the knights frozen)."""
+        return self.at_initial_array() and self.ep_square is None and \
+            (self.partial or self.castling == chess.BB_CORNERS)
 
     def to_board(self) -> chess.Board:
         """A python-chess board of a full position (side to move White when open)."""

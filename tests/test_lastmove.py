@@ -12,7 +12,7 @@ import chess.pgn
 from retrologic.lastmove import search as lastmove
 from retrologic.certificate import check
 from retrologic.limits import Budget
-from retrologic.position import Position, parse
+from retrologic.position import GAME_START, Position, parse
 
 from conftest import BRANDIS, listing_nodes
 
@@ -217,7 +217,8 @@ def test_no_candidate_at_all_says_why():
     candidate is impossible" and named no reason. The answer now gives each side's
     retro-stalemate, with the diagram's static fault beside it (never in its place: a castling
     right leaves every retraction standing), and the checker's accepted claim says there was
-    none; the initial array with Black's units frozen is named as such, not as illegal."""
+    none; the initial array with Black's units frozen is the empty history, possible by the
+    empty game (audit of 2026-12-05: it is a candidate of its own, not a special reason)."""
     no_double_step = "1n1qkbnr/2pb1p2/r2p4/Pp2p1pp/4P1PP/8/P1PPNP2/RNBQKB1R w KQk c6 0 12"
     res = lastmove.solve(Position.from_fen(no_double_step), 1)
     assert res.finding == lastmove.Finding.NONE and not res.candidates
@@ -237,9 +238,9 @@ def test_no_candidate_at_all_says_why():
         "no candidate last move (no retraction): the diagram is illegal")
     start = Position.from_fen(chess.STARTING_FEN, frozen=chess.BB_RANK_7 | chess.BB_RANK_8)
     first = lastmove.solve(start, 1)
-    assert first.finding == lastmove.Finding.NONE and first.reason.endswith(
-        ": the initial array, where no move has been played")
+    assert first.finding == lastmove.Finding.UNIQUE and first.answer == [GAME_START]
+    assert [(c.notation, c.game) for c in first.candidates] == [(GAME_START, [])]
     verdict = check(lastmove.certificate(start, 1, first))
     assert verdict.ok and verdict.reason.endswith(
-        "no candidate last move (no retraction): the initial array, where no move has been "
-        "played")
+        "no move has been played: the diagram is the initial array (the empty game); "
+        "no other candidate")

@@ -33,7 +33,7 @@ from retrologic.certformat import (Rejected, Verdict, check_budget, frozen_mask,
                                    stated_position, tick, verdict_of, whole_or_counted)
 from retrologic.lastmove.unmoves import unmoves
 from retrologic.legality import rules as legality
-from retrologic.position import Position
+from retrologic.position import GAME_START, Position
 from retrologic.retract import Retraction, apply, in_check, retractions
 
 
@@ -63,13 +63,6 @@ class _Line(NamedTuple):
 MAX_CHECK_PLIES = 8          # longer candidate lists are not checked (they explode anyway)
 REVERIFY_NODES = 20_000      # positions a cage leaf may take to verify again (as in discovery)
 REVERIFY_TOTAL = 100_000     # and all the cage leaves of one certificate together
-
-
-def _is_game_array(pos: Position) -> bool:
-    """The initial array with White to move (or open): it needs no last move, so no proof may
-    call it impossible."""
-    start = Position.from_board(chess.Board())
-    return pos.placement == start.placement and pos.turn in (chess.WHITE, None)
 
 
 def _replay(child: Position, r: Retraction, parent: Position) -> None:
@@ -196,10 +189,13 @@ def _check(cert: dict[str, Any]) -> str:
                 raise Rejected(f"candidate {c.notation}: {why}") from None
             above = pos
         if e["status"] == "possible":
-            _check_game(e["game"], c, diagram.with_turn(not c.line[0].color))
+            _check_game(e["game"], c, diagram.with_turn(not c.line[0].color if c.line
+                                                        else chess.WHITE))
             continue
         if e["status"] != "impossible":
             continue
+        if not c.line:
+            raise Rejected(f"{GAME_START}: the empty history is not impossible")
         try:
             _check_tree(c.positions[-1], e["proof"], cages)
         except Rejected as why:
@@ -211,11 +207,13 @@ def _check(cert: dict[str, Any]) -> str:
     head = f"diagram {diagram.fen()}" + (
         f" frozen {square_names(diagram.frozen)}" if diagram.frozen else "") + \
         f", {side} moved last, {plies} pl{'y' if plies == 1 else 'ies'}: "
-    if not generated:
-        start = diagram.turn == chess.WHITE and diagram.to_board().epd() == chess.Board().epd()
-        return head + "no candidate last move (no retraction): " + (
-            "the initial array, where no move has been played" if start
-            else "the diagram is illegal")
+    if not generated:       # the game's start has its empty history (`_candidates_capped`)
+        return head + "no candidate last move (no retraction): the diagram is illegal"
+    if left == [GAME_START] and len(shown_possible) == 1:
+        others = len(generated) - 1
+        return head + ("no move has been played: the diagram is the initial array (the empty "
+                       "game); " + (f"the other {others} candidate(s) impossible" if others
+                                    else "no other candidate"))
     if not left:
         return head + f"all {len(generated)} candidates impossible: the diagram is illegal"
     if len(left) == len(shown_possible):
@@ -276,6 +274,8 @@ def _check_game(moves: Any, c: _Line, diagram: Position) -> None:
     e1d1), and never moving nor taking a unit the diagram says is frozen."""
     from retrologic.legalgame.checker import replay
     want = [r.move().uci() for r in reversed(c.line)]
+    if not c.line and moves != []:
+        raise Rejected(f"candidate {c.notation}: the empty history's game is the empty game")
     if not isinstance(moves, list) or moves[len(moves) - len(want):] != want or \
             len(moves) < len(want):
         raise Rejected(f"candidate {c.notation}: its game does not end with {' '.join(want)}")
@@ -299,7 +299,7 @@ def _check_game(moves: Any, c: _Line, diagram: Position) -> None:
 def _candidates_capped(pos: Position, plies: int, cap: int) -> list[_Line]:
     """The engine's candidates(pos, plies) walk (lastmove.search), re-run here, raising Rejected as soon as there are more than
     `cap` (the certificate's list is then incomplete; a long walk is never finished)."""
-    out: list[_Line] = []
+    out: list[_Line] = [_Line([], GAME_START, [])] if pos.is_game_start() else []
 
     def walk(p: Position, line: list[Retraction], names: list[str], seen: list[Position]) -> None:
         if len(line) == plies:
@@ -308,7 +308,7 @@ def _candidates_capped(pos: Position, plies: int, cap: int) -> list[_Line]:
             checked = {c: in_check(p, not c) for c in chess.COLORS}
             rs = retractions(p)
             _complete(p, rs)
-            if not rs and line:
+            if line and (not rs or p.at_initial_array()):   # no further, or the game's start
                 out.append(_Line(list(line), " ".join(names), list(seen)))
             for r in rs:
                 q = apply(p, r)
@@ -335,7 +335,7 @@ def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
         raise Rejected("a proof node must be an object")
     if node.get("fen") != pos.fen():
         raise Rejected(f"proof node {str(node.get('fen'))[:80]} is not the position {pos.fen()}")
-    if _is_game_array(pos):
+    if pos.at_initial_array():   # no last move needed (frozen units or castling aside)
         raise Rejected("the initial array needs no last move: it is not impossible")
     rule = node.get("rule")
     if rule is not None:

@@ -28,7 +28,7 @@ import chess
 from retrologic.lastmove.checker import Status, diagram_fault, not_unique, stalemate_message
 from retrologic.legality import rules as legality
 from retrologic.limits import Budget, LimitHit, active, budget_for
-from retrologic.position import Position
+from retrologic.position import GAME_START, Position
 from retrologic.result import Verdict
 from retrologic.retract import Retraction, apply, in_check, retractions
 
@@ -138,12 +138,12 @@ def refute(pos: Position, depth: int, search: Search) -> dict[str, Any] | None:
 
 
 def _refute(pos: Position, depth: int, search: Search) -> dict[str, Any] | None:
+    if pos.at_initial_array():
+        return None  # the game array itself (with frozen units too: audit of 2026-12-05)
     fen = pos.fen()
     reason = static_rule(pos)
     if reason is not None:
         return {"fen": fen, "rule": reason.rule, "message": reason.message}
-    if pos == Position.from_board(chess.Board()):
-        return None  # the game array itself
     rs = retractions(pos)
     if not rs:
         return {"fen": fen, "rule": "retro-stalemate", "message": stalemate_message(pos)}
@@ -176,7 +176,7 @@ def support(pos: Position, plies: int, search: Search) -> list[Retraction] | Non
     search.tick()
     if static_rule(pos) is not None:
         return None
-    if plies == 0 or pos == Position.from_board(chess.Board()):
+    if plies == 0 or pos.at_initial_array():
         return []
     if any(closer.known(pos) is not None for closer in search.closers):
         return None
@@ -208,11 +208,14 @@ class Candidate:
 
 
 def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[Candidate]:
-    """Every sequence of `plies` retractions from `pos` (alternating sides); a shorter prefix
-    after which no retraction exists is a candidate too (refuted by retro-stalemate). With a
-    `budget`, each position listed is one node of it, and its node limit, deadline and Ctrl-C
-    stop the enumeration (LimitHit): the list grows 20-30 times per ply."""
+    """Every sequence of `plies` retractions from `pos` (alternating sides), and a shorter one
+    ending where no retraction exists (retro-stalemate) or at the initial array (the game may
+    begin there: audit of 2026-12-05, 1.e4 was no 2-ply candidate); a diagram that is the
+    game's start has the empty history too (`GAME_START`, possible by the empty game). Each
+    position listed is one node of `budget`, whose limits and Ctrl-C stop the walk (LimitHit)."""
     out: list[Candidate] = []
+    if pos.is_game_start():
+        out.append(Candidate([], GAME_START, [pos], Status.POSSIBLE, diagram=pos))
 
     def walk(p: Position, line: list[Retraction], names: list[str], seen: list[Position]) -> None:
         if budget is not None:
@@ -222,10 +225,10 @@ def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[
             return
         checked = {c: in_check(p, not c) for c in chess.COLORS}
         rs = retractions(p)
-        if not rs and line:
-            # A prefix that cannot be extended: a candidate refuted by retro-stalemate.
+        if line and (not rs or p.at_initial_array()):
+            # a prefix that cannot be extended (refuted by retro-stalemate), or one from where
+            # the game may have begun
             out.append(Candidate(list(line), " ".join(names), list(seen), diagram=pos))
-            return
         for r in rs:
             q = apply(p, r)
             walk(q, line + [r], names + [r.notation(checked[r.color])], seen + [q])
@@ -255,11 +258,11 @@ def decide(cands: list[Candidate], search: Search) -> str | None:
         for discovering, depth in rounds:
             search.discovering = discovering
             for c in cands:
-                if c.status != Status.IMPOSSIBLE:
+                if c.status == Status.UNRESOLVED:    # the empty history is possible at once
                     _refuted(c, depth, search)
         search.discovering = False
         for c in cands:
-            if c.status != Status.IMPOSSIBLE:
+            if c.status == Status.UNRESOLVED:
                 _show(c, search)
     except LimitHit as e:
         for c in cands:
@@ -538,11 +541,8 @@ def _no_candidate(pos: Position, sides: list[chess.Color]) -> str:
         found = legality.state_and_count_reasons(before)
         why.append(stalemate_message(before) + (
             f" (also: {found[0].message}, {found[0].rule})" if found else ""))
-    # Black moved last, so White is to move; epd: castling rights and e.p. square too
-    start = sides == [chess.BLACK] and pos.to_board().epd() == chess.Board().epd()
-    return "no candidate last move: " + "; ".join(why) + (
-        ": the initial array, where no move has been played" if start
-        else ": the position is illegal")
+    # the game's start is no such position: its empty history is a candidate (`candidates`)
+    return "no candidate last move: " + "; ".join(why) + ": the position is illegal"
 
 
 def support_pgn(c: Candidate) -> str | None:

@@ -116,7 +116,7 @@ def retro_stalemate_reasons(pos: Position) -> list[Reason]:
             return [Reason("retro-stalemate", "a king stands in an unblockable check that no "
                                               "retraction can have given")]
         return []
-    if pos == Position.from_board(chess.Board()):
+    if pos.at_initial_array():   # the game's start (frozen units or an open side included)
         return []
     out = []
     for c in retractors(pos):

@@ -125,8 +125,9 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
         if c.status == Status.IMPOSSIBLE:
             lines.append(f"{c.notation:<28} impossible: {_summary(c.proof)}")
         elif c.status == Status.POSSIBLE:
-            lines.append(f"{c.notation:<28} possible: a legal game of {len(c.game)} plies "
-                         "ends with it")
+            lines.append(f"{c.notation:<28} possible: " + (
+                f"a legal game of {len(c.game)} plies ends with it" if c.line
+                else "the empty game (no move has been played)"))
         elif c.support_line:
             lines.append(f"{c.notation:<28} unresolved, not refuted: line "
                          f"{' '.join(c.support_line)}")

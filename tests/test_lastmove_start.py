@@ -1,0 +1,103 @@
+"""The game's start in last-move questions (audit of 2026-12-05): the initial array may need no
+last move at all, and a line of retractions may reach it before the question's plies run out.
+
+Two false accepts of the `lastmove-proof` checker, both written by the engine itself: the initial
+array with the side to move open and knights frozen was "illegal" (every candidate impossible,
+the empty history forgotten), and the position after 1.e4 was "illegal" for the last 2 plies
+(only 2-ply lines were candidates, so the real history, e2-e4 alone, was never one).
+Oracles: python-chess replays of the games, and the forged certificates the audit built.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import chess
+
+from retrologic.certificate import check
+from retrologic.lastmove import search as lastmove
+from retrologic.legality import rules
+from retrologic.position import GAME_START, Position, parse
+
+START = chess.STARTING_FEN
+AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+
+
+def _solved(pos: Position, plies: int) -> tuple[lastmove.LastMoveResult, dict]:
+    res = lastmove.solve(pos, plies)
+    return res, lastmove.certificate(pos, plies, res)
+
+
+def _without(cert: dict, notation: str) -> dict:
+    out = copy.deepcopy(cert)
+    out["candidates"] = [e for e in out["candidates"] if e["notation"] != notation]
+    return out
+
+
+def test_the_initial_array_with_the_side_open_is_its_empty_history() -> None:
+    pos = parse(fen=START, to_move="?", frozen=["b8", "g8"])
+    res, cert = _solved(pos, 1)
+    assert res.finding == lastmove.Finding.UNIQUE and res.answer == [GAME_START]
+    # White's four knight retractions are each impossible (Black never moved), and only those
+    impossible = sorted(c.notation for c in res.candidates if c.status == "impossible")
+    assert impossible == ["Na3-b1", "Nc3-b1", "Nf3-g1", "Nh3-g1"]
+    verdict = check(cert)
+    assert verdict.ok and "no move has been played: the diagram is the initial array" in \
+        verdict.reason and "the other 4 candidate(s) impossible" in verdict.reason
+    # the audit's forgery: every listed candidate impossible, "the diagram is illegal"
+    forged = _without(cert, GAME_START)
+    verdict = check(forged)
+    assert not verdict.ok and "the candidate list" in verdict.reason, verdict.reason
+    # with every knight frozen, no candidate at all but the empty one (an empty list: forged)
+    pos = parse(fen=START, to_move="?", frozen=["b1", "g1", "b8", "g8"])
+    res, cert = _solved(pos, 1)
+    assert [(c.notation, c.status, c.game) for c in res.candidates] == \
+        [(GAME_START, "possible", [])]
+    assert check(cert).ok and not check(_without(cert, GAME_START)).ok
+
+
+def test_the_empty_history_is_never_impossible_and_its_game_is_empty() -> None:
+    _, cert = _solved(parse(fen=START, to_move="?", frozen=["b8", "g8"]), 1)
+    entry = next(e for e in cert["candidates"] if e["notation"] == GAME_START)
+    bad = copy.deepcopy(cert)
+    tampered = next(e for e in bad["candidates"] if e["notation"] == GAME_START)
+    tampered.pop("game")
+    tampered.update(status="impossible", proof={"fen": START, "rule": "retro-stalemate",
+                                                "message": "x"})
+    assert not check(bad).ok
+    bad = copy.deepcopy(cert)
+    tampered = next(e for e in bad["candidates"] if e["notation"] == GAME_START)
+    tampered["game"] = ["g1f3", "g8f6", "f3g1", "f6g8"]    # reaches it, but after 4 moves
+    verdict = check(bad)
+    assert not verdict.ok and "empty game" in verdict.reason, verdict.reason
+    assert entry["game"] == [] and entry["uci"] == []
+
+
+def test_a_history_shorter_than_the_plies_asked_is_a_candidate() -> None:
+    pos = parse(fen=AFTER_E4, frozen=["b1", "g1", "d1", "f1"])
+    res, cert = _solved(pos, 2)
+    short = [c for c in res.candidates if c.notation == "e2-e4"]
+    assert len(short) == 1 and short[0].status == "possible" and \
+        [m.uci() for m in short[0].game] == ["e2e4"]
+    assert res.finding == lastmove.Finding.UNIQUE and res.answer == ["e2-e4"]
+    verdict = check(cert)
+    assert verdict.ok and "unique, each shown by a legal game: e2-e4" in verdict.reason
+    # the audit's forgery: the 2-ply lines alone, all impossible, "the diagram is illegal"
+    forged = _without(cert, "e2-e4")
+    verdict = check(forged)
+    assert not verdict.ok and "the candidate list" in verdict.reason, verdict.reason
+    # python-chess: the game 1.e4 reaches the diagram
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert board.epd() == chess.Board(AFTER_E4).epd()
+
+
+def test_the_initial_array_is_no_retro_stalemate_with_frozen_units() -> None:
+    """`legal` called the initial array with Black's knights frozen illegal (retro-stalemate:
+    the exception for the game's start compared the frozen units and the side to move too)."""
+    for pos in (Position.from_fen(START, frozen=chess.BB_B8 | chess.BB_G8),
+                parse(fen=START, to_move="?", frozen=["b1", "g1", "b8", "g8"])):
+        assert rules.retro_stalemate_reasons(pos) == []
+    # still a retro-stalemate when Black is to move (White moved last and cannot have)
+    black = Position.from_fen(START.replace(" w ", " b "), frozen=chess.BB_RANK_1)
+    assert rules.retro_stalemate_reasons(black)
