@@ -397,6 +397,31 @@ def test_check_a_claimed_proof_game(claim, moves, status, words, tmp_path, capsy
     assert words in out.out + out.err
 
 
+AFTER_QXD5 = "rnb1kbnr/ppp1pppp/8/3q4/4P3/8/PPPP1PPP/RNBQKBNR"    # 1.e4 d5 2.exd5 Qxd5 3.P@e4
+
+
+@pytest.mark.parametrize("claim,words", [
+    ('[Variant "Crazyhouse"]\n\n1. e4 d5 2. exd5 Qxd5 3. @e4 *\n', "'Crazyhouse' is not orthodox"),
+    ('[Variant "Horde"]\n\n1. a5 e6 *\n', "'Horde' is not orthodox"),
+    ("1.e4 d5 2.exd5 Qxd5 3.-- Qd8", "null move"),
+    ("1.e4 d5 2.exd5 Qxd5 3.Z0 Qd8", "null move"),
+    ('[Event "?"]\n\n1. e4 d5 2. exd5 Qxd5 3. -- Qd8 *\n', "not a legal move"),
+])
+def test_a_claim_in_another_variant_or_with_a_null_move_is_rejected(claim, words, tmp_path,
+                                                                    capsys) -> None:
+    """Audit of 2026-12-05: python-chess plays a PGN's [Variant] tag and reads null moves, and
+    `check --spg --replay-only` accepted a Crazyhouse drop and a null move as proof games (the
+    diagram of the drop has no game of 2.5 moves: `spg` proves it)."""
+    path = tmp_path / "claim.pgn"
+    path.write_text(claim)
+    assert main(["check", "--spg", AFTER_QXD5, "--moves", "2.5", "--replay-only",
+                 str(path)]) == 1
+    out = capsys.readouterr()
+    assert "REJECTED" in out.out and words in out.out, out.out
+    with pytest.raises(notation.NotationError):
+        notation.read_game(claim)
+
+
 def test_check_reports_a_cooked_claim(tmp_path, capsys) -> None:
     path = tmp_path / "claim.txt"
     path.write_text("1.a3 e5 2.h3 Ke7")

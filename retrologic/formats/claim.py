@@ -63,7 +63,9 @@ def replay_claim(text: str, target: chess.Board, plies: int) -> tuple[list[chess
     except NotationError as e:
         return [], f"does not replay: {e}"
     board = chess.Board()
-    for move in moves:
+    for i, move in enumerate(moves):
+        if not move or not board.is_legal(move):     # whatever the reader let through
+            return moves, f"does not replay: ply {i + 1}: {move.uci()} is not a legal move"
         board.push(move)
     if len(moves) != plies:
         return moves, f"has {len(moves)} plies, the stipulation {plies}"

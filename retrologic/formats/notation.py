@@ -124,9 +124,12 @@ def read_move(board: chess.Board, token: str) -> chess.Move:
         san = "N" + san[1:]
     san = re.sub(r"=S$", "=N", san)
     try:
-        return board.parse_san(san)
+        move = board.parse_san(san)
     except ValueError as e:
         raise NotationError(f"{token!r}: {e}") from None
+    if not move:            # python-chess reads "--", "Z0", "0000" and "@@@@" as a null move
+        raise NotationError(f"{token!r}: a null move is no move of a game")
+    return move
 
 
 def tokens(text: str) -> list[str]:
@@ -178,7 +181,24 @@ def read_pgn(text: str) -> list[chess.Move]:
     fen = game.headers.get("FEN")
     if fen and fen.split()[:4] != chess.STARTING_FEN.split()[:4]:
         raise NotationError(f"the game starts from FEN {fen!r}, not the initial array")
-    return list(game.mainline_moves())
+    start = game.board()
+    if type(start) is not chess.Board or start.chess960:
+        # python-chess plays a [Variant] tag's rules (a Crazyhouse drop, Antichess moves into
+        # check: audit of 2026-12-05, `check --spg` accepted such games)
+        raise NotationError(f"the game's variant {game.headers.get('Variant', '?')!r} is not "
+                            "orthodox chess")
+    return legal_line(list(game.mainline_moves()))
+
+
+def legal_line(moves: list[chess.Move]) -> list[chess.Move]:
+    """The moves, each legal in orthodox chess from the initial array (NotationError naming
+    the first that is not, a null move included)."""
+    board = chess.Board()
+    for i, move in enumerate(moves):
+        if not move or not board.is_legal(move):
+            raise NotationError(f"ply {i + 1}: {move.uci()} is not a legal move")
+        board.push(move)
+    return moves
 
 
 def read_game(text: str) -> list[chess.Move]:
