@@ -721,6 +721,10 @@ def _write(path: Path, data: bytes | str) -> str:
          "candidates": [{"notation": "x", "uci": [], "status": "impossible", "proof": {}}]})
         .replace('"proof": {}', '"proof": ' + "[" * 60 + "]" * 60)), 1),
     ("empty", lambda d: _write(d / "e.json", ""), 3),
+    # an unterminated string of 1.2 MB of escaped quotes: its depth count used to cost the
+    # square of its length (80 KB: minutes, past --timeout; audit of 2026-12-05)
+    ("escaped-quotes", lambda d: _write(d / "q.json", '{"type": "spg-listing", "x": "'
+                                        + '\\"' * 600_000), 3),
     ("list", lambda d: _write(d / "l.json", "[1, 2]"), 3),
     ("nan", lambda d: _write(d / "x.json", '{"type": "spg-game", "plies": NaN}'), 3),
     ("huge-int", lambda d: _write(d / "h.json", '{"type": "spg-game", "plies": ' + "9" * 5000 + "}"), 3),

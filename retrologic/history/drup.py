@@ -15,7 +15,7 @@ deleted: they are consequences of the formula, so this is sound (drat-trim does 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from retrologic.errors import shown
 
@@ -61,7 +61,12 @@ def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
 
 def parse_proof(lines: Iterable[str]) -> list[tuple[bool, list[int]]]:
     """(is_deletion, literals) for each line of a textual DRUP proof."""
-    out = []
+    return list(iter_proof(lines))
+
+
+def iter_proof(lines: Iterable[str]) -> Iterator[tuple[bool, list[int]]]:
+    """`parse_proof` one line at a time (a checker that stops early reads no further, and a
+    proof of millions of short lines never lies in memory as parsed lists)."""
     for line in lines:
         parts = line.split()
         if not parts:
@@ -70,8 +75,7 @@ def parse_proof(lines: Iterable[str]) -> list[tuple[bool, list[int]]]:
         nums = [int(t) for t in (parts[1:] if delete else parts)]
         if not nums or nums[-1] != 0 or 0 in nums[:-1]:
             raise ValueError(f"proof line not terminated by a single 0: {shown(line)}")
-        out.append((delete, nums[:-1]))
-    return out
+        yield delete, nums[:-1]
 
 
 class _Checker:
@@ -527,7 +531,11 @@ def parse_lrat(lines: Iterable[str]) -> list[tuple[list[int], list[int]]]:
     refutes its negation (the LRAT format of Cruz-Filipe, Heule, Hunt, Kaufmann and
     Schneider-Kamp 2017, with implicit ids and without deletions or RAT hints); ValueError if
     malformed."""
-    out = []
+    return list(iter_lrat(lines))
+
+
+def iter_lrat(lines: Iterable[str]) -> Iterator[tuple[list[int], list[int]]]:
+    """`parse_lrat` one line at a time (as `iter_proof`)."""
     for line in lines:
         parts = line.split()
         if not parts:
@@ -536,8 +544,7 @@ def parse_lrat(lines: Iterable[str]) -> list[tuple[list[int], list[int]]]:
         zeros = [k for k, n in enumerate(nums) if n == 0]
         if len(zeros) != 2 or zeros[1] != len(nums) - 1:
             raise ValueError(f"hinted proof line not 'literals 0 hints 0': {shown(line)}")
-        out.append((nums[:zeros[0]], nums[zeros[0] + 1:-1]))
-    return out
+        yield nums[:zeros[0]], nums[zeros[0] + 1:-1]
 
 
 def unit_closure(clauses: Iterable[list[int]], nv: int = 0,

@@ -169,5 +169,7 @@ def _hinted_lines(core: list[int], top: set[int], inputs: list[list[int]],
     res = check_lrat(checked, steps, tick)
     if not res.ok:
         raise AssertionError(f"internal error: the solver's hints do not check ({res.reason})")
-    lines = [" ".join(map(str, lits + [0] + hints + [0])) for lits, hints in steps]
+    # to where the check found the refutation: `check` rejects lines after it
+    lines = [" ".join(map(str, lits + [0] + hints + [0]))
+             for lits, hints in steps[:res.lemmas]]
     return core, lines, logged
