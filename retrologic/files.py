@@ -167,13 +167,29 @@ def _temporary(path: Path) -> tuple[int, str]:
 def refused_writes(what: str = "", *, file: str | None = None, field: str | None = None,
                    value: object = None) -> Iterator[None]:
     """The system's refusal of a write in the block (a full disk, /proc/x, a file where a
-    directory should be, a FIFO nobody reads) as one line of bad input, exit 3: "cannot write
-    [what]: reason", naming the file or the option the user gave."""
+    directory should be, a FIFO nobody reads, a path with a NUL byte) as one line of bad
+    input, exit 3: "cannot write [what]: reason", naming the file or the option the user gave."""
     try:
         yield
-    except OSError as e:
-        raise InputError(f"cannot write{' ' + what if what else ''}: {e.strerror or e}",
+    except (OSError, ValueError) as e:
+        reason = getattr(e, "strerror", None) or e
+        raise InputError(f"cannot write{' ' + what if what else ''}: {reason}",
                          file=file, field=field, value=value) from None
+
+
+def usable_path(path: str | Path, *, file: str | None = None, field: str | None = None
+                ) -> Path:
+    """`path`, when the system can name it (missing is fine: it may be made); InputError,
+    exit 3, for a NUL byte or a name too long (audit of 2026-12-05: a tablebase `dir` of
+    "\\u0000" or 300 letters ended in a traceback)."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot use this path ({getattr(e, 'strerror', None) or e})",
+                         file=file, field=field, value=str(path)) from None
+    return Path(path)
 
 
 def list_dir(directory: str | Path, pattern: str = "*", *, limit: int = MAX_DIR_FILES,

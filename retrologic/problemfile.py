@@ -185,7 +185,8 @@ def confined(path: str | Path, file: Any, field: str) -> Path:
     """`path`, or InputError when `confine` is in force and it lies outside the root."""
     try:
         inside = _confined is None or Path(path).resolve().is_relative_to(_confined)
-    except (OSError, RuntimeError) as e:        # a link loop (RuntimeError on Python 3.11)
+    except (OSError, RuntimeError, ValueError) as e:   # a link loop (RuntimeError on 3.11),
+        #                                                   a NUL byte (ValueError)
         raise InputError(f"cannot read this path ({getattr(e, 'strerror', None) or e})",
                          file=file, field=field, value=str(path)) from None
     if not inside:

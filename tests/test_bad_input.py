@@ -5,6 +5,7 @@ unbounded read; data files are written atomically and read back with size and sh
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import chess
@@ -657,3 +658,21 @@ def test_a_lemma_path_too_long_is_bad_input(capsys, tmp_path):
                     'position = { fen = "4k3/8/8/8/8/8/8/4K3 w - - 0 1" }\n'
                     'question = { kind = "last-move" }\n')
     bad(capsys, ["solve", str(path)], "lemmas", "cannot read this path")
+
+
+@pytest.mark.parametrize("name", ["\x00", "y" * 300])
+def test_a_tablebase_directory_the_system_cannot_name_is_one_line(capsys, tmp_path, name):
+    """Audit of 2026-12-05: a `dir` with a NUL byte or a 300-letter name ended in a traceback
+    (exit 5), from the problem file and from `tablebase probe --dir` alike."""
+    path = tmp_path / "t.toml"
+    path.write_text('format = "retrologic/1"\nquestion = { kind = "tablebase", table = "KQK", '
+                    f'dir = {json.dumps(name)} }}\n')
+    bad(capsys, ["solve", str(path)], "question.dir", "cannot use this path")
+    bad(capsys, ["tablebase", "probe", "8/8/8/8/8/8/8/K1k5 w - - 0 1", "--dir",
+                 str(tmp_path / name)], "--dir", "cannot use this path")
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_a_negative_strategy_count_is_one_line(capsys):
+    bad(capsys, ["spg", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR", "--moves", "0.5",
+                 "--list-strategies", "-1"], "--list-strategies", "-1")

@@ -706,3 +706,21 @@ def test_epd_castling_and_ep_fields_are_kept_as_stated() -> None:
                                      "4k3/8/8/8/4P3/8/8/4K3 b - e3 lastmove;\n")
     assert rights.table["position"]["fen"] == "4k3/8/8/8/8/8/8/4K3 w K - 0 1"
     assert ep.table["position"]["fen"] == "4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1"
+
+
+def test_twin_labels_go_on_past_z() -> None:
+    """Audit of 2026-12-05: the 27th diagram was labelled `{`, the 55,000th a lone surrogate.
+    Past z the labels run aa, ab, ... (an oracle: every word of one, then two, then three
+    letters in order)."""
+    import itertools
+    import string
+    from retrologic.formats.twins import twin_label
+    words = ["".join(w) for n in (1, 2, 3) for w in itertools.product(string.ascii_lowercase,
+                                                                        repeat=n)]
+    assert [twin_label(k) for k in range(len(words))] == words
+    text = (f"BeginProblem\nForsyth {TWIN_BASE}\nStipulation dia3\n" + "Twin Move e1 e1\n" * 27
+            + "EndProblem\n")
+    titles = [entry.table["meta"]["title"] for entry in popeye.read("twins.pop", text)]
+    assert len(titles) == 28 and titles[-2:] == [
+        "twins: proof game in 3.0 (twin aa: move e1 e1)",
+        "twins: proof game in 3.0 (twin ab: move e1 e1)"]

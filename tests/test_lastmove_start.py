@@ -101,3 +101,17 @@ def test_the_initial_array_is_no_retro_stalemate_with_frozen_units() -> None:
     # still a retro-stalemate when Black is to move (White moved last and cannot have)
     black = Position.from_fen(START.replace(" w ", " b "), frozen=chess.BB_RANK_1)
     assert rules.retro_stalemate_reasons(black)
+
+
+def test_a_proof_retraction_with_a_list_for_its_uncapture_is_rejected_by_name() -> None:
+    """Audit of 2026-12-05: `uncapture: []` was rejected as "TypeError: unhashable type"."""
+    _, cert = _solved(parse(fen=START, to_move="?", frozen=["b8", "g8"]), 1)
+    bad = copy.deepcopy(cert)
+    entry = next(e for e in bad["candidates"] if e["status"] == "impossible")
+    node = entry["proof"]
+    node.pop("rule", None)
+    node.pop("message", None)
+    node["retractions"] = [{"retraction": "x", "uci": "a1a2", "uncapture": [], "proof": {}}]
+    verdict = check(bad)
+    assert not verdict.ok and "'uncapture' a piece type or null" in verdict.reason, \
+        verdict.reason

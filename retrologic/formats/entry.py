@@ -16,6 +16,7 @@ import chess
 from retrologic import problemfile, questions
 from retrologic.errors import InputError
 from retrologic.formats import notation
+from retrologic.formats.twins import twin_label
 from retrologic.spg.checker import moves_text, parse_moves, san_text
 
 
@@ -90,7 +91,7 @@ def games_by_twin(solutions: dict[str, list[str]], count: int, file: str, line: 
     """The published games of each of `count` diagrams (a), b), ... in order), from a solution
     text split by twin label; a single diagram takes every game. A label naming no diagram is
     an error: its games would be dropped or given to another twin."""
-    letters = [chr(ord("a") + k) for k in range(count)]
+    letters = [twin_label(k) for k in range(count)]
     stray = sorted(set(solutions) - set(letters))
     if stray:
         raise fail(f"the solution names twin {stray[0]}), which the problem does not have "

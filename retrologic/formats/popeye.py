@@ -281,7 +281,7 @@ def _finish(r: _Reader, prob: _Problem, end: Token) -> list[Entry]:
     out = []
     published = games_by_twin(solutions, len(variants), file, prob.line, "Remark Solution")
     for k, (board, (stip, sline), label, line) in enumerate(variants):
-        letter = chr(ord("a") + k)
+        letter = twins.twin_label(k)
         m = re.match(r"^dia(\d+(?:\.\d)?)$", stip, re.IGNORECASE)
         if not m:
             what = "series proof games are" if stip.lower().startswith("ser") else \

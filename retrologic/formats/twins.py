@@ -33,6 +33,17 @@ _ROTATIONS: dict[str, Callable[[int, int], tuple[int, int]]] = {
 }
 
 
+def twin_label(k: int) -> str:
+    """The label of the k-th diagram (0: a, 25: z, then aa, ab, ...: past z the letters went on
+    through {, |, } and DEL to lone surrogates; audit of 2026-12-05)."""
+    label = ""
+    k += 1
+    while k:
+        k, rest = divmod(k - 1, 26)
+        label = chr(ord("a") + rest) + label
+    return label
+
+
 def word(token: str, words: tuple[str, ...] | list[str]) -> str | None:
     """The keyword a (case-insensitive, possibly abbreviated) token stands for, as Popeye
     reads it: an exact match, else the one keyword it is a prefix of; None if none,

@@ -194,7 +194,7 @@ def _entries(data: Any, file: str, line: int, lines: dict[str, int]) -> list[Ent
                               at("solution"), "solution")
     out = []
     for k, (b, p, label) in enumerate(variants):
-        letter = chr(ord("a") + k)
+        letter = twins.twin_label(k)
         games = published[k]
         check_diagram(b, file, at("twins") if label else at("algebraic"), "twins")
         title = f"{who}: proof game in {moves_text(p)}" + (f" (twin {letter}: {label})"

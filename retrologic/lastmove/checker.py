@@ -369,8 +369,10 @@ def _check_tree(pos: Position, node: Any, cages: _Cages | None = None) -> None:
     by_key: dict[tuple, dict[str, Any]] = {}
     for k in kids:
         if not isinstance(k, dict) or not isinstance(k.get("uci"), str) or \
-                not isinstance(k.get("retraction"), str) or "proof" not in k:
-            raise Rejected("a retraction of a proof node needs 'retraction', 'uci' and 'proof'")
+                not isinstance(k.get("retraction"), str) or "proof" not in k or \
+                not isinstance(k.get("uncapture"), (int, type(None))):
+            raise Rejected("a retraction of a proof node needs 'retraction', 'uci' and 'proof' "
+                           "(and 'uncapture' a piece type or null)")
         key = (k["uci"], k.get("uncapture"), k["retraction"])
         if key in by_key:
             raise Rejected(f"retraction {k['retraction'][:40]} listed twice")

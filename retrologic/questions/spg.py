@@ -259,6 +259,9 @@ def run(args: argparse.Namespace) -> int:
     from retrologic.console import emit, options_from
     plies = spg.parse_moves(args.moves, field="--moves")
     target = spg.parse_target(args.fen, plies, field="FEN")
+    if args.list_strategies < 0:
+        raise InputError("must be 0 or a positive number", field="--list-strategies",
+                         value=args.list_strategies)
     options = options_from(args)
     limits = _limits(options)
     listing = None

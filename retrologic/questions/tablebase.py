@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from retrologic.console import EXIT_INTERRUPTED, add_limit_arguments, emit, options_from
 from retrologic.errors import EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, InputError
+from retrologic.files import usable_path
 from retrologic.limits import INTERRUPTED
 from retrologic.progress import node_bar
 from retrologic.options import SolveOptions, budget_of
@@ -74,6 +75,7 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
         raise InputError("a tablebase question needs 'table' (to build) or 'fen' (to probe)",
                          file=problem.path, field="question")
     if q.get("dir"):
+        usable_path(q["dir"], file=problem.path, field="question.dir")
         confined(q["dir"], problem.path, "question.dir")
     lib = _library(q.get("dir"), options)
     if q.get("fen"):
@@ -200,6 +202,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from retrologic.tablebase.table import Library
+    for option in ("out", "dir"):
+        if getattr(args, option, None):
+            usable_path(getattr(args, option), field=f"--{option}")
     if args.action == "build":
         if args.plot and len(args.tables) > 1:
             raise InputError("--plot takes one table at a time", field="--plot", value=args.plot)
