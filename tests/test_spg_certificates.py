@@ -25,7 +25,7 @@ from retrologic.certificate import check
 from retrologic.cli import main
 from retrologic.limits import Budget
 from retrologic.spg import cnf
-from retrologic.spg.certify import certificate, first_illegal
+from retrologic.spg.certify import certificate, first_illegal, pack
 from retrologic.spg.cnf import encode
 from test_spg_bruteforce import all_games
 
@@ -267,6 +267,31 @@ def _with_proof(cert: dict, lines: list[str]) -> dict:
     return out
 
 
+def test_proof_lines_after_the_refutation_are_rejected(certs: dict[str, dict]) -> None:
+    """Audit of 2026-12-05: lines after the refutation were parsed, never checked (a hint to
+    a clause that does not exist passed); the writer ends its proofs where they refute."""
+    for cert in certs.values():
+        lines = _proof_lines(cert)
+        assert check(_with_proof(cert, lines)).ok
+        _rejected(_with_proof(cert, lines + ["1 2 3 0 999999 -5 0"]), "after the refutation")
+
+
+def test_a_proof_is_read_only_as_far_as_it_checks(certs: dict[str, dict]) -> None:
+    """Audit of 2026-12-05: the whole proof was parsed before the check (a packed field of
+    16 MiB of "0 0" lines, 3.7 KB of JSON, took 1.2 GB). The lines are now read as the check
+    goes: a first step that fails rejects before the malformed second line is read, and a
+    packed field of four million such lines is rejected at its first."""
+    cert = certs["cooked"]
+    assert _proof_lines(cert)          # a refutation that needs its lemmas
+    _rejected(_with_proof(cert, ["0 0", "not a proof line"]), "proof step 1")
+    bomb = copy.deepcopy(cert)
+    entry = bomb["lengths"][0]
+    entry.pop("lrat", None)
+    entry["lrat_xz"] = pack("0 0\n" * 4_000_000)
+    assert len(entry["lrat_xz"]) < 10_000
+    _rejected(bomb, "proof step 1")
+
+
 def test_other_diagram_is_rejected(certs: dict[str, dict]) -> None:
     bad = copy.deepcopy(certs["cooked"])
     bad["target"] = _replayed("a2a3 e7e5 h2h3 e8e7 g1f3 d7d6".split())[1].board_fen()
@@ -278,14 +303,19 @@ def test_other_diagram_is_rejected(certs: dict[str, dict]) -> None:
     _rejected(bad, "lengths[0]")
 
 
-def test_forged_blocking_clauses_are_rejected(certs: dict[str, dict]) -> None:
+def test_forged_blocking_clauses_are_rejected(certs: dict[str, dict],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     cert = certs["cooked"]
     # a genuinely illegal prefix (the king onto its own pawn) may be blocked: still accepted by
     # a plain DRUP proof (a hinted one names its clauses by position: one more block shifts
-    # the lemmas' ids, and the hints fail: rejected, never wrongly accepted)
+    # the lemmas' ids, and the hints that name lemmas fail: rejected, never wrongly accepted;
+    # the solver's own proof names them, a tightened one of one lemma may not)
     drup = _cert(COOKED, 4, hints=False)
     assert _key(drup["lengths"][0]) == "proof" and check(drup).ok
-    for base, accepted in ((drup, True), (cert, False)):
+    from retrologic.spg import certify as writer
+    monkeypatch.setattr(writer, "TIGHTEN_ROUNDS", 0)
+    hinted = _cert(COOKED, 4)
+    for base, accepted in ((drup, True), (hinted, False)):
         ok = copy.deepcopy(base)
         ok["lengths"][0]["illegal"].append(["a2a3", "e8e7"])
         assert check(ok).ok == accepted, check(ok).reason

@@ -45,6 +45,7 @@ SLICE = 200                       # conflicts of CaDiCaL between two looks at th
 LOAD_CHUNK = 50_000               # clauses loaded into the solver between two looks at the budget
 PACK_CHUNK = 1 << 20              # bytes of proof packed between two looks at the budget
 SLICE_MAX = 10_000                # ... doubling per slice up to this (4-5 s on a 20-ply CNF)
+TIGHTEN_ROUNDS = 3                # core iterations a length at most (`tighten`)
 MAX_LOG_BYTES = 1024 * 1024 * 1024  # past 1 GiB of CaDiCaL's LRAT log the writer stops: the
 #   certificate would pass MAX_BYTES (irsigler-2004, given 3 GiB: a 1.2 GiB log, 79.8 MiB
 #   written in 620 s at a 7.7 GB peak). The log is mapped, not read (LogIndex)
@@ -64,6 +65,9 @@ class LengthListing:
     raw_lemmas: int = 0                # lemmas of the solver's proof, before trimming
     hinted: bool = False               # `proof` is hinted (LRAT-style lines), not plain DRUP
     blocks: list[list[int]] = field(default_factory=list, repr=False)  # the blocking clauses
+    conflicts: int = 0                 # the listing solver's conflicts (hinted proofs)
+    rounds: int = 0                    # core iterations that shrank the proof (`tighten`)
+    packed: dict[str, str] | None = field(default=None, repr=False)  # core and proof, packed
 
     def unpacked(self) -> int:
         """The bytes of the longest text `as_dict` packs (the proof or the core), as `check`
@@ -78,10 +82,23 @@ class LengthListing:
         out: dict[str, Any] = {"plies": self.plies,
                                "games": [[m.uci() for m in g] for g in self.games],
                                "illegal": [[m.uci() for m in p] for p in self.illegal]}
-        if self.core is not None:
-            out.update(smaller("core", " ".join(map(str, deltas(self.core))), tick))
-        out.update(smaller("lrat" if self.hinted else "proof", "\n".join(self.proof), tick))
+        out.update(self.packing(tick))
         return out
+
+    def packing(self, tick: Callable[[], None] | None = None) -> dict[str, str]:
+        """The core and the proof as the certificate holds them (`smaller`), packed once."""
+        if self.packed is None:
+            packed = {}
+            if self.core is not None:
+                packed.update(smaller("core", " ".join(map(str, deltas(self.core))), tick))
+            packed.update(smaller("lrat" if self.hinted else "proof", "\n".join(self.proof),
+                                  tick))
+            self.packed = packed
+        return self.packed
+
+    def packed_bytes(self, tick: Callable[[], None] | None = None) -> int:
+        """The bytes the core and the proof take in the certificate."""
+        return sum(len(text) for text in self.packing(tick).values())
 
 
 def smaller(key: str, text: str, tick: Callable[[], None] | None = None) -> dict[str, str]:
@@ -183,6 +200,7 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
             while ls.solve(budget):
                 ls.add(listed(ls.model()))
             log = ls.log()
+            out.conflicts = ls.conflicts()
         blocks, where = in_order()
         order += [len(enc.clauses) + k for k in where]
         out.blocks, out.hinted = blocks, True
@@ -251,6 +269,41 @@ def hinted_refutation(clauses: list[list[int]], blocks: list[list[int]], budget:
             raise AssertionError("internal error: CNF + blocking clauses have a model")
         log = s.log()
     return reduce_log(log, clauses, blocks, order, budget.check_now)
+
+
+def tighten(target: chess.BaseBoard, listings: list[LengthListing], budget: Budget) -> None:
+    """Core iteration, for smaller certificates: a length's core (the CNF clauses its proof
+    uses) and blocking clauses, refuted again by a fresh CaDiCaL run, often have a shorter
+    refutation than the one the listing's solver logged among all the CNF's clauses; it
+    replaces the length's proof when it packs smaller. Largest proof first, at most
+    TIGHTEN_ROUNDS rounds a length, all of them within as many conflicts as the length's
+    listing took (the solver's time at most doubles, and the result is the same on any
+    machine), a length left after a round that does not shrink it; until `budget` runs out.
+    Every round's result is a complete refutation: a round cut short loses only itself (Ctrl-C
+    still stops the writer). docs/spg-certificates.md, "Core iteration"."""
+    for lst in sorted(listings, key=lambda lst: -len(lst.proof)):
+        if lst.core is None or not lst.proof:
+            continue
+        conflicts = budget.share(nodes=max(lst.conflicts, SLICE))   # every round's
+        try:
+            enc = encode(target, lst.plies, budget.check_now)
+            for _ in range(TIGHTEN_ROUNDS):
+                before = lst.packed_bytes(budget.check_now)
+                core, proof, logged = hinted_refutation([enc.clauses[i] for i in lst.core],
+                                                        lst.blocks, conflicts)
+                again = LengthListing(lst.plies, core=[lst.core[i] for i in core], proof=proof,
+                                      hinted=True)
+                if again.packed_bytes(budget.check_now) >= before:
+                    break
+                lst.core, lst.proof, lst.packed = again.core, proof, again.packed
+                lst.raw_lemmas += logged
+                lst.rounds += 1
+        except LimitHit:
+            if interrupted():
+                raise
+            if budget.expired():
+                return
+            # the rounds used the listing's conflicts: on to the next length
 
 
 def units_last(clauses: list[list[int]]) -> list[int]:
@@ -350,6 +403,10 @@ class LratSolver:
             size, last = int(self.rate * left), budget.time_reason()
         return max(size, 1), last
 
+    def conflicts(self) -> int:
+        """The conflicts of every call so far."""
+        return self.solver.accum_stats().get("conflicts", 0)
+
     def log_bytes(self) -> int:
         """The LRAT log's size so far, in bytes."""
         import os
@@ -394,6 +451,10 @@ def certificate(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
     runs out first. With `hints` (the default) each length's proof is hinted (CaDiCaL's LRAT,
     checked in linear time); without, Glucose's DRUP proof, trimmed while time is left."""
     listings = [list_length(target, length, budget, hints) for length in lengths_of(plies)]
+    if hints:
+        for lst in listings:     # packed first: whatever `tighten` leaves is ready to write
+            lst.packing(budget.check_now)
+        tighten(target, listings, budget)
     # trimming comes second: when the time runs out during it, the lengths not yet trimmed keep
     # the solver's whole proof (a larger certificate, slower to check, just as valid)
     for lst in [] if hints else listings:
@@ -457,5 +518,7 @@ def certify(dest: Any, target: chess.BaseBoard, plies: int, games: list[list[che
                        f"{', '.join(str(lst.plies) for lst in listings)}; "
                        f"{sum(len(lst.illegal) for lst in listings)} illegal prefixes blocked, "
                        f"{lemmas} proof lines (of {sum(lst.raw_lemmas for lst in listings)} "
-                       f"lemmas), {core} CNF clauses used, {size / 1024:.0f} KiB, "
+                       f"lemmas), {core} CNF clauses used, "
+                       f"{sum(lst.rounds for lst in listings)} core iteration(s), "
+                       f"{size / 1024:.0f} KiB, "
                        f"{time.monotonic() - started:.2f} s)")
