@@ -115,3 +115,18 @@ def test_a_proof_retraction_with_a_list_for_its_uncapture_is_rejected_by_name() 
     verdict = check(bad)
     assert not verdict.ok and "'uncapture' a piece type or null" in verdict.reason, \
         verdict.reason
+
+
+def test_a_candidates_flags_must_have_their_own_types() -> None:
+    """Audit of 2026-12-05: `uncaptures: [2.0]` and `en_passant: [0]` passed for [2] and [False]
+    (equal in Python, not what the certificate format says)."""
+    _, cert = _solved(Position.from_fen("k1K5/8/8/8/8/8/7P/6B1 w - - 0 1"), 1)
+    assert check(cert).ok
+    taking = next(e for e in cert["candidates"] if e["uncaptures"] != [None])
+    for key, value in (("uncaptures", float(taking["uncaptures"][0])), ("en_passant", 0)):
+        bad = copy.deepcopy(cert)
+        entry = next(e for e in bad["candidates"] if e["notation"] == taking["notation"])
+        entry[key] = [value]
+        assert entry[key] == taking[key]          # equal in Python, of another type
+        verdict = check(bad)
+        assert not verdict.ok and "flags differ" in verdict.reason, verdict.reason

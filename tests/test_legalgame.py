@@ -113,6 +113,7 @@ def _cert() -> dict:
     (lambda c: c.update(fen=c["fen"].replace(" b ", " w ")), "other side"),
     (lambda c: c["moves"].insert(0, "e2e5"), "illegal"),
     (lambda c: c.update(plies=c["plies"] + 2), "plies"),
+    (lambda c: c.update(plies=float(c["plies"])), "plies"),     # 4.0 == 4 (audit, 2026-12-05)
     (lambda c: c.update(moves="e2e4"), "list"),
     (lambda c: c.update(fen="8/8/8/8/8/8/8/8 w - - 0 1"), ""),
 ])

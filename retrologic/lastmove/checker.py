@@ -178,8 +178,11 @@ def _check(cert: dict[str, Any]) -> str:
     for key, c in generated.items():
         tick()                              # the check's time limit and Ctrl-C, per candidate
         e = have[key]
-        if e.get("uncaptures", [r.uncapture for r in c.line]) != [r.uncapture for r in c.line] or \
-                e.get("en_passant", [r.en_passant for r in c.line]) != [r.en_passant for r in c.line]:
+        flags = (e.get("uncaptures", [r.uncapture for r in c.line]),
+                 e.get("en_passant", [r.en_passant for r in c.line]))
+        if flags != ([r.uncapture for r in c.line], [r.en_passant for r in c.line]) or \
+                not all(type(x) in (int, type(None)) for x in flags[0]) or \
+                not all(type(x) is bool for x in flags[1]):       # 2.0 == 2, 0 == False
             raise Rejected(f"candidate {c.notation}: uncaptures or e.p. flags differ from its moves")
         above = diagram
         for r, pos in zip(c.line, c.positions):
