@@ -17,7 +17,7 @@ import chess
 
 from retrologic.errors import EXIT_INTERNAL, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, InputError
 from retrologic.files import read_text
-from retrologic.formats.notation import NotationError, normalize_fen, read_game
+from retrologic.formats.notation import NotationError, legal_line, normalize_fen, read_game
 
 MAX_CLAIM_BYTES = 1024 * 1024
 
@@ -62,11 +62,10 @@ def replay_claim(text: str, target: chess.Board, plies: int) -> tuple[list[chess
         moves = read_game(text)
     except NotationError as e:
         return [], f"does not replay: {e}"
-    board = chess.Board()
-    for i, move in enumerate(moves):
-        if not move or not board.is_legal(move):     # whatever the reader let through
-            return moves, f"does not replay: ply {i + 1}: {move.uci()} is not a legal move"
-        board.push(move)
+    try:
+        board = legal_line(moves)        # whatever the reader let through
+    except NotationError as e:
+        return moves, f"does not replay: {e}"
     if len(moves) != plies:
         return moves, f"has {len(moves)} plies, the stipulation {plies}"
     if board.board_fen() != target.board_fen():

@@ -187,18 +187,20 @@ def read_pgn(text: str) -> list[chess.Move]:
         # check: audit of 2026-12-05, `check --spg` accepted such games)
         raise NotationError(f"the game's variant {game.headers.get('Variant', '?')!r} is not "
                             "orthodox chess")
-    return legal_line(list(game.mainline_moves()))
+    moves = list(game.mainline_moves())
+    legal_line(moves)
+    return moves
 
 
-def legal_line(moves: list[chess.Move]) -> list[chess.Move]:
-    """The moves, each legal in orthodox chess from the initial array (NotationError naming
-    the first that is not, a null move included)."""
+def legal_line(moves: list[chess.Move]) -> chess.Board:
+    """The board the moves reach, each legal in orthodox chess from the initial array
+    (NotationError naming the first that is not, a null move included)."""
     board = chess.Board()
     for i, move in enumerate(moves):
         if not move or not board.is_legal(move):
             raise NotationError(f"ply {i + 1}: {move.uci()} is not a legal move")
         board.push(move)
-    return moves
+    return board
 
 
 def read_game(text: str) -> list[chess.Move]:
