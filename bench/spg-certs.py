@@ -3,7 +3,8 @@ time: for every problems/spg file (or the files given) whose [expect] status is 
 no solution, the certificate is built (spg/certify.certificate, the time limit of --timeout),
 serialised as `check` reads it, and checked (spg/proof_checker.check_certificate).
 
-    python bench/spg-certs.py [--timeout S] [--csv FILE] [--root TREE] [--both] [FILE_OR_DIR...]
+    python bench/spg-certs.py [--timeout S] [--csv FILE] [--root TREE] [--both]
+                              [--certificate-mib MIB] [FILE_OR_DIR...]
     python bench/spg-certs.py --cubes K [--timeout S] FILE...
 
 --cubes K (issue 22 item 3, cube-and-conquer measured before building it): no certificate; the
@@ -17,6 +18,9 @@ conflict, and the hardest cube's CPU s (--timeout: per solve).
 --root TREE measures the retrologic of another checkout (e.g. `git archive HEAD | tar -x -C
 /tmp/certbase`), so that a baseline can be run beside this tree, problem by problem, under the
 same load (columns it does not have stay "-").
+
+--certificate-mib MIB writes and checks under that size knob (retrologic.certsize: the file cap,
+the unpacked cap and the writer's LRAT log limit scale with it; default 40, the committed caps).
 
 Columns: plies, status, CNF size of the stipulated length (variables, clauses), clauses of all
 lengths and of their cores (what the proofs use), lemmas of the solver's proofs and of the trimmed
@@ -98,8 +102,11 @@ def measure(path: Path, timeout: float, hints: bool = True) -> dict | None:
                core=sum(len(getattr(x, "core", None) or ()) for x in listings),
                all_clauses=sum(x.clauses for x in listings),
                kib=round(len(text) / 1024, 1))
-    if len(text) > certify.MAX_BYTES:
+    if len(text) > write_cap():
         row["note"] = "too large"
+        return row
+    if hasattr(listings[0], "unpacked") and max(x.unpacked() for x in listings) > unpack_cap():
+        row["note"] = "unpacks past the cap"
         return row
     t0 = time.process_time()
     verdict = check_certificate(json.loads(text))
@@ -107,6 +114,25 @@ def measure(path: Path, timeout: float, hints: bool = True) -> dict | None:
     row["accepted"] = verdict.ok
     row["note"] = "" if verdict.ok else verdict.reason[:80]
     return row
+
+
+def write_cap() -> int:
+    """The writer's size cap in the measured tree (trees before the knob: a constant)."""
+    try:
+        from retrologic import certsize
+    except ImportError:
+        return certify.MAX_BYTES
+    return certsize.write_bytes()
+
+
+def unpack_cap() -> int:
+    """The unpacked cap of a packed field in the measured tree."""
+    try:
+        from retrologic import certsize
+    except ImportError:
+        from retrologic.spg import proof_checker
+        return getattr(proof_checker, "MAX_UNPACKED", 1 << 62)
+    return certsize.unpacked_bytes()
 
 
 def cubes(path: Path, depth: int, timeout: float) -> str:
@@ -172,7 +198,18 @@ def main() -> int:
                          "hinted one: side by side under the same load")
     ap.add_argument("--cubes", type=int, metavar="K",
                     help="measure cube-and-conquer at depth K instead (no certificate)")
+    ap.add_argument("--certificate-mib", type=int, metavar="MIB",
+                    help="the certificate size knob (retrologic.certsize; default 40)")
     args = ap.parse_args()
+    if args.certificate_mib is not None:
+        from retrologic import certsize   # the measured tree must have the knob
+        with certsize.allowing(args.certificate_mib):
+            return run(args)
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The measurements `main` asked for."""
     if args.cubes:
         for f in files_of(args.files):
             print(cubes(f, args.cubes, args.timeout), flush=True)

@@ -10,7 +10,8 @@ and `position` (the problem's tables) and `problem` (its file and title). The me
 informational, but each checker compares it with the certificate's own data where it can;
 every other field must be read by the checker (retrologic.certread), or the certificate is
 rejected.
-`check_file` reads at most MAX_CERT_BYTES of UTF-8 JSON nested at most MAX_DEPTH deep; every
+`check_file` reads at most `certsize.read_bytes()` (40 MiB unless `--certificate-mib` says
+more) of UTF-8 JSON nested at most MAX_DEPTH deep; every
 fault of a malformed certificate is a rejection with a reason, never an exception.
 
 The format itself (Verdict, Rejected, stamping and writing) is retrologic.certformat, which the
@@ -32,11 +33,14 @@ from retrologic.certformat import (FORMAT, MAX_CLAIM, MAX_REASON, Destination,  
                                    with_destination, write)
 from retrologic.certformat import checking, format_fault, same_stated_position, tick
 from retrologic.certread import TooManyObjects, tracked, unread
+from retrologic.certsize import DEFAULT_MIB, mib, read_bytes
 from retrologic.errors import InputError
 from retrologic.limits import Budget, LimitHit, active
 
 MAX_DEPTH = 64             # JSON nesting accepted by `check_file`
-MAX_CERT_BYTES = 40 * 1024 * 1024  # bytes `check_file` reads (a hinted 18-ply spg-listing: ~18 MiB)
+MAX_CERT_BYTES = DEFAULT_MIB << 20  # bytes the writers of lastmove, cage and puzzle certificates
+# write at most: what `check_file` reads by default (`certsize.read_bytes()`, scaled by
+# `--certificate-mib`; a hinted 18-ply spg-listing: about 18 MiB)
 
 
 # certificate type -> "module:function"; the function takes the decoded JSON and returns Verdict.
@@ -175,7 +179,13 @@ def check_file(path: str | Path, budget: Budget | None = None) -> Verdict:
     object (too large, binary, not UTF-8, malformed, nested deeper than MAX_DEPTH)."""
     from retrologic.files import read_text
     file = str(path)
-    text = read_text(path, limit=MAX_CERT_BYTES, what="certificate")
+    try:
+        text = read_text(path, limit=read_bytes(), what="certificate")
+    except InputError as e:
+        if e.message.startswith("too large"):     # the knob that lets it be read, named
+            raise InputError(f"{e.message}; --certificate-mib {mib()} reads at most "
+                             f"{mib()} MiB", file=file) from None
+        raise
     if nesting_depth(text) > MAX_DEPTH:
         raise InputError(f"JSON nested deeper than {MAX_DEPTH} levels: not a certificate", file=file)
     try:

@@ -16,7 +16,8 @@ from retrologic import limits, questions
 from retrologic.collection.records import Batch
 # The helpers the question modules share live in retrologic.console (no import cycle through
 # this module).
-from retrologic.console import EXIT_INTERRUPTED, make_certificate_dir, one_line, say
+from retrologic.console import (EXIT_INTERRUPTED, add_certificate_mib_argument,
+                                make_certificate_dir, one_line, say)
 from retrologic.errors import (EXIT_INTERNAL, EXIT_MISMATCH, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE,
                                InputError, RetroError)
 from retrologic.version import __version__
@@ -63,11 +64,13 @@ def _check_arguments(p: argparse.ArgumentParser) -> None:
                         "--spg, the uniqueness search's progress")
     from retrologic.formats import claim   # --spg DIAGRAM --moves N.0: check claimed games
     claim.add_arguments(p)
+    add_certificate_mib_argument(p, reading=True)
 
 
 def _check_run(args: argparse.Namespace) -> int:
     """`retrologic check CERT...`: one record per certificate file, printed as it is checked."""
     from retrologic.certificate import check_file
+    from retrologic.certsize import allowing
     from retrologic.progress import node_bar
     if getattr(args, "nodes", None) is not None and args.spg is None and args.moves is None:
         # a certificate's check counts no nodes (it was accepted and did nothing)
@@ -83,7 +86,8 @@ def _check_run(args: argparse.Namespace) -> int:
                     record, text = claim.check_claim(path, args)
                 else:
                     # the time limit applies to each file's check (Ctrl-C: to the batch)
-                    with node_bar(f"check {os.path.basename(path)}", args.progress, unit="step"):
+                    with node_bar(f"check {os.path.basename(path)}", args.progress,
+                                  unit="step"), allowing(args.certificate_mib):
                         budget = limits.Budget(getattr(args, "timeout", None))  # held: read last
                         verdict = check_file(path, budget)
                     ok = bool(verdict.ok)

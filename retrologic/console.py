@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from retrologic import limits
-from retrologic.errors import EXIT_OK, EXIT_UNKNOWN, cut, printable, shown
+from retrologic.errors import EXIT_OK, EXIT_UNKNOWN, InputError, cut, printable, shown
 from retrologic.options import SolveOptions
 
 EXIT_INTERRUPTED = 130      # Ctrl-C (SIGINT): what was finished is printed, then this status
@@ -68,6 +68,27 @@ def _directory_argument(text: str) -> str:
     return text
 
 
+def _mib_argument(text: str) -> int:
+    """--certificate-mib: a whole number of MiB accepted by certsize.check_mib."""
+    from retrologic import certsize
+    try:
+        return certsize.check_mib(int(text))
+    except (ValueError, InputError):
+        raise argparse.ArgumentTypeError(f"{certsize.RULE}: {shown(text)}") from None
+
+
+def add_certificate_mib_argument(p: argparse.ArgumentParser, *, reading: bool) -> None:
+    """--certificate-mib (retrologic.certsize): the certificate size caps, for `check` (what
+    it reads and unpacks) or a command that writes spg-listing certificates."""
+    p.add_argument("--certificate-mib", type=_mib_argument, metavar="MIB",
+                   help="the largest certificate read, in MiB (default 40; a packed proof "
+                        "may unpack to 12.8 times as much, checked at about 9 times that in "
+                        "memory): raise it only for files you trust" if reading else
+                        "the largest spg-listing certificate written, in MiB (default 40; the "
+                        "solver's proof log may grow to 25.6 times as much); `check` needs "
+                        "the same option to read it")
+
+
 def make_certificate_dir(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     """Make `--certificate-dir` once the command line is read whole (not for --help nor a
     usage error): a directory the system refuses (/proc/x) is a usage error before anything
@@ -106,7 +127,8 @@ def options_from(args: argparse.Namespace) -> SolveOptions:
     """SolveOptions from the shared arguments."""
     return SolveOptions(timeout=getattr(args, "timeout", None), nodes=getattr(args, "nodes", None),
                         progress=getattr(args, "progress", False),
-                        certificate_dir=getattr(args, "certificate_dir", None))
+                        certificate_dir=getattr(args, "certificate_dir", None),
+                        certificate_mib=getattr(args, "certificate_mib", None))
 
 
 def was_interrupted(result: Any) -> bool:

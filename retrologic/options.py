@@ -22,6 +22,8 @@ class SolveOptions:
     progress: bool = False              # show progress on stderr for long searches
     certificate_dir: Any = None         # where to write proofs / counterexamples as JSON: a
                                         # directory, or a certformat.Destination
+    certificate_mib: int | None = None  # the certificate size knob (retrologic.certsize) an
+                                        # spg-listing is written under; None: the default
     budget: Budget | None = None        # a limits.Budget made by the caller for this question
                                         # (its clock already running); None: see shared_budget
 

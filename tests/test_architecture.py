@@ -68,10 +68,11 @@ CHECKER_RULES: dict[str, frozenset[str]] = {
     "retrologic.history.drup": frozenset({"retrologic.errors"}),
     # the proof-game checker: python-chess alone
     "retrologic.spg.checker": frozenset({"chess", "retrologic.certformat", "retrologic.errors"}),
-    # the proof-game listing checker: the CNF encoding (trusted), our DRUP checker, python-chess
+    # the proof-game listing checker: the CNF encoding (trusted), our DRUP checker, python-chess,
+    # and the size caps it unpacks under (certsize: the `--certificate-mib` knob alone)
     "retrologic.spg.proof_checker": frozenset({
         "chess", "retrologic.certformat", "retrologic.history.drup", "retrologic.spg.checker",
-        "retrologic.spg.cnf"}),
+        "retrologic.spg.cnf", "retrologic.certsize"}),
     # the table check: python-chess moves against the stored table, never tablebase.moves
     "retrologic.tablebase.checker": frozenset({
         "chess", "numpy", "retrologic.tablebase.table", "retrologic.tablebase.index",

@@ -19,6 +19,7 @@ import chess
 import pytest
 from pysat.solvers import Solver
 
+from retrologic import certsize
 from retrologic.certificate import check
 from retrologic.history.drup import check as drup_check
 from retrologic.history.drup import parse_proof, trim
@@ -147,7 +148,7 @@ def test_malformed_packing_is_rejected(cooked: dict, monkeypatch) -> None:
     both["lengths"][0]["proof"] = "0"
     _rejected(both, "both")
     # a small file must not unpack to a huge one: the unpacking stops at the limit
-    monkeypatch.setattr(proof_checker, "MAX_UNPACKED", 64)
+    monkeypatch.setattr(certsize, "unpacked_bytes", lambda: 64)
     _rejected(packed_proof(pack("d 1 2 0\n" * 1000)), "MiB unpacked")
 
 

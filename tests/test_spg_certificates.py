@@ -21,7 +21,7 @@ from pysat.solvers import Solver
 
 from conftest import random_game
 from retrologic import problem
-from retrologic.certificate import check
+from retrologic.certificate import check, check_file
 from retrologic.cli import main
 from retrologic.limits import Budget
 from retrologic.spg import cnf
@@ -552,8 +552,8 @@ def test_a_check_ended_by_its_limit_is_unknown_never_rejected(tmp_path, monkeypa
 def test_no_certificate_that_check_would_not_unpack(tmp_path, monkeypatch) -> None:
     """The writer measures each packed text as `check` unpacks it, and writes nothing that
     `check` would reject for its unpacked size (buchanan-motley-c's 20-ply proof: a 31.5 MiB
-    file whose LRAT unpacked to 320 MiB, over the 192 MiB of MAX_UNPACKED then, was written and
-    then rejected)."""
+    file whose LRAT unpacked to 320 MiB, over the 192 MiB `check` unpacked then, was written
+    and then rejected)."""
     from retrologic.certformat import Destination
     from retrologic.spg import certify as writer
     from retrologic.spg.proof_checker import _text
@@ -564,21 +564,29 @@ def test_no_certificate_that_check_would_not_unpack(tmp_path, monkeypatch) -> No
         assert max(len(t) for t in texts if t is not None) == lst.unpacked()
     games = listings[0].games
     widest = max(lst.unpacked() for lst in listings)
-    monkeypatch.setattr(writer, "MAX_UNPACKED", widest)
+    from retrologic import certsize
+    monkeypatch.setattr(certsize, "unpacked_bytes", lambda: widest)
     path, line = writer.certify(Destination(tmp_path, "t"), board, 6, games, None)
     assert path is not None, line
-    monkeypatch.setattr(writer, "MAX_UNPACKED", widest - 1)
+    monkeypatch.setattr(certsize, "unpacked_bytes", lambda: widest - 1)
     path, line = writer.certify(Destination(tmp_path / "no", "t"), board, 6, games, None)
     assert path is None and "unpacks to" in line and not (tmp_path / "no").exists()
 
 
 def test_the_proof_log_has_a_size_limit(tmp_path, monkeypatch) -> None:
-    """Past `MAX_LOG_BYTES` of CaDiCaL's LRAT log the writer stops with the reason (a 20-ply
-    listing given 400 s grew a process to 23 GiB before this limit existed; past it, the
-    certificate is too large anyway)."""
+    """Past `certsize.log_bytes()` of CaDiCaL's LRAT log the writer stops with the reason (a
+    20-ply listing given 400 s grew a process to 23 GiB before this limit existed; past it, the
+    certificate is too large anyway), and `--certificate-mib` moves the limit (this 6-ply
+    listing logs about 170 KB: 40 KiB stops it, 1 MiB does not)."""
+    from retrologic import certsize
     from retrologic.certformat import Destination
     from retrologic.spg import certify as writer
     moves, board = _replayed("e2e4 e7e5 g1f3 b8c6 f1c4 g8f6".split())
-    monkeypatch.setattr(writer, "MAX_LOG_BYTES", 64)
+    monkeypatch.setattr(certsize, "LOG_AT_DEFAULT", 40 * 1024)
     path, line = writer.certify(Destination(tmp_path, "t"), board, 6, [moves], None)
-    assert path is None and "proof log passed" in line and not list(tmp_path.iterdir())
+    assert path is None and "proof log passed 0 MiB (--certificate-mib 40)" in line, line
+    assert not list(tmp_path.iterdir())
+    with certsize.allowing(1024):
+        games = writer.certificate(board, 6, Budget(timeout=120))[1][0].games
+        path, line = writer.certify(Destination(tmp_path, "t"), board, 6, games, None)
+    assert path is not None and check_file(path).ok and moves in games, line

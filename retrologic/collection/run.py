@@ -18,7 +18,7 @@ from typing import Any
 from retrologic import limits
 from retrologic.collection import report, walk
 from retrologic.collection.records import Batch, Done, error_done, solve_problem
-from retrologic.console import add_limit_arguments, say
+from retrologic.console import add_certificate_mib_argument, add_limit_arguments, say
 from retrologic.errors import EXIT_INPUT
 from retrologic.options import SolveOptions
 
@@ -48,6 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE_OR_DIR",
                    help="problem files, or directories searched recursively for them")
     add_limit_arguments(p)
+    add_certificate_mib_argument(p, reading=False)
     p.add_argument("-j", "--jobs", type=_jobs_argument, default=1, metavar="N",
                    help="solve N problems at a time in worker processes (0: one per CPU)")
     p.add_argument("--csv", type=_csv_argument, metavar="FILE",
@@ -62,7 +63,7 @@ def _options(args: argparse.Namespace, task: walk.Task, engine_progress: bool) -
     if getattr(args, "certificate_dir", None) and task.problem is not None:
         where = dataclasses.replace(destination(args.certificate_dir, task.problem), stem=task.stem)
     return SolveOptions(timeout=args.timeout, nodes=args.nodes, progress=engine_progress,
-                        certificate_dir=where)
+                        certificate_dir=where, certificate_mib=args.certificate_mib)
 
 
 class _Printer:

@@ -38,9 +38,11 @@ SHOWN = 10  # games printed in full unless --all
 
 def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
                   certificate_dir: str | None = None, budget: Budget | None = None,
-                  tags: dict[str, str] | None = None) -> Result:
+                  tags: dict[str, str] | None = None, certificate_mib: int | None = None
+                  ) -> Result:
     """A Result from a solved proof game: facts for [expect], SAN and PGN of every game (with
-    `tags`, a problem's PGN tags, in the text as in the JSON)."""
+    `tags`, a problem's PGN tags, in the text as in the JSON); the listing certificate is
+    written under the size knob `certificate_mib` (retrologic.certsize; None: the default)."""
     status = answer.status
     sans = [spg.san_text(g) for g in answer.games]
     length = spg.moves_text(answer.plies)
@@ -126,9 +128,11 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
         if answer.complete and status in (SpgStatus.UNIQUE, SpgStatus.COOKED,
                                           SpgStatus.NO_SOLUTION):
             # the listing certificate (issue 22): all games and no other, checkable by `check`
+            from retrologic.certsize import allowing
             from retrologic.spg.certify import certify
-            path, line = certify(dest, answer.target, answer.plies, answer.games, budget,
-                                 answer.count, status)
+            with allowing(certificate_mib):
+                path, line = certify(dest, answer.target, answer.plies, answer.games, budget,
+                                     answer.count, status)
             paths += [path] if path else []
             details["listing_certificate"] = line
             lines.append(line)
@@ -227,14 +231,15 @@ def solve(problem: Any, options: Any) -> Result:
     tags = headers(problem.meta, f"PG {spg.moves_text(plies)}")  # written without chess.pgn
     result = answer_result(answer, show=None,
                            certificate_dir=destination(options.certificate_dir, problem),
-                           budget=limits.budget, tags=tags)
+                           budget=limits.budget, tags=tags,
+                           certificate_mib=getattr(options, "certificate_mib", None))
     result.position = target
     return result
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """`retrologic spg FEN --moves 8.0 [--all] [--timeout S]`."""
-    from retrologic.console import add_limit_arguments
+    from retrologic.console import add_certificate_mib_argument, add_limit_arguments
     parser.add_argument("fen", metavar="FEN", help="the diagram (board part of a FEN is enough)")
     parser.add_argument("--moves", required=True, metavar="N.0|N.5",
                         help="length, Popeye style: N.0 ends with Black's move, N.5 with White's")
@@ -250,6 +255,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "model cannot decide); with a core to spare, after 1 s both race "
                              "in two processes (docs/spg.md); or either one alone")
     add_limit_arguments(parser)
+    add_certificate_mib_argument(parser, reading=False)
     from retrologic.pictures import output as pictures
     pictures.add_arguments(parser, steps=True)
 
@@ -271,7 +277,8 @@ def run(args: argparse.Namespace) -> int:
                        engine=args.engine, quick=not args.list_strategies)  # (the layer's
     # report is wanted beside the listing: no quick path, spg/quick.py)
     result = answer_result(answer, show=None if args.all else SHOWN,
-                           certificate_dir=options.certificate_dir, budget=limits.budget)
+                           certificate_dir=options.certificate_dir, budget=limits.budget,
+                           certificate_mib=options.certificate_mib)
     if listing is not None:
         result.lines[1:1] = listing[0]
         result.details["strategies"] = listing[1]

@@ -35,10 +35,9 @@ from retrologic.history.drup import Trimmed, parse_proof, trim
 from retrologic.limits import Budget, LimitHit, interrupted
 from retrologic.spg.cnf import ENCODING, Encoding, encode
 from retrologic.spg.lratlog import reduce_log
-from retrologic.spg.proof_checker import MAX_UNPACKED
+from retrologic import certsize
 
 TYPE = "spg-listing"
-MAX_BYTES = 39 * 1024 * 1024      # a certificate must stay below `check`'s 40 MiB reading limit
 DEFAULT_SECONDS = 120.0           # the CNF route's time when the question has no time limit
 PRESET = 6                        # xz preset of the packed proof and core
 SLICE = 200                       # conflicts of CaDiCaL between two looks at the budget (first)
@@ -46,9 +45,11 @@ LOAD_CHUNK = 50_000               # clauses loaded into the solver between two l
 PACK_CHUNK = 1 << 20              # bytes of proof packed between two looks at the budget
 SLICE_MAX = 10_000                # ... doubling per slice up to this (4-5 s on a 20-ply CNF)
 TIGHTEN_ROUNDS = 3                # core iterations a length at most (`tighten`)
-MAX_LOG_BYTES = 1024 * 1024 * 1024  # past 1 GiB of CaDiCaL's LRAT log the writer stops: the
-#   certificate would pass MAX_BYTES (irsigler-2004, given 3 GiB: a 1.2 GiB log, 79.8 MiB
-#   written in 620 s at a 7.7 GB peak). The log is mapped, not read (LogIndex)
+# The caps (retrologic.certsize, `--certificate-mib`): the writer writes at most
+# `certsize.write_bytes()` (39 MiB by default, below `check`'s 40 MiB), no field unpacking past
+# `certsize.unpacked_bytes()`, and stops past `certsize.log_bytes()` of CaDiCaL's LRAT log (1 GiB
+# by default: irsigler-2004, given 3 GiB, logged 1.2 GiB and its listing was 79.8 MiB, written
+# in 620 s at a 7.7 GB peak). The log is mapped, not read (LogIndex).
 
 
 @dataclass
@@ -71,7 +72,7 @@ class LengthListing:
 
     def unpacked(self) -> int:
         """The bytes of the longest text `as_dict` packs (the proof or the core), as `check`
-        unpacks it (at most `proof_checker.MAX_UNPACKED`)."""
+        unpacks it (at most `certsize.unpacked_bytes()`)."""
         proof = sum(len(line) + 1 for line in self.proof) - 1 if self.proof else 0
         core = len(" ".join(map(str, deltas(self.core)))) if self.core is not None else 0
         return max(proof, core)
@@ -383,8 +384,9 @@ class LratSolver:
             done = s.accum_stats().get("conflicts", 0) - before
             self.rate = done / max(time.monotonic() - started, 1e-3) if done >= 50 else self.rate
             budget.spent += done
-            if self.log_bytes() > MAX_LOG_BYTES:
-                raise LimitHit(f"the solver's proof log passed {MAX_LOG_BYTES >> 20} MiB")
+            if self.log_bytes() > certsize.log_bytes():
+                raise LimitHit(f"the solver's proof log passed {certsize.log_bytes() >> 20} MiB "
+                               f"(--certificate-mib {certsize.mib()})")
             if res is not None:
                 return res
             if last is not None:
@@ -504,13 +506,15 @@ def certify(dest: Any, target: chess.BaseBoard, plies: int, games: list[list[che
         return None, (f"listing certificate: not written, the CNF listing says {cert['status']}, "
                       f"the engine {status}: please report this")
     size = len(json.dumps(cert))
-    if size > MAX_BYTES:
-        return None, f"listing certificate: not written, too large ({size / 2**20:.1f} MiB)"
+    if size > certsize.write_bytes():
+        return None, (f"listing certificate: not written, too large ({size / 2**20:.1f} MiB; "
+                      f"--certificate-mib {certsize.mib()} writes at most "
+                      f"{certsize.write_bytes() / 2**20:.1f})")
     unpacked = max(lst.unpacked() for lst in listings)
-    if unpacked > MAX_UNPACKED:     # `check` would reject it (measured: buchanan-motley-c)
+    if unpacked > certsize.unpacked_bytes():  # `check` would reject it (buchanan-motley-c)
         return None, (f"listing certificate: not written, a proof unpacks to "
                       f"{unpacked / 2**20:.0f} MiB (check reads at most "
-                      f"{MAX_UNPACKED >> 20} MiB)")
+                      f"{certsize.unpacked_bytes() >> 20} MiB)")
     path = dest.write(cert, "spg-listing")
     lemmas = sum(len(lst.proof) for lst in listings)
     core = sum(len(lst.core) if lst.core is not None else lst.clauses for lst in listings)

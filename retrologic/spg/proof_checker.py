@@ -37,6 +37,7 @@ from typing import Any, Iterable, Iterator
 
 import chess
 
+from retrologic import certsize
 from retrologic.certformat import Rejected, Verdict, tick, verdict_of
 from retrologic.history.drup import check, check_lrat, iter_lrat, iter_proof
 from retrologic.spg.checker import parse_moves, stated_diagram_fault
@@ -46,9 +47,10 @@ TYPE = "spg-listing"
 UNPACK_SLICE = 1 << 20  # packed bytes unpacked between two looks at the check's limit
 TICK_LINES = 256        # proof lines parsed between two looks at it (hinted lines are long)
 MAX_PLIES = 80     # longer than the CNF route reaches by far; bounds a hostile file's cost
-MAX_UNPACKED = 512 * 1024 * 1024  # bytes a packed proof or core may unpack to: a 40 MiB file
-# at LRAT's xz ratio (about 11); the largest measured, 20-22-ply hinted proofs of 321 MiB
-# (buchanan-motley-c, natch-promotee-switchback), checked in about 62 s CPU and 2.9 GB
+# A packed proof or core unpacks to at most `certsize.unpacked_bytes()` (512 MiB by default: a
+# 40 MiB file at LRAT's xz ratio, about 11; the largest measured, 20-22-ply hinted proofs of
+# 321 MiB (buchanan-motley-c, natch-promotee-switchback), checked in about 62 s CPU and 2.9 GB;
+# `check --certificate-mib` scales it)
 
 
 def _moves(item: Any, what: str) -> list[chess.Move]:
@@ -164,8 +166,9 @@ def _ticking(lines: Iterable[str]) -> Iterator[str]:
 
 
 def _text(entry: dict[str, Any], key: str, i: int) -> str | None:
-    """The field `key` as plain text, or `key`_xz unpacked (base64 of xz, at most MAX_UNPACKED
-    bytes: a small file must not unpack to a huge one); None when neither is a string."""
+    """The field `key` as plain text, or `key`_xz unpacked (base64 of xz, at most
+    `certsize.unpacked_bytes()`: a small file must not unpack to a huge one); None when neither
+    is a string."""
     if key in entry and f"{key}_xz" in entry:
         raise Rejected(f"lengths[{i}]: both '{key}' and '{key}_xz'")
     if key in entry:
@@ -176,21 +179,21 @@ def _text(entry: dict[str, Any], key: str, i: int) -> str | None:
     try:
         raw = base64.b64decode(packed.encode("ascii"), validate=True)
         unpacker = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
-        pieces, produced, fed = [], 0, 0
+        pieces, produced, fed, cap = [], 0, 0, certsize.unpacked_bytes()
         # fed in slices, the check's limit looked at between them (320 MiB take seconds); the
-        # output is capped one byte past MAX_UNPACKED, so a larger text is seen and rejected
-        while fed < len(raw) and not unpacker.eof and produced <= MAX_UNPACKED:
+        # output is capped one byte past the cap, so a larger text is seen and rejected
+        while fed < len(raw) and not unpacker.eof and produced <= cap:
             tick()
             piece = unpacker.decompress(raw[fed:fed + UNPACK_SLICE],
-                                        max_length=MAX_UNPACKED + 1 - produced)
+                                        max_length=cap + 1 - produced)
             fed += UNPACK_SLICE
             pieces.append(piece)
             produced += len(piece)
     except (ValueError, UnicodeError, lzma.LZMAError) as e:
         raise Rejected(f"lengths[{i}].{key}_xz: not base64 of xz data ({str(e)[:60]})") from None
-    if produced > MAX_UNPACKED or not unpacker.eof or unpacker.unused_data or fed < len(raw):
-        raise Rejected(f"lengths[{i}].{key}_xz: more than {MAX_UNPACKED >> 20} MiB unpacked, "
-                       "or trailing data")
+    if produced > cap or not unpacker.eof or unpacker.unused_data or fed < len(raw):
+        raise Rejected(f"lengths[{i}].{key}_xz: more than {cap >> 20} MiB unpacked "
+                       f"(--certificate-mib {certsize.mib()}), or trailing data")
     data = b"".join(pieces)
     try:
         return data.decode("ascii")
