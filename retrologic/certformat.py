@@ -155,10 +155,10 @@ def stated_position(cert: dict[str, Any]) -> Position:
 
 
 def same_stated_position(stated: Any, pos: Position | chess.Board, *,
-                         side_to_move: bool = True) -> None:
+                         side_to_move: bool = True, frozen: int = 0) -> None:
     """The problem's position a certificate repeats (its `position` table: fen or board,
     frozen, to_move), when given, must be the position the certificate proves something about
-    (`pos`; a python-chess board: no frozen units): placement, side to move (unless
+    (`pos`; a python-chess board: the units on `frozen`): placement, side to move (unless
     `side_to_move` is False: a claim that does not depend on it, as deduce's), castling rights,
     e.p. square and frozen units; Rejected otherwise. One comparison for the checkers of
     lastmove, deduce and legal-game certificates."""
@@ -167,7 +167,7 @@ def same_stated_position(stated: Any, pos: Position | chess.Board, *,
     if not isinstance(stated, dict) or not stated:
         return
     if isinstance(pos, chess.Board):
-        pos = Position.from_board(pos)
+        pos = Position.from_board(pos, frozen=frozen)
     try:
         other = parse(fen=stated.get("fen"), board=stated.get("board"),
                       frozen=stated.get("frozen"), to_move=stated.get("to_move"))

@@ -403,7 +403,7 @@ def _game_through(start: Position, moves: list[chess.Move], c: Candidate, search
         # husserl-1966's game cost 14,901 positions instead of 2,273 and myllyniemi-1955's
         # 17,167 instead of 6,763 (the cut helps `legal` on random positions, not here)
         head = find_game(start.to_board(), search.budget, node_cap=cap, plain=mode != PLAN,
-                         plan=mode == PLAN, victims=False)
+                         plan=mode == PLAN, victims=False, frozen=start.frozen)
     finally:        # the finder's positions count as the solve's nodes (one budget)
         search.nodes += search.budget.spent - spent
     if head is None:

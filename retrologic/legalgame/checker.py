@@ -89,21 +89,53 @@ def replay(moves: Any, target: chess.Board, *, ep_open: bool = False) -> chess.B
     return board
 
 
+def frozen_squares(names: Any, target: chess.Board) -> int:
+    """The `frozen` field (square names of units stipulated never to have moved) as a mask;
+    Rejected unless every name is a square and a unit stands on each in `target`."""
+    if not isinstance(names, list) or not all(isinstance(n, str) and n in chess.SQUARE_NAMES
+                                              for n in names) or len(set(names)) != len(names):
+        raise Rejected(f"'frozen' must be a list of distinct square names, not {shown(names)}")
+    mask = 0
+    for name in names:
+        mask |= chess.BB_SQUARES[chess.parse_square(name)]
+    if mask & ~target.occupied:
+        raise Rejected("a frozen square is empty in the position")
+    return mask
+
+
+def untouched(moves: list[str], frozen: int) -> None:
+    """Rejected when a move (UCI, replayed already) starts or ends on a frozen square: it moves
+    or takes that unit. A unit standing at the end on a square no move touched has stood there
+    since the initial array (a castling's rook leaves its corner empty, refilled only by a move
+    onto it; an e.p. victim has moved before), so this is "never moved" exactly."""
+    for i, uci in enumerate(moves):
+        move = chess.Move.from_uci(uci)
+        for square in (move.from_square, move.to_square):
+            if chess.BB_SQUARES[square] & frozen:
+                raise Rejected(f"ply {i + 1}: {uci} moves or takes the frozen unit on "
+                               f"{chess.square_name(square)}")
+
+
 def _body(cert: dict[str, Any]) -> str:
     target = target_board(cert.get("fen"))
     if target.castling_rights != target.clean_castling_rights():
         raise Rejected("the FEN's castling rights need a king or rook that is not at home")
     moves = cert.get("moves")
     replay(moves, target)
-    same_stated_position(cert.get("position"), target)
+    frozen = frozen_squares(cert["frozen"], target) if "frozen" in cert else 0
+    untouched(moves, frozen)
+    same_stated_position(cert.get("position"), target, frozen=frozen)
     if "plies" in cert and (type(cert["plies"]) is not int or cert["plies"] != len(moves)):
         raise Rejected(f"'plies' {shown(cert['plies'])} is not the game's length {len(moves)}")
     if "san" in cert:
         from retrologic.spg.checker import san_text
         if cert["san"] != san_text([chess.Move.from_uci(m) for m in moves]):
             raise Rejected("'san' is not the game's moves")
+    never = ", ".join(chess.square_name(s) for s in chess.scan_forward(frozen))
     return (f"legal: a game of {len(moves)} plies from the initial array reaches "
-            f"{' '.join(_fields(target))}")
+            f"{' '.join(_fields(target))}"
+            + (f", never moving nor taking the unit(s) on {never} (stated frozen)"
+               if never else ""))
 
 
 def _fields(board: chess.Board) -> list[str]:

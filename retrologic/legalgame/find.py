@@ -15,12 +15,13 @@ import chess
 
 from retrologic.collector import paused_collector, sparing_collector
 from retrologic.legalgame.finder import FIND_NODES, Finder
+from retrologic.legalgame.stipulated import stipulated, touches
 from retrologic.limits import Budget, LimitHit
 
 
 def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *,
               plain: bool = True, plan: bool = True, victims: bool = True,
-              route: bool = False) -> list[chess.Move] | None:
+              route: bool = False, frozen: int = 0) -> list[chess.Move] | None:
     """A legal game from the initial array to `target` (see `Finder`); an e.p. square in the
     target is the double step just played: the game reaches the position before it, then plays
     it. None: no game found within the tries or `node_cap` positions (LimitHit: the budget ran
@@ -31,9 +32,12 @@ def find_game(target: chess.Board, budget: Budget, node_cap: int = FIND_NODES, *
     also searched by `legalgame.proof_route` (its search nodes are charged besides the cap).
     The search runs with full garbage collections ten times rarer
     (`collector.sparing_collector`: the memo tables made them a quarter to a third of the
-    CPU), and the finders' turns with none (`Finders`)."""
-    with sparing_collector():
-        return _find_game(target, budget, node_cap, plain, plan, victims, route)
+    CPU), and the finders' turns with none (`Finders`). `frozen`: units stipulated never to
+    move (`legalgame.stipulated`): the finders leave them alone, and a game that moves or takes
+    one is not returned."""
+    with sparing_collector(), stipulated(frozen):
+        game = _find_game(target, budget, node_cap, plain, plan, victims, route)
+    return None if game is not None and touches(game, frozen) else game
 
 
 def _find_game(target: chess.Board, budget: Budget, node_cap: int, plain: bool, plan: bool,

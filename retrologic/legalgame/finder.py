@@ -54,7 +54,7 @@ from retrologic.legalgame.kernel import (Planner, SidePlan, plan_distance, promo
 from retrologic.legalgame.last_check import check_lines, early_check
 from retrologic.legalgame.walls import Walls
 from retrologic.limits import Budget, LimitHit
-from retrologic.position import castling_frozen
+from retrologic.legalgame.stipulated import immobile
 from retrologic.spg.analysis import Analysis, scipy_hungarian
 from retrologic.spg.distances import INF
 from retrologic.spg.targets import BACK_RANK, anchored
@@ -129,7 +129,7 @@ class Finder(Bounds):
         self.budget = budget
         self.rights = target.clean_castling_rights()
         self.start = chess.Board()
-        self.frozen_extra = castling_frozen(self.rights)   # a right's king and rook never move
+        self.frozen_extra = immobile(target)   # a right's king and rook, stipulated units
         # SciPy's assignment solver (loaded by `legalgame.kernel` anyway): the same bounds;
         # the walls' views and `captures_fit` take it from here
         self.analysis = Analysis(self.start, target, extra_frozen=self.frozen_extra,

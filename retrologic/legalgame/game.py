@@ -11,10 +11,12 @@ import chess
 
 @dataclass(frozen=True)
 class LegalGame:
-    """A game from the initial array (`moves`) that reaches `target` exactly."""
+    """A game from the initial array (`moves`) that reaches `target` exactly, never moving nor
+    taking the units on `frozen` (stipulated never to have moved)."""
 
     moves: tuple[chess.Move, ...]
     target: chess.Board
+    frozen: int = 0
 
     @property
     def plies(self) -> int:
@@ -29,7 +31,11 @@ class LegalGame:
         return san_text(list(self.moves))
 
     def certificate(self) -> dict[str, Any]:
-        """The `legal-game` certificate: the position and the moves (UCI), with the SAN text."""
+        """The `legal-game` certificate: the position and the moves (UCI), with the SAN text,
+        and the frozen units (square names) when there are any."""
         from retrologic.certformat import stamp
-        return stamp({"type": "legal-game", "fen": self.target.fen(en_passant="fen"),
-                      "plies": self.plies, "moves": self.uci(), "san": self.san()})
+        cert = {"type": "legal-game", "fen": self.target.fen(en_passant="fen"),
+                "plies": self.plies, "moves": self.uci(), "san": self.san()}
+        if self.frozen:
+            cert["frozen"] = [chess.square_name(s) for s in chess.scan_forward(self.frozen)]
+        return stamp(cert)

@@ -23,9 +23,10 @@ import chess
 from retrologic.legalgame.checker import reaches
 from retrologic.legalgame.plan import plan_finder
 from retrologic.legalgame.plan_order import settle_layers, settle_steps
+from retrologic.legalgame.stipulated import immobile
 from retrologic.legality.rules import reasons
 from retrologic.limits import Budget
-from retrologic.position import Position, castling_frozen
+from retrologic.position import Position
 from retrologic.retract import Retraction, apply, retractions
 from retrologic.spg.analysis import Analysis
 
@@ -41,8 +42,7 @@ def closedness(board: chess.Board, uncaptures: int) -> tuple[int, ...]:
     """How promising a predecessor is (lower first): a capture retracted (the finder cannot
     end on one), not in check (a check asks the game to end on a checking move), fewer settle
     layers, its pieces weighted by the depth of their layer (how closed), fewer units added."""
-    analysis = Analysis(chess.Board(), board,
-                        extra_frozen=castling_frozen(board.clean_castling_rights()))
+    analysis = Analysis(chess.Board(), board, extra_frozen=immobile(board))
     if analysis.impossible:
         return UNREACHABLE
     layers = settle_layers(board, analysis.frozen)

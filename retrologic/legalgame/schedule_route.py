@@ -26,8 +26,8 @@ from __future__ import annotations
 import chess
 
 from retrologic.legalgame.rights import lose_rights
+from retrologic.legalgame.stipulated import immobile
 from retrologic.limits import Budget, LimitHit, turn
-from retrologic.position import castling_frozen
 from retrologic.spg.analysis import Analysis
 
 MAX_PLIES = 60       # lengths tried up to this many plies
@@ -44,7 +44,7 @@ class ScheduleRoute:
         self.target = target
         self.rights = target.clean_castling_rights()
         start = chess.Board()
-        self.analysis = Analysis(start, target, extra_frozen=castling_frozen(self.rights))
+        self.analysis = Analysis(start, target, extra_frozen=immobile(target))
         parity = 0 if target.turn == chess.WHITE else 1
         self.lengths = [] if self.analysis.impossible or target.ep_square is not None else \
             [p for p in range(parity, max_plies + 1, 2) if not self.analysis.prune(start, p)]

@@ -133,10 +133,6 @@ def answer(pos: Position, lemmas: Iterable[Path] = (), file: str | None = None,
         return _unknown("no static illegality found",
                         "static checks only for a partial position; a proof of legality needs "
                         "a full position (a game reaches one exact position)")
-    if pos.frozen:
-        return _unknown("no static illegality found",
-                        "a game proving legality with frozen units (never moved) is not built "
-                        "yet: its certificate would have to show they never move")
     return _by_construction(pos, budget, certificate_dir)
 
 
@@ -154,14 +150,14 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
     from retrologic.limits import LimitHit
     target = pos.to_board()
     try:
-        moves = find_game(target, budget, route=True)
+        moves = find_game(target, budget, route=True, frozen=pos.frozen)
     except LimitHit as e:
         return _unknown("no static illegality found, no game found", e.reason)
     if moves is None:
         return _unknown("no static illegality found, no game found",
                         "the game finder's tries ran out (a heuristic search: no proof either "
                         "way)")
-    game = LegalGame(tuple(moves), target)
+    game = LegalGame(tuple(moves), target, pos.frozen)
     board = chess.Board()
     for move in moves:              # the finder's game must pass the checker's own test
         if not board.is_legal(move):
@@ -173,14 +169,23 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
     details: dict[str, Any] = {"game": game.san(), "uci": game.uci()}
     if certificate_dir:
         from retrologic.certformat import as_destination
-        dest = as_destination(certificate_dir, question={"kind": KIND},
-                              position={"fen": target.fen(en_passant="fen")})
+        stated: dict[str, Any] = {"fen": target.fen(en_passant="fen")}
+        if pos.frozen:
+            stated["frozen"] = game.certificate()["frozen"]
+        dest = as_destination(certificate_dir, question={"kind": KIND}, position=stated)
         details["certificate"] = str(dest.write(game.certificate(), "legal-game"))
     return Result(KIND, "proved", "legal",
                   facts={"legal": True, "rule": None, "rules": [], "plies": game.plies},
                   details=details,
                   lines=[f"legal: a game of {game.plies} {'ply' if game.plies == 1 else 'plies'} "
-                         "reaches it"] + ([game.san()] if game.plies else []))
+                         f"reaches it{_never_touching(pos)}"]
+                  + ([game.san()] if game.plies else []))
+
+
+def _never_touching(pos: Position) -> str:
+    """What a game for a position with frozen units shows besides reaching it (empty: none)."""
+    names = ", ".join(chess.square_name(sq) for sq in chess.scan_forward(pos.frozen))
+    return f", never moving nor taking the unit(s) on {names} (stated frozen)" if names else ""
 
 
 def solve(problem: Problem, options: SolveOptions) -> Result:
