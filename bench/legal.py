@@ -2,7 +2,7 @@
 
     python bench/legal.py [--positions N] [--seed S] [--timeout 10] [--spg] [--csv FILE]
                           [--baseline FILE] [--baseline-tree DIR] [--no-calibration]
-                          [--seeds LIST | --seeds-file FILE] [--nodes N] [--salt K]
+                          [--seeds LIST | --seeds-file FILE] [--nodes N] [--salt K] [--frozen]
     python bench/legal.py --report CSV [CSV ...] [--timeout 10]
     python bench/legal.py --compare BASE_CSV CHANGE_CSV [--timeout 10]
 
@@ -50,6 +50,11 @@
    shares (bench/README-legal.md, 2026-12-04 17:17 UTC): `--salt 1000 --nodes 7000` for both
    arms (a `--baseline-tree` worker gets the same salt and limit; a tree without `finder.SALT`
    is refused).
+9. `--frozen`: each position with a random non-empty subset of the units its game never touched
+   (no move from or onto their squares) stated frozen, as `legal` takes them from a problem
+   file: the game found must leave them alone (checked here besides the replay); a position
+   whose game touched every unit is run without. Not with a baseline (trees before 2026-12-05
+   answer *unknown* for frozen units).
 """
 
 from __future__ import annotations
@@ -82,6 +87,20 @@ from retrologic.legality import rules as legality  # noqa: E402
 from retrologic.limits import Budget, LimitHit  # noqa: E402
 from retrologic.position import Position  # noqa: E402
 from cpu_budget import position_budget  # noqa: E402  (bench/, on the path as the script's folder)
+
+
+def frozen_units(board: chess.Board, seed: int) -> int:
+    """A random non-empty subset (seeded apart from the game) of the units on `board` that its
+    move stack never touched: units that never moved, so the position is legal with them
+    frozen (0 when the game touched them all)."""
+    touched = 0
+    for move in board.move_stack:
+        touched |= chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]
+    never = list(chess.scan_forward(board.occupied & ~touched))
+    if not never:
+        return 0
+    rng = random.Random(f"frozen {seed}")
+    return sum(chess.BB_SQUARES[s] for s in rng.sample(never, rng.randint(1, len(never))))
 
 
 def random_position(seed: int) -> tuple[chess.Board, int]:
@@ -200,22 +219,27 @@ def legal_finder(board: chess.Board, budget: Budget) -> list | None:
 
 
 def certify(board: chess.Board, timeout: float, finder: Finder = legal_finder,
-            nodes: int | None = None) -> tuple[str, float, int | None]:
+            nodes: int | None = None, frozen: int = 0) -> tuple[str, float, int | None]:
     """('legal'|'illegal'|'unknown', CPU seconds, game plies) for one position. The garbage of
     the positions before is collected before the clock starts, so no position pays for
     another's (the proof-game analysis of trees before 2026-11-26 15:20 UTC is cyclic: only a
-    full collection frees it; a baseline tree's worker does the same)."""
+    full collection frees it; a baseline tree's worker does the same). `frozen`: the units
+    stated never to have moved (`--frozen`), which the game must not touch."""
     gc.collect()
     t0 = time.process_time()
-    if legality.reasons(Position.from_board(board)):
+    if legality.reasons(Position.from_board(board, frozen=frozen)):
         return "illegal", time.process_time() - t0, None
     try:
-        moves = finder(board, position_budget(timeout, nodes))
+        moves = find_game(board, position_budget(timeout, nodes), route=True, frozen=frozen) \
+            if frozen else finder(board, position_budget(timeout, nodes))
     except LimitHit:
         moves = None
     seconds = time.process_time() - t0
     if moves is None:
         return "unknown", seconds, None
+    if any((chess.BB_SQUARES[m.from_square] | chess.BB_SQUARES[m.to_square]) & frozen
+           for m in moves):
+        raise SystemExit(f"the finder's game touches a frozen unit of {board.fen()}")
     return "legal", seconds, replayed(moves, board, "the finder")
 
 
@@ -247,7 +271,7 @@ class Rows(list):
     what it measured."""
 
     KEYS = ("set", "seed", "plies", "fen", "verdict", "cpu_s", "game_plies", "baseline_verdict",
-            "baseline_cpu_s", "baseline_game_plies", "spg_cpu_s")
+            "baseline_cpu_s", "baseline_game_plies", "spg_cpu_s", "frozen")
 
     def __init__(self, path: str | None) -> None:
         super().__init__()
@@ -296,16 +320,19 @@ class Tally:
 
 def run_random(seeds: list[int], timeout: float, rows: list[dict],
                baseline: Finder | TreeFinder | None = None,
-               nodes: int | None = None) -> int:
+               nodes: int | None = None, frozen: bool = False) -> int:
     ours = Tally("finder")
     old = Tally("baseline") if baseline else None
     n = len(seeds)
     for i, s in enumerate(seeds):
         board, plies = random_position(s)
-        verdict, seconds, length = certify(board, timeout, nodes=nodes)
+        mask = frozen_units(board, s) if frozen else 0
+        verdict, seconds, length = certify(board, timeout, nodes=nodes, frozen=mask)
         ours.add(s, plies, board.fen(), verdict, seconds, length)
         row = {"set": "random", "seed": s, "plies": plies, "fen": board.fen(),
                "verdict": verdict, "cpu_s": round(seconds, 3), "game_plies": length}
+        if frozen:
+            row["frozen"] = " ".join(chess.square_name(q) for q in chess.scan_forward(mask))
         if old is not None and baseline is not None:
             verdict, seconds, length = certify_tree(board, timeout, baseline) \
                 if isinstance(baseline, TreeFinder) else certify(board, timeout, baseline)
@@ -320,6 +347,7 @@ def run_random(seeds: list[int], timeout: float, rows: list[dict],
         else ",".join(map(str, seeds)) if n <= 12 else f"{seeds[0]},{seeds[1]},...,{seeds[-1]}"
     limit = f"{nodes:,} positions" if nodes else f"{timeout:g} s"
     print(f"random positions: {n} (seeds {shown}, 20-150 plies), limit {limit} each"
+          + (", never-touched units frozen" if frozen else "")
           + (f", salt {finder_module.SALT}" if finder_module.SALT else ""))
     ours.report(n)
     if old is not None:
@@ -534,6 +562,8 @@ def main() -> int:
     ap.add_argument("--baseline", help="another finder module, run on the same positions")
     ap.add_argument("--baseline-tree", help="another checkout whose finder (with its own "
                     "modules) runs in a worker process on the same positions")
+    ap.add_argument("--frozen", action="store_true", help="state a random subset of the "
+                    "units each game never touched frozen (never moved)")
     ap.add_argument("--no-calibration", action="store_true", help="skip the machine-speed "
                     "figure printed first (a few seconds)")
     ap.add_argument("--report", nargs="+", metavar="CSV", help="no run: the figures of the "
@@ -552,6 +582,9 @@ def main() -> int:
     if args.baseline and (args.salt or args.nodes):
         raise SystemExit("bench/legal.py: --salt and --nodes apply to --baseline-tree, "
                          "not --baseline")
+    if args.frozen and (args.baseline or args.baseline_tree):
+        raise SystemExit("bench/legal.py: --frozen has no baseline (older trees answer "
+                         "unknown for frozen units)")
     finder_module.SALT = args.salt
     rows = Rows(args.csv)
     baseline: Finder | TreeFinder | None = load_finder(args.baseline) if args.baseline else None
@@ -562,7 +595,8 @@ def main() -> int:
         seconds, nodes = machine_speed()
         print(f"machine: {nodes:,} positions of the plain finder on seed {CALIBRATION_SEED} "
               f"in {seconds:.2f} s CPU ({nodes / seconds:.0f} positions/s)", flush=True)
-    status = run_random(seeds, args.timeout, rows, baseline, args.nodes) if seeds else 0
+    status = run_random(seeds, args.timeout, rows, baseline, args.nodes, args.frozen) \
+        if seeds else 0
     if args.spg:
         status |= run_spg(args.timeout, rows)
     return status
