@@ -219,5 +219,5 @@ def test_frozen_units_are_never_moved_by_a_possible_game():
     res = legal.answer(frozen, budget=Budget(nodes=1_000))
     assert res.facts["legal"] is not False
     if res.facts["legal"]:
-        assert all(still not in (chess.Move.from_uci(u).from_square, chess.Move.from_uci(u).to_square)
-                   for u in res.details["uci"])
+        moves = [chess.Move.from_uci(u) for u in res.details["uci"]]
+        assert all(still not in (m.from_square, m.to_square) for m in moves)
