@@ -52,9 +52,9 @@ from retrologic.legalgame.bounds import BOUNDS_MEMO, Bounds
 from retrologic.legalgame.kernel import (Planner, SidePlan, plan_distance, promotions_fit,
                                          victims_fit)
 from retrologic.legalgame.last_check import check_lines, early_check
+from retrologic.legalgame.stipulated import immobile
 from retrologic.legalgame.walls import Walls
 from retrologic.limits import Budget, LimitHit
-from retrologic.legalgame.stipulated import immobile
 from retrologic.spg.analysis import Analysis, scipy_hungarian
 from retrologic.spg.distances import INF
 from retrologic.spg.targets import BACK_RANK, anchored
