@@ -128,3 +128,24 @@ def test_frozen_units_that_went_out_and_back_leave_a_shorter_game() -> None:
     pos = replace(pos, frozen=chess.BB_E1)
     with_king = legal.answer(pos, budget=Budget(nodes=5_000))
     assert with_king.facts["legal"] is True and not _touches(with_king.details["uci"], chess.BB_E1)
+
+
+RUY = "r1bqkbnr/1pp3pp/p1p2p2/4p3/4P3/5N2/PPPP1PPP/RNBQ1RK1 w kq - 0 6"
+
+
+def test_the_command_line_states_frozen_units(capsys) -> None:
+    """`legal --frozen` and `lastmove --frozen` take the units as a problem file does; a unit that
+    cannot have stood still there, or a bad square, is bad input naming --frozen (exit 3)."""
+    assert main(["legal", RUY, "--frozen", "a1,c1,d8", "--nodes", "20000", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["facts"]["legal"] is True
+    assert not _touches(out["details"]["uci"], chess.BB_A1 | chess.BB_C1 | chess.BB_D8)
+    for bad in ("f3", "zz", ""):
+        assert main(["legal", RUY, "--frozen", bad]) == 3
+        err = capsys.readouterr().err
+        assert "'--frozen'" in err and len(err.strip().splitlines()) == 1, err
+    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    assert main(["lastmove", after_e4, "--frozen", "b8,g8", "--timeout", "60", "--json"]) == 0
+    facts = json.loads(capsys.readouterr().out)["facts"]
+    # White's knights and pieces cannot have moved last: Black, knights frozen, had no move
+    assert facts["finding"] == "unique" and facts["answer"] == ["e2-e4"], facts

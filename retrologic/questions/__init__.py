@@ -52,7 +52,8 @@ class QuestionKind(Protocol):
 
 # kind -> (module, one-line help). The CLI subcommand of the same name runs the module.
 KINDS: dict[str, tuple[str, str]] = {
-    "legal": ("retrologic.questions.legal", "static legality checks of a position, with the rule"),
+    "legal": ("retrologic.questions.legal", "is a position legal? illegal by a static rule, "
+              "legal by a game from the initial array"),
     "retractions": ("retrologic.questions.retractions", "list every retraction of a position"),
     "cage": ("retrologic.questions.cage", "verify a cage (Hwa), with a checkable proof"),
     "deduce": ("retrologic.questions.deduce", "prove or refute a claim about a game's history"),

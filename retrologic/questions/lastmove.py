@@ -348,6 +348,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="answer for each side separately (White's last move, then Black's)")
     p.add_argument("--no-discover", action="store_true", help="do not discover cages")
     p.add_argument("--no-library", action="store_true", help="do not use encodings/cages")
+    from retrologic.questions.legal import add_frozen_argument
+    add_frozen_argument(p, "no candidate's retractions or game move or take them")
     p.add_argument("--pgn", action="store_true",
                    help="print a PGN for each candidate not impossible (a possible one's game; "
                         "an unresolved one's line, not refuted)")
@@ -357,10 +359,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from retrologic.questions.legal import frozen_argument
     try:
         pos = parse(fen=args.fen, to_move=args.to_move)
     except ValueError as e:
         raise InputError(str(e), field="FEN", value=args.fen) from None
+    try:
+        pos = parse(fen=args.fen, to_move=args.to_move, frozen=frozen_argument(args.frozen))
+    except ValueError as e:
+        raise InputError(str(e), field="--frozen", value=args.frozen) from None
     for option, value, limit in (("--plies", args.plies, MAX_PLIES), ("--depth", args.depth, MAX_DEPTH)):
         if not 1 <= value <= limit:
             raise InputError(f"must be from 1 to {limit}", field=option, value=value)

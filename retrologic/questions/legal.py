@@ -198,23 +198,40 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("position", metavar="FEN|BOARD", help="a FEN, or a board-only placement (partial)")
+    add_frozen_argument(p, "a game proving the position legal never moves nor takes them")
     add_limit_arguments(p)
     from retrologic.pictures import output as pictures
     pictures.add_arguments(p)
 
 
-def position_argument(text: str) -> Position:
-    """A FEN (full) or board-only string (partial) from the command line."""
+def add_frozen_argument(p: argparse.ArgumentParser, effect: str) -> None:
+    """--frozen SQ,...: units stated never to have moved, as a problem file's `position.frozen`
+    (each must stand where a unit of its type and colour starts the game)."""
+    p.add_argument("--frozen", metavar="SQ,...",
+                   help=f"units that never moved (comma-separated squares): {effect}")
+
+
+def frozen_argument(text: str | None) -> list[str] | None:
+    """The --frozen squares as names (None: none given); the position's parser checks them."""
+    return None if text is None else [name.strip() for name in text.split(",")]
+
+
+def position_argument(text: str, frozen: str | None = None) -> Position:
+    """A FEN (full) or board-only string (partial) from the command line, with --frozen
+    (a fault of the position is named as the position's, one of --frozen as that option's)."""
+    key = "fen" if " " in text.strip() else "board"
     try:
-        if " " in text.strip():
-            return parse(fen=text)
-        return parse(board=text)
+        parse(**{key: text})
     except ValueError as e:
         raise InputError(str(e), field="position", value=text) from None
+    try:
+        return parse(**{key: text}, frozen=frozen_argument(frozen))
+    except ValueError as e:
+        raise InputError(str(e), field="--frozen", value=frozen) from None
 
 
 def run(args: argparse.Namespace) -> int:
-    pos = position_argument(args.position)
+    pos = position_argument(args.position, args.frozen)
     with node_bar(KIND, args.progress, args.nodes):
         result = answer(pos, budget=budget_of(args), certificate_dir=args.certificate_dir)
     from retrologic.pictures import output as pictures
