@@ -590,3 +590,18 @@ def test_the_proof_log_has_a_size_limit(tmp_path, monkeypatch) -> None:
         games = writer.certificate(board, 6, Budget(timeout=120))[1][0].games
         path, line = writer.certify(Destination(tmp_path, "t"), board, 6, games, None)
     assert path is not None and check_file(path).ok and moves in games, line
+
+
+def test_the_writer_gets_the_questions_time_left(tmp_path, monkeypatch) -> None:
+    """Under a time limit the writer has what the question left of it; DEFAULT_SECONDS is its
+    time only without a limit. It was a cap under any limit: `solve yanami-1997.toml
+    --timeout 3000` wrote no listing ("120 s given") though 23 minutes would have done."""
+    from retrologic.certformat import Destination
+    from retrologic.spg import certify as writer
+    _, board = _replayed("e2e4 e7e5 g1f3 b8c6 f1c4 g8f6".split())
+    games = writer.certificate(board, 6, Budget(timeout=120))[1][0].games
+    monkeypatch.setattr(writer, "DEFAULT_SECONDS", 0.001)
+    path, line = writer.certify(Destination(tmp_path, "t"), board, 6, games, Budget(timeout=120))
+    assert path is not None and check_file(path).ok, line
+    path, line = writer.certify(Destination(tmp_path / "no", "t"), board, 6, games, None)
+    assert path is None and "0.001 s given" in line, line

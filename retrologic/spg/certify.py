@@ -483,11 +483,12 @@ def certify(dest: Any, target: chess.BaseBoard, plies: int, games: list[list[che
     engine's games of the stipulated length (`count` of them when only some are kept): a
     different listing (or `status`, the engine's verdict, differing from the listing's) is
     reported, never hidden.
-    The time is what `budget` has left, at most DEFAULT_SECONDS without a time limit."""
+    The time is what `budget` has left of its time limit, DEFAULT_SECONDS without one (until
+    2026-12-05 it was at most DEFAULT_SECONDS even under a limit: `solve --timeout 3000` wrote
+    no certificate that takes more than two minutes, yanami-1997's 23 included)."""
     import json
     left = budget.left() if budget is not None else None
-    own = Budget(timeout=max(min(left, DEFAULT_SECONDS) if left is not None else DEFAULT_SECONDS,
-                             0.001))
+    own = Budget(timeout=max(left if left is not None else DEFAULT_SECONDS, 0.001))
     started = time.monotonic()
     try:
         cert, listings = certificate(target, plies, own)
