@@ -50,7 +50,7 @@ def test_plain_finder_on_both_positions_before_the_plan_finder(monkeypatch) -> N
         earliest = apply(earliest, r)
     calls = []
 
-    def fake(target, budget, node_cap, *, plain=True, plan=True, victims=True):
+    def fake(target, budget, node_cap, *, plain=True, plan=True, victims=True, frozen=0):
         assert victims is False         # the last-move tries leave the capture cut off
         calls.append((target.board_fen(), plain, plan, node_cap))
         budget.check(node_cap)
@@ -80,7 +80,7 @@ def test_a_found_game_stops_the_tries(monkeypatch, august_head) -> None:
     assert head is not None
     calls = []
 
-    def fake(target, budget, node_cap, *, plain=True, plan=True, victims=True):
+    def fake(target, budget, node_cap, *, plain=True, plan=True, victims=True, frozen=0):
         calls.append(plan)
         return head
 
