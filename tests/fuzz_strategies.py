@@ -159,7 +159,7 @@ class Outcome:
 
 
 SUMMARY = re.compile(r"^(retrologic: )?\d+ files?: ")      # a batch's summary line on stderr
-_VALUED = {"--timeout", "--nodes", "--certificate-dir"}
+_VALUED = {"--timeout", "--nodes", "--certificate-dir", "--certificate-mib"}
 
 
 def operands(argv: list[str]) -> list[str]:
@@ -689,8 +689,8 @@ COMMON = ("--json", "--progress")
 
 def argv_legal() -> st.SearchStrategy[list[str]]:
     # `legal` searches for a game since issue #19: it gets the searching commands' caps
-    return _join(st.just(["legal"]), fen_or_board().map(lambda v: [v]), flags("--json"),
-                 limits())
+    return _join(st.just(["legal"]), fen_or_board().map(lambda v: [v]),
+                 _opt("--frozen", square_lists()), flags("--json"), limits())
 
 
 def argv_retract() -> st.SearchStrategy[list[str]]:
@@ -724,7 +724,7 @@ def argv_lastmove() -> st.SearchStrategy[list[str]]:
                  st.one_of(st.sampled_from(SEEDS["lastmove"]), fens()).map(lambda v: [v]),
                  _opt("--plies", numbers(["1", "2", "3"])), _opt("--depth", numbers(["1", "2", "6"])),
                  _opt("--to-move", st.sampled_from(["white", "black", "?", "both"])),
-                 _repeat("--lemma", paths(), 2),
+                 _repeat("--lemma", paths(), 2), _opt("--frozen", square_lists()),
                  flags("--no-discover", "--no-library", "--pgn", *COMMON),
                  _opt("--certificate-dir", st.just("certs")), limits())
 
@@ -752,7 +752,7 @@ def argv_spg() -> st.SearchStrategy[list[str]]:
                  _opt("--list-strategies", numbers(["0", "1", "3"])),
                  _opt("--engine", st.sampled_from(["auto", "search", "schedule", "bogus"])),
                  flags("--all", "--no-strategies", *COMMON),
-                 _opt("--certificate-dir", st.just("certs")), limits())
+                 _opt("--certificate-dir", st.just("certs")), _certificate_mib(), limits())
 
 
 def argv_tablebase() -> st.SearchStrategy[list[str]]:
@@ -799,11 +799,17 @@ def argv_solve() -> st.SearchStrategy[list[str]]:
     real = st.sampled_from(sorted(SEEDS["texts"])).map(lambda p: str(ROOT / p))
     files = st.lists(st.one_of(real, paths()), min_size=1, max_size=3)
     return _join(st.just(["solve"]), files, flags(*COMMON),
-                 _opt("--certificate-dir", st.just("certs")), limits())
+                 _opt("--certificate-dir", st.just("certs")), _certificate_mib(), limits())
 
 
 def argv_check() -> st.SearchStrategy[list[str]]:
-    return _join(st.just(["check"]), st.lists(paths(), min_size=1, max_size=3), flags("--json"))
+    return _join(st.just(["check"]), st.lists(paths(), min_size=1, max_size=3), flags("--json"),
+                 _certificate_mib())
+
+
+def _certificate_mib() -> st.SearchStrategy[list[str]]:
+    """--certificate-mib: the size knob's values, sane and not (retrologic.certsize)."""
+    return _opt("--certificate-mib", numbers(["1", "2", "40", "120", "4096", "4097"]))
 
 
 def argv_toplevel() -> st.SearchStrategy[list[str]]:
