@@ -101,3 +101,20 @@ def test_solve_hands_the_knob_to_the_writer(tmp_path, capsys, monkeypatch) -> No
     out = capsys.readouterr().out
     assert "proof log passed 0 MiB (--certificate-mib 7)" in out, out[-2000:]
     assert not list(tmp_path.glob("**/*.spg-listing.json"))
+
+
+def test_the_largest_knob_reads_a_small_file_without_allocating_the_cap(tmp_path) -> None:
+    """Fuzz seed 2974: `check big.txt --certificate-mib 4096` died of a MemoryError under the
+    fuzz run's memory cap: the file was read with `read(cap + 1)`, which allocates 4 GiB first.
+    Under a 3 GiB address-space limit it is now one line of bad input (exit 3)."""
+    import subprocess
+    import sys
+    path = tmp_path / "big.txt"
+    path.write_text("a = 1\n" * 40_000)
+    script = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
+              "from retrologic.cli import main; "
+              "sys.exit(main(['check', sys.argv[1], '--certificate-mib', '4096']))")
+    run = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 3, run.stderr[-500:]
+    assert "malformed JSON" in run.stderr and "Traceback" not in run.stderr
