@@ -95,8 +95,11 @@ def check(cert: Any, budget: Budget | None = None) -> Verdict:
     Not an object, no type or an unknown type: InputError (exit 3). Anything else wrong with a
     certificate is a rejection naming the fault (a checker's unexpected exception included:
     a malformed certificate must never crash `check`), and so is a field the checker accepted
-    without reading it (retrologic.certread). A check that the limit or Ctrl-C ends first, or
-    that rejects after it (a re-verification cut short), is neither: `stopped`."""
+    without reading it (retrologic.certread). A check that the limit, Ctrl-C or the machine's
+    memory ends first, or that rejects after the limit (a re-verification cut short), is
+    neither: `stopped` (a MemoryError was a rejection, "malformed certificate", before
+    2026-12-05: a valid certificate checked under a large `--certificate-mib` on a small
+    machine would have read as false)."""
     if not isinstance(cert, dict) or not isinstance(cert.get("type"), str):
         raise InputError("a certificate is a JSON object with a string field 'type'", field="type")
     ctype = cert["type"]
@@ -115,6 +118,8 @@ def check(cert: Any, budget: Budget | None = None) -> Verdict:
             verdict = checker(cert)
     except LimitHit as e:
         return _stopped(ctype, e.reason)
+    except MemoryError:     # a limit of this machine, not a fault of the certificate: unknown
+        return _stopped(ctype, f"out of memory (--certificate-mib {mib()})")
     except TooManyObjects as e:
         return Verdict(ctype, False, f"not a certificate: {e}")
     except InputError as e:
@@ -186,10 +191,16 @@ def check_file(path: str | Path, budget: Budget | None = None) -> Verdict:
             raise InputError(f"{e.message}; --certificate-mib {mib()} reads at most "
                              f"{mib()} MiB", file=file) from None
         raise
+    except MemoryError:     # a large knob on a file this machine cannot hold (/dev/zero)
+        raise InputError(f"not enough memory to read it (--certificate-mib {mib()})",
+                         file=file) from None
     if nesting_depth(text) > MAX_DEPTH:
         raise InputError(f"JSON nested deeper than {MAX_DEPTH} levels: not a certificate", file=file)
     try:
         cert = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+    except MemoryError:
+        raise InputError(f"not enough memory to parse it (--certificate-mib {mib()})",
+                         file=file) from None
     except RecursionError:
         raise InputError(f"JSON nested deeper than {MAX_DEPTH} levels", file=file) from None
     except ValueError as e:

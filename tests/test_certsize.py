@@ -118,3 +118,34 @@ def test_the_largest_knob_reads_a_small_file_without_allocating_the_cap(tmp_path
                          text=True, timeout=120)
     assert run.returncode == 3, run.stderr[-500:]
     assert "malformed JSON" in run.stderr and "Traceback" not in run.stderr
+    # and a file this memory cannot hold (/dev/zero: 4 GiB of zeros) is one line too
+    run = subprocess.run([sys.executable, "-c", script, "/dev/zero"], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 3, run.stderr[-500:]
+    assert "not enough memory" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_check_that_runs_out_of_memory_is_unknown_not_rejected(tmp_path, monkeypatch) -> None:
+    """Memory is a limit of the machine, like time: a valid certificate whose check runs out
+    of it is *unknown* (exit 4), never *rejected* (it read "malformed certificate: MemoryError"
+    before)."""
+    from retrologic.spg import proof_checker
+    path = _listing(tmp_path)
+
+    def starved(*args, **kwargs):
+        raise MemoryError
+    monkeypatch.setattr(proof_checker, "_text", starved)
+    assert main(["check", path]) == 4
+
+
+def test_a_writer_that_runs_out_of_memory_loses_only_the_certificate(tmp_path, monkeypatch,
+                                                                      capsys):
+    """The verdict stands and the answer says why the listing is missing (it crashed the
+    question before, exit 5)."""
+    def starved(*args, **kwargs):
+        raise MemoryError
+    monkeypatch.setattr(writer, "certificate", starved)
+    assert main(["solve", "problems/spg/f4-f5-nf3.toml", "--certificate-dir", str(tmp_path),
+                 "--certificate-mib", "3"]) == 0
+    assert "not written, out of memory (--certificate-mib 3)" in capsys.readouterr().out
+    assert not list(tmp_path.glob("**/*.spg-listing.json"))

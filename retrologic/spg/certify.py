@@ -497,6 +497,9 @@ def certify(dest: Any, target: chess.BaseBoard, plies: int, games: list[list[che
                       f"({e.reason}; {own.timeout:g} s given)")
     except AssertionError as e:          # a bug of the encoding or the listing, said plainly
         return None, f"listing certificate: not written ({e}): please report this"
+    except MemoryError:                  # the verdict stands; only its certificate is lost
+        return None, (f"listing certificate: not written, out of memory (--certificate-mib "
+                      f"{certsize.mib()})")
     mine = {tuple(m.uci() for m in g) for g in listings[0].games}
     theirs = {tuple(m.uci() for m in g) for g in games}
     if mine != theirs if count in (None, len(theirs)) else \
