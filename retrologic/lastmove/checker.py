@@ -275,7 +275,7 @@ def _check_game(moves: Any, c: _Line, diagram: Position) -> None:
     own positions (each retraction's placement and side to move: the unit uncaptured, a plain
     move or a capture, e.p. or not; a game of Qe1xNd1 is no game of Qe1-d1, though both play
     e1d1), and never moving nor taking a unit the diagram says is frozen."""
-    from retrologic.legalgame.checker import replay
+    from retrologic.legalgame.checker import replay, untouched
     want = [r.move().uci() for r in reversed(c.line)]
     if not c.line and moves != []:
         raise Rejected(f"candidate {c.notation}: the empty history's game is the empty game")
@@ -292,11 +292,10 @@ def _check_game(moves: Any, c: _Line, diagram: Position) -> None:
             raise Rejected(f"candidate {c.notation}: its game reaches {end.board_fen()} "
                            f"{'w' if end.turn else 'b'} before its last moves, not the "
                            f"candidate's {before.fen().split()[0]}")
-    for uci in moves:                   # the diagram's frozen units never moved nor were taken
-        move = chess.Move.from_uci(uci)
-        if (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & diagram.frozen:
-            raise Rejected(f"candidate {c.notation}: its game moves or takes a frozen unit "
-                           f"({uci})")
+    try:                                # the diagram's frozen units never moved nor were taken
+        untouched(moves, diagram.frozen)
+    except Rejected as why:
+        raise Rejected(f"candidate {c.notation}: its game: {why}") from None
 
 
 def _candidates_capped(pos: Position, plies: int, cap: int) -> list[_Line]:

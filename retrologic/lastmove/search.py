@@ -395,6 +395,7 @@ def _game_through(start: Position, moves: list[chess.Move], c: Candidate, search
     """A game to `start` (the finder `mode` says, at most `cap` positions) followed by
     `moves`, when it replays legally to the candidate's diagram exactly (None otherwise)."""
     from retrologic.legalgame.find import find_game
+    from retrologic.legalgame.stipulated import touches
     if cap < 2:
         return None
     spent = search.budget.spent
@@ -417,9 +418,7 @@ def _game_through(start: Position, moves: list[chess.Move], c: Candidate, search
         board.push(move)
     if c.diagram is None or diagram_fault(board, c.diagram.to_board()) is not None:
         return None
-    frozen = c.diagram.frozen          # units stipulated never to have moved: none may move
-    if any(chess.BB_SQUARES[m.from_square] & frozen or chess.BB_SQUARES[m.to_square] & frozen
-           for m in head + moves):
+    if touches(head + moves, c.diagram.frozen):   # units stipulated never to have moved
         return None
     return head + moves
 

@@ -169,11 +169,12 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
     details: dict[str, Any] = {"game": game.san(), "uci": game.uci()}
     if certificate_dir:
         from retrologic.certformat import as_destination
+        cert = game.certificate()
         stated: dict[str, Any] = {"fen": target.fen(en_passant="fen")}
         if pos.frozen:
-            stated["frozen"] = game.certificate()["frozen"]
+            stated["frozen"] = cert["frozen"]
         dest = as_destination(certificate_dir, question={"kind": KIND}, position=stated)
-        details["certificate"] = str(dest.write(game.certificate(), "legal-game"))
+        details["certificate"] = str(dest.write(cert, "legal-game"))
     return Result(KIND, "proved", "legal",
                   facts={"legal": True, "rule": None, "rules": [], "plies": game.plies},
                   details=details,
