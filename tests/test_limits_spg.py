@@ -308,6 +308,65 @@ def test_sigint_stops_the_schedule_model(tmp_path: Path) -> None:
     assert "spg: unknown (interrupted" in out
 
 
+WRITER_INTERRUPTED = """
+import json, os, signal, subprocess, sys, time
+from pathlib import Path
+import chess
+from retrologic import limits
+from retrologic.certformat import Destination
+from retrologic.spg import certify as writer
+limits.install_interrupt()
+sent = []
+solve = writer.LratSolver.solve
+def solve_and_arm(self, budget):
+    # Ctrl-C from another process a second into the solver's first call: CaDiCaL holds the
+    # GIL, so a thread of ours could only signal between its slices, never inside one
+    if not sent:
+        sent.append(time.monotonic() + 1.0)
+        subprocess.Popen(["sh", "-c", f"sleep 1; kill -INT {os.getpid()}"])
+    return solve(self, budget)
+writer.LratSolver.solve = solve_and_arm
+board = chess.Board("r1bknbr1/pppqpppp/3p1n2/8/3B4/1PN5/PKPPPPPP/RQ3BNR w - - 0 1")
+path, line = writer.certify(Destination(Path(sys.argv[1]), "t"), board, 16, [], None)
+signal.signal(signal.SIGINT, signal.SIG_IGN)      # the hard stop must not hit the exit
+print(json.dumps([path, line, limits.interrupted(), time.monotonic() - sent[0]]))
+"""
+
+
+def test_sigint_while_a_listing_is_written_keeps_the_verdict(tmp_path: Path) -> None:
+    """Ctrl-C while CaDiCaL writes a listing (malikovic-fig2, 16 plies: 12 s of writing) ends
+    the writer with "not written, interrupted" and the soft stop set, so the verdict already
+    proved is printed and the command exits 130. pysat's SIGINT handler for the main thread
+    turned it into `error: Caught keyboard interrupt`, an internal error (exit 5) that lost
+    the verdict, and stayed installed (a second Ctrl-C would jump into a dead C frame)."""
+    proc = subprocess.run([sys.executable, "-c", WRITER_INTERRUPTED, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    path, line, stopped, seconds = json.loads(proc.stdout.splitlines()[-1])
+    assert path is None and stopped and line.startswith("listing certificate: not written")
+    assert "interrupted" in line and seconds < 15, (line, seconds)
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_hard_stop_inside_the_writer_keeps_the_verdict(tmp_path: Path, monkeypatch) -> None:
+    """A CaDiCaL slice can outlast the 1.5 s between the soft and the hard stop; the hard
+    stop's KeyboardInterrupt, raised when the slice returns, ends the writer the same way
+    (the verdict stays; the soft stop is set so that the command exits 130)."""
+    from retrologic.certformat import Destination
+    from retrologic.spg import certify as writer
+
+    def a_long_slice(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writer, "certificate", a_long_slice)
+    try:
+        path, line = writer.certify(Destination(tmp_path, "t"), chess.Board(), 2, [], None)
+        assert (path, line) == (None, "listing certificate: not written, interrupted")
+        assert limits.interrupted()
+    finally:
+        limits.reset()
+
+
 def test_sigint_stops_the_census_and_resume_gives_the_same_totals(tmp_path: Path) -> None:
     lo = idx.BLOCK
     run_dir, whole = tmp_path / "interrupted", tmp_path / "whole"

@@ -32,7 +32,7 @@ import chess
 
 from retrologic.history.cnf import SOLVER, Alarm, solve_limited
 from retrologic.history.drup import Trimmed, parse_proof, trim
-from retrologic.limits import Budget, LimitHit, interrupted
+from retrologic.limits import Budget, LimitHit, interrupted, request_stop
 from retrologic.spg.cnf import ENCODING, Encoding, encode
 from retrologic.spg.lratlog import reduce_log
 from retrologic import certsize
@@ -379,7 +379,7 @@ class LratSolver:
             before = s.accum_stats().get("conflicts", 0)
             started = time.monotonic()
             s.solver.conf_budget(size)
-            res = s.solve_limited()
+            res = self._solve_slice()
             self.slices += 1
             done = s.accum_stats().get("conflicts", 0) - before
             self.rate = done / max(time.monotonic() - started, 1e-3) if done >= 50 else self.rate
@@ -392,6 +392,19 @@ class LratSolver:
             if last is not None:
                 raise LimitHit(last)
             self.slice = min(self.slice * 2, SLICE_MAX)
+
+    def _solve_slice(self) -> bool | None:
+        """One call of CaDiCaL under its conflict budget: SAT, UNSAT or None (budget spent).
+        Called as pysat's C function with `main_thread` 0, so that Python's SIGINT handler
+        stays in place (Ctrl-C is the soft stop of retrologic.limits, seen after the slice):
+        pysat's own handler for the main thread jumps out of CaDiCaL with an error and stays
+        installed, so Ctrl-C while a listing was written lost the proved verdict (exit 5,
+        `error: Caught keyboard interrupt`) and a second one would jump into a dead frame."""
+        import pysolvers
+        engine = self.solver.solver
+        status = pysolvers.cadical195_solve_lim(engine.cadical, [], 0)
+        engine.status = {1: True, -1: False, 0: None}[status]   # what get_model() looks at
+        return engine.status
 
     def _slice_within(self, budget: Budget) -> tuple[int, str | None]:
         """The next slice's conflicts, and the reason to stop after it when it was cut to fit
@@ -497,6 +510,9 @@ def certify(dest: Any, target: chess.BaseBoard, plies: int, games: list[list[che
                       f"({e.reason}; {own.timeout:g} s given)")
     except AssertionError as e:          # a bug of the encoding or the listing, said plainly
         return None, f"listing certificate: not written ({e}): please report this"
+    except KeyboardInterrupt:            # the hard stop after Ctrl-C (limits): a slice of
+        request_stop()                   # CaDiCaL outlasted it; the verdict is finished work
+        return None, "listing certificate: not written, interrupted"
     except MemoryError:                  # the verdict stands; only its certificate is lost
         return None, (f"listing certificate: not written, out of memory (--certificate-mib "
                       f"{certsize.mib()})")
