@@ -460,6 +460,29 @@ def test_no_certificate_when_the_time_runs_out(tmp_path) -> None:
     assert path is None and "differs" in line
 
 
+def test_the_writer_shows_its_progress_only_when_asked(tmp_path, capsys, monkeypatch) -> None:
+    """`--progress` shows the listing's lengths, games, refutations, core iterations and (a line
+    every EVERY seconds, here every slice) the solver's conflicts and log size: a listing under
+    a raised --certificate-mib takes up to half an hour after the verdict. Without it, nothing."""
+    from retrologic.certformat import Destination
+    from retrologic.spg import writer_progress
+    from retrologic.spg.certify import certify
+    moves, board = _replayed("e2e4 e7e5 g1f3 b8c6 f1c4 g8f6".split())
+    # 18 games of 6 plies reach it (transpositions): the engine kept one of them
+    path, line = certify(Destination(tmp_path, "quiet"), board, 6, [moves], None, 18)
+    assert path is not None and capsys.readouterr().err == ""
+    monkeypatch.setattr(writer_progress, "EVERY", 0.0)
+    path, line = certify(Destination(tmp_path, "shown"), board, 6, [moves], None, 18,
+                         progress=True)
+    err = capsys.readouterr().err.splitlines()
+    assert path is not None and err[0] == "spg listing: the lengths 6, 4, 2, 0 plies, 120 s given"
+    assert "spg listing: 6 plies: game 18 found" in err
+    assert "spg listing: 4 plies: 0 game(s), refuted; reducing the proof log" in err
+    assert any(e.startswith("spg listing: 6 plies: ") and " conflicts, LRAT log " in e
+               for e in err), err
+    assert all(e.startswith("spg listing: ") for e in err)
+
+
 def test_the_cnf_route_looks_at_the_time_while_encoding_and_loading(monkeypatch) -> None:
     """A fuzz run found `solve --timeout 2 --certificate-dir` on a 24-ply file ending past
     3.5 s: the time was looked at only between the solver's conflict slices, and encoding the

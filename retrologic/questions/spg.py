@@ -38,11 +38,12 @@ SHOWN = 10  # games printed in full unless --all
 
 def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
                   certificate_dir: str | None = None, budget: Budget | None = None,
-                  tags: dict[str, str] | None = None, certificate_mib: int | None = None
-                  ) -> Result:
+                  tags: dict[str, str] | None = None, certificate_mib: int | None = None,
+                  progress: bool = False) -> Result:
     """A Result from a solved proof game: facts for [expect], SAN and PGN of every game (with
     `tags`, a problem's PGN tags, in the text as in the JSON); the listing certificate is
-    written under the size knob `certificate_mib` (retrologic.certsize; None: the default)."""
+    written under the size knob `certificate_mib` (retrologic.certsize; None: the default),
+    with its progress lines on stderr when `progress`."""
     status = answer.status
     sans = [spg.san_text(g) for g in answer.games]
     length = spg.moves_text(answer.plies)
@@ -132,7 +133,7 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
             from retrologic.spg.certify import certify
             with allowing(certificate_mib):
                 path, line = certify(dest, answer.target, answer.plies, answer.games, budget,
-                                     answer.count, status)
+                                     answer.count, status, progress)
             paths += [path] if path else []
             details["listing_certificate"] = line
             lines.append(line)
@@ -232,7 +233,8 @@ def solve(problem: Any, options: Any) -> Result:
     result = answer_result(answer, show=None,
                            certificate_dir=destination(options.certificate_dir, problem),
                            budget=limits.budget, tags=tags,
-                           certificate_mib=getattr(options, "certificate_mib", None))
+                           certificate_mib=getattr(options, "certificate_mib", None),
+                           progress=bool(getattr(options, "progress", False)))
     result.position = target
     return result
 
@@ -278,7 +280,8 @@ def run(args: argparse.Namespace) -> int:
     # report is wanted beside the listing: no quick path, spg/quick.py)
     result = answer_result(answer, show=None if args.all else SHOWN,
                            certificate_dir=options.certificate_dir, budget=limits.budget,
-                           certificate_mib=options.certificate_mib)
+                           certificate_mib=options.certificate_mib,
+                           progress=bool(options.progress))
     if listing is not None:
         result.lines[1:1] = listing[0]
         result.details["strategies"] = listing[1]

@@ -35,6 +35,7 @@ from retrologic.history.drup import Trimmed, parse_proof, trim
 from retrologic.limits import Budget, LimitHit, interrupted, request_stop
 from retrologic.spg.cnf import ENCODING, Encoding, encode
 from retrologic.spg.lratlog import reduce_log
+from retrologic.spg.writer_progress import Ticker, say, shown
 from retrologic import certsize
 
 TYPE = "spg-listing"
@@ -162,6 +163,7 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
     proof of the whole CNF (to be trimmed by trim_listing); LimitHit when `budget` runs out."""
     enc = encode(target, plies, budget.check_now)     # a 24-ply CNF: a second or more
     out = LengthListing(plies, variables=enc.nv, clauses=len(enc.clauses))
+    say(f"{plies} plies: {len(enc.clauses):,} clauses on {enc.nv:,} variables, solving")
     found: list[tuple[bool, list[int]]] = []     # (a game?, blocking clause), as found
 
     def listed(model: list[int]) -> list[int]:
@@ -179,6 +181,7 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
             if board.board_fen() != target.board_fen():
                 raise AssertionError("internal error: a model's game misses the diagram")
             out.games.append(moves)
+            say(f"{plies} plies: game {len(out.games)} found")
         else:
             moves = moves[:bad + 1]
             out.illegal.append(moves)
@@ -197,7 +200,7 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
         # one logging solver for the whole listing: a lemma derived before a blocking clause
         # was added still follows, so the log of the last (UNSAT) call refutes CNF + blocks
         order = units_last(enc.clauses)
-        with LratSolver([enc.clauses[i] for i in order], budget) as ls:
+        with LratSolver([enc.clauses[i] for i in order], budget, f"{plies} plies") as ls:
             while ls.solve(budget):
                 ls.add(listed(ls.model()))
             log = ls.log()
@@ -205,6 +208,7 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
         blocks, where = in_order()
         order += [len(enc.clauses) + k for k in where]
         out.blocks, out.hinted = blocks, True
+        say(f"{plies} plies: {len(out.games)} game(s), refuted; reducing the proof log")
         if any(not c for c in enc.clauses + blocks):
             out.core, out.proof, out.raw_lemmas = hinted_refutation(enc.clauses, blocks, budget)
             return out
@@ -288,8 +292,10 @@ def tighten(target: chess.BaseBoard, listings: list[LengthListing], budget: Budg
         conflicts = budget.share(nodes=max(lst.conflicts, SLICE))   # every round's
         try:
             enc = encode(target, lst.plies, budget.check_now)
-            for _ in range(TIGHTEN_ROUNDS):
+            for k in range(TIGHTEN_ROUNDS):
                 before = lst.packed_bytes(budget.check_now)
+                say(f"{lst.plies} plies: core iteration {k + 1}, the proof packs to "
+                    f"{before / 2**20:,.1f} MiB")
                 core, proof, logged = hinted_refutation([enc.clauses[i] for i in lst.core],
                                                         lst.blocks, conflicts)
                 again = LengthListing(lst.plies, core=[lst.core[i] for i in core], proof=proof,
@@ -326,9 +332,11 @@ class LratSolver:
     machine (time-sized slices made wilts-1994-b certify in one run and not in the next); a
     time limit is overshot by at most one slice. Untrusted, like any solver here."""
 
-    def __init__(self, clauses: list[list[int]], budget: Budget | None = None) -> None:
+    def __init__(self, clauses: list[list[int]], budget: Budget | None = None,
+                 label: str = "a refutation") -> None:
         """Load `clauses`, LOAD_CHUNK at a time, `budget` (if any) looked at between chunks
-        (LimitHit: nothing is left open); the solver sees the same clauses in the same order."""
+        (LimitHit: nothing is left open); the solver sees the same clauses in the same order.
+        `label` names the run in the progress lines (writer_progress)."""
         import tempfile
         import pysolvers
         from pysat.solvers import Solver
@@ -349,6 +357,7 @@ class LratSolver:
         self.slice = SLICE
         self.slices = 0                   # solver calls so far
         self.rate: float | None = None    # conflicts a second in the last slice (of 50 or more)
+        self.ticker = Ticker(label)
 
     def __enter__(self) -> "LratSolver":
         return self
@@ -384,7 +393,10 @@ class LratSolver:
             done = s.accum_stats().get("conflicts", 0) - before
             self.rate = done / max(time.monotonic() - started, 1e-3) if done >= 50 else self.rate
             budget.spent += done
-            if self.log_bytes() > certsize.log_bytes():
+            logged = self.log_bytes()
+            self.ticker.tick(lambda: f"{self.conflicts():,} conflicts, LRAT log {logged >> 20:,} "
+                                     f"MiB (at most {certsize.log_bytes() >> 20:,})")
+            if logged > certsize.log_bytes():
                 raise LimitHit(f"the solver's proof log passed {certsize.log_bytes() >> 20} MiB "
                                f"(--certificate-mib {certsize.mib()})")
             if res is not None:
@@ -489,8 +501,8 @@ def certificate(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
 
 
 def certify(dest: Any, target: chess.BaseBoard, plies: int, games: list[list[chess.Move]],
-            budget: Budget | None, count: int | None = None, status: str | None = None
-            ) -> tuple[str | None, str]:
+            budget: Budget | None, count: int | None = None, status: str | None = None,
+            progress: bool = False) -> tuple[str | None, str]:
     """Write the spg-listing certificate of the question through `dest` (a certformat
     Destination): (path or None, a line saying what was written or why not). `games` are the
     engine's games of the stipulated length (`count` of them when only some are kept): a
@@ -498,13 +510,17 @@ def certify(dest: Any, target: chess.BaseBoard, plies: int, games: list[list[che
     reported, never hidden.
     The time is what `budget` has left of its time limit, DEFAULT_SECONDS without one (until
     2026-12-05 it was at most DEFAULT_SECONDS even under a limit: `solve --timeout 3000` wrote
-    no certificate that takes more than two minutes, yanami-1997's 23 included)."""
+    no certificate that takes more than two minutes, yanami-1997's 23 included). `progress`:
+    the writer's progress lines on stderr (writer_progress)."""
     import json
     left = budget.left() if budget is not None else None
     own = Budget(timeout=max(left if left is not None else DEFAULT_SECONDS, 0.001))
     started = time.monotonic()
     try:
-        cert, listings = certificate(target, plies, own)
+        with shown(progress):
+            say(f"the lengths {', '.join(map(str, lengths_of(plies)))} plies, "
+                f"{own.timeout:g} s given")
+            cert, listings = certificate(target, plies, own)
     except LimitHit as e:
         return None, (f"listing certificate: not written, the CNF route did not finish "
                       f"({e.reason}; {own.timeout:g} s given)")
