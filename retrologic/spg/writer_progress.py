@@ -2,8 +2,8 @@
 
 Under a raised `--certificate-mib` a listing takes up to half an hour after the verdict (buchanan-
 2002: 28 min), mostly inside CaDiCaL's slices; without these lines the command looked stalled.
-A context variable says whether to show them, so the writer's inner loops need no extra argument
-and a `solve -j` worker shows them only for its own question.
+A context variable says whether to show them, so the writer's inner loops need no extra
+argument. `solve -j` passes no `--progress` to its workers (they draw bars, docs/batch.md).
 """
 
 from __future__ import annotations
