@@ -96,6 +96,9 @@ class Budget:
     # the shares running now as turns (`turn`), whose nodes are charged to this budget only when
     # they end: `live` counts them meanwhile, so a progress display moves during a long turn
     turns: list["Budget"] = field(default_factory=list, init=False, repr=False, compare=False)
+    # the reason to stop for want of memory, or None (memory.MemoryGuard), asked with the clock;
+    # shares inherit it
+    guard: Callable[[], str | None] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.timeout = check_timeout(self.timeout)
@@ -137,12 +140,13 @@ class Budget:
         return self.nodes is not None and self.spent >= self.nodes
 
     def expired(self) -> str | None:
-        """The reason this budget is used up (interrupt, time), or None; reads the clock."""
+        """The reason this budget is used up (interrupt, time, its memory guard), or None;
+        reads the clock."""
         if _interrupt.is_set():
             return INTERRUPTED
         if self.deadline is not None and time.monotonic() >= self.deadline:
             return self.time_reason()
-        return None
+        return self.guard() if self.guard is not None else None
 
     # -- charging ----------------------------------------------------------------------------
     def check(self, nodes: int = 0, *, every: int = 64) -> None:
@@ -158,6 +162,9 @@ class Budget:
             self._calls = 0
             if self.deadline is not None and time.monotonic() >= self.deadline:
                 raise LimitHit(self.time_reason())
+            why = self.guard() if self.guard is not None else None
+            if why is not None:
+                raise LimitHit(why)
 
     def stopped(self, solver: str) -> LimitHit:
         """The LimitHit for a solver call that came back without an answer: Ctrl-C, the node
@@ -188,7 +195,7 @@ class Budget:
             deadline = now + max(deadline - now, 0.0) * fraction
         if seconds is not None:
             deadline = now + seconds if deadline is None else min(deadline, now + seconds)
-        child = Budget(None, None, deadline, now)
+        child = Budget(None, None, deadline, now, guard=self.guard)
         child.timeout = self.timeout
         left = self.nodes_left()
         if nodes is not None and (left is None or nodes < left):

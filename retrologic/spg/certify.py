@@ -33,6 +33,7 @@ import chess
 from retrologic.history.cnf import SOLVER, Alarm, solve_limited
 from retrologic.history.drup import Trimmed, parse_proof, trim
 from retrologic.limits import Budget, LimitHit, interrupted, request_stop
+from retrologic.memory import MemoryGuard
 from retrologic.spg.cnf import ENCODING, Encoding, encode
 from retrologic.spg.lratlog import reduce_log
 from retrologic.spg.writer_progress import Ticker, say, shown
@@ -510,11 +511,14 @@ def certify(dest: Any, target: chess.BaseBoard, plies: int, games: list[list[che
     reported, never hidden.
     The time is what `budget` has left of its time limit, DEFAULT_SECONDS without one (until
     2026-12-05 it was at most DEFAULT_SECONDS even under a limit: `solve --timeout 3000` wrote
-    no certificate that takes more than two minutes, yanami-1997's 23 included). `progress`:
+    no certificate that takes more than two minutes, yanami-1997's 23 included). The writer
+    stops, the verdict kept, when less than memory.MARGIN is left of the machine's memory (or
+    its cgroup's, or `ulimit -v`): the OOM killer's SIGKILL would lose the verdict. `progress`:
     the writer's progress lines on stderr (writer_progress)."""
     import json
     left = budget.left() if budget is not None else None
-    own = Budget(timeout=max(left if left is not None else DEFAULT_SECONDS, 0.001))
+    own = Budget(timeout=max(left if left is not None else DEFAULT_SECONDS, 0.001),
+                 guard=MemoryGuard())   # stops before the machine runs out: the verdict stays
     started = time.monotonic()
     try:
         with shown(progress):
