@@ -154,6 +154,25 @@ def test_an_accepted_claim_is_never_cut_inside_an_expression(tmp_path):
     assert verdict.ok and "(captures(white) >= 5 - 4) holds" in verdict.reason
     assert "one assumption too long for this line" in verdict.reason
     assert not verdict.reason.endswith("…") and pos.fen() in verdict.reason
+    # the name is free text, never checked: shown beside its expression only (review of
+    # 2026-12-05: this name on a long expression proving `captures(black) == 0` was accepted
+    # as `claim 'captures(black) == 3' (one expression too long for this line ...)`)
+    hidden = Constraint.parse("captures(black) == 3",
+                              " or ".join(["captures(black) == 0"] * 5))
+    [path] = deduce(pos, [], [hidden], certificate_dir=str(tmp_path / "n")).certificates
+    verdict = check_file(path)
+    assert verdict.ok and "== 3" not in verdict.reason, verdict.reason
+    assert "claim (one expression too long for this line (the certificate states it); its " \
+           "name is not shown) holds" in verdict.reason
+    # beside a short expression, a name that is not a plain label is not shown either
+    named = Constraint.parse("captures(black) == 3", "captures(black) == 0")
+    [path] = deduce(pos, [], [named], certificate_dir=str(tmp_path / "m")).certificates
+    verdict = check_file(path)
+    assert verdict.ok and "claim (captures(black) == 0) holds" in verdict.reason
+    assert "== 3" not in verdict.reason, verdict.reason
+    odd = Constraint.parse("captures(white) == 0", "promotions(white) == 0")
+    [path] = deduce(pos, [odd], [claim], certificate_dir=str(tmp_path / "o")).certificates
+    assert "assuming promotions(white) == 0: claim 'c'" in check_file(path).reason
     short = Constraint.parse("b", "promotions(white) == 0")
     [path] = deduce(pos, [short], [claim], certificate_dir=str(tmp_path / "b")).certificates
     assert "assuming b: promotions(white) == 0: claim 'c'" in check_file(path).reason

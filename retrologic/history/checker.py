@@ -17,6 +17,7 @@ sides agree.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from retrologic.certformat import (Rejected, Verdict, frozen_mask, same_stated_position,
@@ -27,6 +28,8 @@ from retrologic.history.clauses import dimacs, to_cnf
 from retrologic.history.drup import check_lines
 from retrologic.history.query import Constraint, Query
 from retrologic.position import Position
+
+LABEL = re.compile(r"[A-Za-z0-9_.-]{1,60}")   # a claim's name shown on the accepted line
 
 
 def certificate_cnf(query: Query, core: list[int], claim: Constraint | None
@@ -141,12 +144,18 @@ def _check_drup(cert: dict[str, Any]) -> str:
     where = f"{pos.fen()}" + (f" frozen {square_names(frozen)}" if frozen else "")
     # the assumptions first, then the claim, each whole or by count and name (a line cut in
     # the middle of an expression would read as another claim: `certformat.whole_or_counted`)
-    given = "assuming " + whole_or_counted([f"{n}: {e}" for n, e in assumed], 100,
-                                           "assumption") + ": " if assumed else ""
-    name = repr(claimed[0]) if claimed and len(repr(claimed[0])) <= 60 else \
-        f"of a {len(claimed[0])}-character name" if claimed else ""
-    what = (f"claim {name} ({whole_or_counted([claimed[1]], 100, 'expression')}) holds in "
-            "every history of the model" if claimed else "the position has no history in the model "
+    given = "assuming " + whole_or_counted([f"{n}: {e}" if LABEL.fullmatch(n) else e
+                                            for n, e in assumed], 100, "assumption") + ": " \
+        if assumed else ""
+    # the claim's name is the certificate's free text, never checked: shown only when it is a
+    # plain label and beside its expression (review of 2026-12-05: a name `captures(black) ==
+    # 3` on a longer expression proving `captures(black) == 0` read as the claim accepted)
+    expression = whole_or_counted([claimed[1]], 100, "expression") if claimed else ""
+    name = repr(claimed[0]) if claimed and LABEL.fullmatch(claimed[0]) else ""
+    if claimed and expression != claimed[1]:
+        name, expression = "", f"{expression}; its name is not shown"
+    what = (f"claim {name}{' ' if name else ''}({expression}) holds in every history of the "
+            "model" if claimed else "the position has no history in the model "
             "(illegal" + (" if the assumptions hold)" if assumed or frozen else ")"))
     return f"{given}{what}: {where} ({res.lemmas} lemmas checked by RUP)"
 
