@@ -213,7 +213,8 @@ def test_packing_looks_at_the_limit_and_makes_the_same_stream(monkeypatch) -> No
         pack(text, third)
     ticks: list[object] = []
     real_pack = writer.pack
-    monkeypatch.setattr(writer, "pack", lambda t, tick=None: ticks.append(tick) or real_pack(t))
+    monkeypatch.setattr(writer, "pack",
+                        lambda t, tick=None, preset=6: ticks.append(tick) or real_pack(t))
     budget = Budget(timeout=120)
     certificate(chess.BaseBoard(KNIGHTS), 4, budget, hints=False)
     assert ticks and all(getattr(t, "__self__", None) is budget for t in ticks)

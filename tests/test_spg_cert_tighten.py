@@ -110,3 +110,39 @@ def test_tightening_cut_short_keeps_the_listing() -> None:
     writer.tighten(board, listings, Budget(timeout=1e-6))
     assert [(lst.core, lst.proof) for lst in listings] == before
     assert all(lst.rounds == 0 for lst in listings)
+
+
+def test_each_length_is_packed_fully_once_and_a_cut_leaves_it_quick(monkeypatch) -> None:
+    """Until `tighten` is done the lengths are packed at QUICK_PRESET (a tenth of xz's time);
+    then each once at PRESET, so a proof that a core iteration replaces is never packed fully
+    (until 2026-12-05 every length was packed fully first and each smaller round again: 37 % of
+    packa-1995's writing was xz). A limit during the full packing leaves the lengths from there
+    on packed quickly: a larger certificate that `check` accepts all the same."""
+    from retrologic.limits import LimitHit
+    board, plies = _problem("promoted-bishop-c8")
+    real = writer.pack
+    calls: list[int] = []
+
+    def counted(text: str, tick=None, preset: int = writer.PRESET) -> str:
+        calls.append(preset)
+        return real(text, tick, preset)
+    monkeypatch.setattr(writer, "pack", counted)
+    cert, listings = certificate(board, plies, Budget(timeout=300))
+    assert listings[0].rounds >= 1                 # a proof was replaced by a smaller one
+    assert calls.count(writer.PRESET) == sum(1 + (lst.core is not None) for lst in listings)
+    assert all(lst.packed_at == writer.PRESET for lst in listings)
+
+    def cut(text: str, tick=None, preset: int = writer.PRESET) -> str:
+        if preset == writer.PRESET:
+            raise LimitHit("time limit 300 s")
+        return real(text, tick, preset)
+    monkeypatch.setattr(writer, "pack", cut)
+    quick, quick_listings = certificate(board, plies, Budget(timeout=300))
+    assert all(lst.packed_at == writer.QUICK_PRESET for lst in quick_listings)
+    full, quick = (json.loads(json.dumps(c | {"format": 2, "retrologic": "test"}))
+                   for c in (cert, quick))
+    for c in (full, quick):
+        verdict = check(c)
+        assert verdict.ok, verdict.reason
+    assert [e["games"] for e in quick["lengths"]] == [e["games"] for e in full["lengths"]]
+    assert len(json.dumps(quick)) > len(json.dumps(full))

@@ -42,6 +42,7 @@ from retrologic import certsize
 TYPE = "spg-listing"
 DEFAULT_SECONDS = 120.0           # the CNF route's time when the question has no time limit
 PRESET = 6                        # xz preset of the packed proof and core
+QUICK_PRESET = 1                  # ... until `tighten` is done (a tenth of the time, 1.5x larger)
 SLICE = 200                       # conflicts of CaDiCaL between two looks at the budget (first)
 LOAD_CHUNK = 50_000               # clauses loaded into the solver between two looks at the budget
 PACK_CHUNK = 1 << 20              # bytes of proof packed between two looks at the budget
@@ -71,6 +72,7 @@ class LengthListing:
     conflicts: int = 0                 # the listing solver's conflicts (hinted proofs)
     rounds: int = 0                    # core iterations that shrank the proof (`tighten`)
     packed: dict[str, str] | None = field(default=None, repr=False)  # core and proof, packed
+    packed_at: int | None = None       # ... at this xz preset
 
     def unpacked(self) -> int:
         """The bytes of the longest text `as_dict` packs (the proof or the core), as `check`
@@ -85,40 +87,44 @@ class LengthListing:
         out: dict[str, Any] = {"plies": self.plies,
                                "games": [[m.uci() for m in g] for g in self.games],
                                "illegal": [[m.uci() for m in p] for p in self.illegal]}
-        out.update(self.packing(tick))
+        out.update(self.packed if self.packed is not None else self.packing(tick))
         return out
 
-    def packing(self, tick: Callable[[], None] | None = None) -> dict[str, str]:
-        """The core and the proof as the certificate holds them (`smaller`), packed once."""
-        if self.packed is None:
+    def packing(self, tick: Callable[[], None] | None = None, preset: int = PRESET
+                ) -> dict[str, str]:
+        """The core and the proof as the certificate holds them (`smaller`), packed at
+        `preset` once (the packing kept until then when a limit stops it)."""
+        if self.packed is None or self.packed_at != preset:
             packed = {}
             if self.core is not None:
-                packed.update(smaller("core", " ".join(map(str, deltas(self.core))), tick))
+                packed.update(smaller("core", " ".join(map(str, deltas(self.core))), tick,
+                                      preset))
             packed.update(smaller("lrat" if self.hinted else "proof", "\n".join(self.proof),
-                                  tick))
-            self.packed = packed
+                                  tick, preset))
+            self.packed, self.packed_at = packed, preset
         return self.packed
 
-    def packed_bytes(self, tick: Callable[[], None] | None = None) -> int:
-        """The bytes the core and the proof take in the certificate."""
-        return sum(len(text) for text in self.packing(tick).values())
+    def packed_bytes(self, tick: Callable[[], None] | None = None, preset: int = PRESET) -> int:
+        """The bytes the core and the proof take in the certificate, packed at `preset`."""
+        return sum(len(text) for text in self.packing(tick, preset).values())
 
 
-def smaller(key: str, text: str, tick: Callable[[], None] | None = None) -> dict[str, str]:
+def smaller(key: str, text: str, tick: Callable[[], None] | None = None, preset: int = PRESET
+            ) -> dict[str, str]:
     """{key: text} or {key_xz: packed text}, whichever is shorter (xz has a fixed overhead of
     about 100 bytes: a short proof stays plain)."""
-    packed = pack(text, tick)
+    packed = pack(text, tick, preset)
     return {f"{key}_xz": packed} if len(packed) < len(text) else {key: text}
 
 
-def pack(text: str, tick: Callable[[], None] | None = None) -> str:
+def pack(text: str, tick: Callable[[], None] | None = None, preset: int = PRESET) -> str:
     """xz (LZMA) of the text, in base64: a DRUP proof or a clause list shrinks about tenfold.
     Fed in PACK_CHUNK pieces with `tick` called before each (a time limit raises from it: xz
     takes seconds per ten MiB of proof); the stream is the same as one `lzma.compress`."""
     import base64
     import lzma
     data = text.encode("ascii")
-    packer = lzma.LZMACompressor(preset=PRESET)
+    packer = lzma.LZMACompressor(preset=preset)
     pieces = []
     for start in range(0, len(data), PACK_CHUNK):
         if tick is not None:
@@ -281,7 +287,8 @@ def tighten(target: chess.BaseBoard, listings: list[LengthListing], budget: Budg
     """Core iteration, for smaller certificates: a length's core (the CNF clauses its proof
     uses) and blocking clauses, refuted again by a fresh CaDiCaL run, often have a shorter
     refutation than the one the listing's solver logged among all the CNF's clauses; it
-    replaces the length's proof when it packs smaller. Largest proof first, at most
+    replaces the length's proof when it packs smaller (both packed at QUICK_PRESET, as every
+    length is until `certificate` packs them fully, once). Largest proof first, at most
     TIGHTEN_ROUNDS rounds a length, all of them within as many conflicts as the length's
     listing took (the solver's time at most doubles, and the result is the same on any
     machine), a length left after a round that does not shrink it; until `budget` runs out.
@@ -294,16 +301,17 @@ def tighten(target: chess.BaseBoard, listings: list[LengthListing], budget: Budg
         try:
             enc = encode(target, lst.plies, budget.check_now)
             for k in range(TIGHTEN_ROUNDS):
-                before = lst.packed_bytes(budget.check_now)
-                say(f"{lst.plies} plies: core iteration {k + 1}, the proof packs to "
+                before = lst.packed_bytes(budget.check_now, QUICK_PRESET)
+                say(f"{lst.plies} plies: core iteration {k + 1}, the proof packs quickly to "
                     f"{before / 2**20:,.1f} MiB")
                 core, proof, logged = hinted_refutation([enc.clauses[i] for i in lst.core],
                                                         lst.blocks, conflicts)
                 again = LengthListing(lst.plies, core=[lst.core[i] for i in core], proof=proof,
                                       hinted=True)
-                if again.packed_bytes(budget.check_now) >= before:
+                if again.packed_bytes(budget.check_now, QUICK_PRESET) >= before:
                     break
-                lst.core, lst.proof, lst.packed = again.core, proof, again.packed
+                lst.core, lst.proof = again.core, proof
+                lst.packed, lst.packed_at = again.packed, again.packed_at
                 lst.raw_lemmas += logged
                 lst.rounds += 1
         except LimitHit:
@@ -480,9 +488,16 @@ def certificate(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
     checked in linear time); without, Glucose's DRUP proof, trimmed while time is left."""
     listings = [list_length(target, length, budget, hints) for length in lengths_of(plies)]
     if hints:
-        for lst in listings:     # packed first: whatever `tighten` leaves is ready to write
-            lst.packing(budget.check_now)
+        for lst in listings:     # packed quickly first: whatever `tighten` leaves is ready
+            lst.packing(budget.check_now, QUICK_PRESET)
         tighten(target, listings, budget)
+        for lst in listings:     # then fully while time is left (a quick packing is as valid)
+            try:
+                lst.packing(budget.check_now)
+            except LimitHit:
+                if interrupted():
+                    raise
+                break
     # trimming comes second: when the time runs out during it, the lengths not yet trimmed keep
     # the solver's whole proof (a larger certificate, slower to check, just as valid)
     for lst in [] if hints else listings:
