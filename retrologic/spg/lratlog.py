@@ -8,11 +8,13 @@ is read through an index over its bytes (`LogIndex`), so a log of gigabytes is n
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from array import array
+from typing import Any, Callable, Sequence
 
 from retrologic.history.drup import check_lrat, drop_top_level, unit_closure, unit_support
 
 TICK_LINES = 4_096   # log lines indexed or marked between two looks at the budget
+Numbers = Sequence[int]   # a clause's literals or a lemma's hints (a list, or an array "q")
 
 
 def reduce_log(log: Any, clauses: list[list[int]], blocks: list[list[int]],
@@ -36,7 +38,10 @@ def reduce_log(log: Any, clauses: list[list[int]], blocks: list[list[int]],
         raise AssertionError("internal error: the solver's log derives no empty clause")
     logged = index.lemmas()
     derived_ids = set(index.ids)
-    parsed: dict[int, tuple[list[int], list[int]]] = {}
+    # a marked lemma's literals and hints as arrays of 8-byte numbers: a list holds each as its
+    # own int object, about 36 bytes (the hints are large ids), and these are a fifth to a
+    # quarter of the numbers of a log of up to gigabytes
+    parsed: dict[int, tuple[Numbers, Numbers]] = {}
     input_of: dict[int, int] = {}           # the inputs the marked lemmas name
     used: set[int] = set()
     stack, seen = [index.final], {index.final}
@@ -44,7 +49,7 @@ def reduce_log(log: Any, clauses: list[list[int]], blocks: list[list[int]],
         if tick is not None and len(parsed) % TICK_LINES == 0:
             tick()
         cid = stack.pop()
-        nums = list(map(int, index.body(cid).split()))
+        nums = array("q", map(int, index.body(cid).split()))
         z = nums.index(0)
         parsed[cid] = (nums[:z], nums[z + 1:-1])
         for h in parsed[cid][1]:
@@ -95,7 +100,6 @@ class LogIndex:
     solver's inputs, in the order given: the k-th input has the k-th id not derived."""
 
     def __init__(self, data: Any, tick: Callable[[], None] | None = None) -> None:
-        from array import array
         self.data = data
         self.ids, self.starts = array("q"), array("q")
         self.final: int | None = None          # the first derived empty clause
@@ -151,7 +155,7 @@ class LogIndex:
 
 def _hinted_lines(core: list[int], top: set[int], inputs: list[list[int]],
                   clauses: list[list[int]], blocks: list[list[int]], input_of: dict[int, int],
-                  parsed: dict[int, tuple[list[int], list[int]]], logged: int,
+                  parsed: dict[int, tuple[Numbers, Numbers]], logged: int,
                   tick: Callable[[], None] | None = None) -> tuple[list[int], list[str], int]:
     """reduce_log's result for this core: the lemmas not implied by the whole core's top-level
     units (`top`), renumbered (the core's clauses, the blocks, the lemmas), then without what
@@ -170,6 +174,6 @@ def _hinted_lines(core: list[int], top: set[int], inputs: list[list[int]],
     if not res.ok:
         raise AssertionError(f"internal error: the solver's hints do not check ({res.reason})")
     # to where the check found the refutation: `check` rejects lines after it
-    lines = [" ".join(map(str, lits + [0] + hints + [0]))
+    lines = [" ".join(map(str, [*lits, 0, *hints, 0]))
              for lits, hints in steps[:res.lemmas]]
     return core, lines, logged
