@@ -34,14 +34,14 @@ def headroom(proc: str = "/proc", cgroups: str = "/sys/fs/cgroup") -> Headroom |
     return min(figures) if figures else None
 
 
-def _fields(path: str, sep: str | None = None) -> dict[str, int]:
+def _fields(path: str) -> dict[str, int]:
     """`name value` lines of a /proc or /sys file (values in the file's unit); {} if unread."""
     out: dict[str, int] = {}
     try:
         with open(path) as f:
             for line in f:
-                parts = line.replace(":", " ").split() if sep is None else line.split(sep)
-                if len(parts) >= 2 and parts[1].strip().isdigit():
+                parts = line.replace(":", " ").split()
+                if len(parts) >= 2 and parts[1].isdigit():
                     out[parts[0]] = int(parts[1])
     except OSError:
         pass
