@@ -572,3 +572,33 @@ def test_file_of_several_problems_gets_one_record_each(tmp_path, monkeypatch, ca
     assert err.strip().splitlines()[-1] == "3 problems: 3 met, 0 not met, 0 unknown, 0 errors"
     assert sorted(p.name for p in certs.iterdir()) == [
         "single.puzzle4x4-line.json", "twins-1.puzzle4x4-line.json", "twins-2.puzzle4x4-line.json"]
+
+
+def test_a_killed_run_keeps_the_csv_of_what_it_finished(tmp_path):
+    """`solve DIR --csv F` rewrites F (atomically) as problems finish, so a run killed by
+    SIGKILL (the OOM killer, a closed terminal) keeps the rows of the problems it finished;
+    until 2026-12-05 F was written only at the end, and such a run left no file at all."""
+    problems = Path(__file__).resolve().parent.parent / "problems"
+    root = tmp_path / "dir"
+    root.mkdir()
+    shutil.copy(problems / "retractions" / "brandis.toml", root / "a-brandis.toml")
+    shutil.copy(problems / "spg" / "nallusamy-2022.toml", root / "b-slow.toml")   # minutes
+    table = tmp_path / "t.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "retrologic", "solve", str(root), "--csv",
+                             str(table), "--timeout", "300"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not table.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert proc.poll() is None, "the run ended before it was killed"
+        proc.kill()
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    with open(table, newline="") as fh:
+        rows = list(csv_mod.DictReader(fh))
+    assert len(rows) == 1 and rows[0]["file"].endswith("a-brandis.toml"), rows
+    assert (rows[0]["outcome"], rows[0]["expect_met"], rows[0]["status"]) == ("met", "true", "0")
+    assert [p.name for p in tmp_path.iterdir() if p.name != "dir"] == ["t.csv"]

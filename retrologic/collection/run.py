@@ -13,6 +13,7 @@ import argparse
 import dataclasses
 import os
 import sys
+import time
 from typing import Any
 
 from retrologic import limits
@@ -24,6 +25,7 @@ from retrologic.options import SolveOptions
 
 OUTCOMES = ("met", "not met", "answered", "unknown", "error", "interrupted")
 ALWAYS = ("met", "not met", "unknown", "error")
+CSV_EVERY = 2.0      # seconds at least between two rewrites of the --csv file during a run
 
 
 def _jobs_argument(text: str) -> int:
@@ -75,6 +77,7 @@ class _Printer:
         self.finished: dict[int, Done] = {}
         self.next = 0
         self.rows: list[tuple[dict[str, Any], float]] = []
+        self.csv_at = float("-inf")             # when the --csv file was last rewritten
 
     def add(self, number: int, done: Done) -> None:
         self.finished[number] = done
@@ -93,8 +96,22 @@ class _Printer:
             self.batch.say(done)
             self.batch.emit(done.record, done.text)
         self.rows.append((done.record, done.seconds))
+        self._keep_csv()
         if done.record["outcome"] == "interrupted" or limits.interrupted():
             self.batch.stopped = True
+
+    def _keep_csv(self) -> None:
+        """The --csv file rewritten (atomically) with the rows so far, at most every CSV_EVERY
+        seconds: a run killed (SIGKILL, the OOM killer, a closed terminal) keeps the problems
+        it finished; until 2026-12-05 the file was written only at the end, and such a run
+        left none. The end of the run writes it once more, whole."""
+        if not self.args.csv or time.monotonic() - self.csv_at < CSV_EVERY:
+            return
+        try:
+            report.write_csv(self.args.csv, self.rows)
+        except OSError:
+            pass            # said at the end of the run, whose write fails the same way
+        self.csv_at = time.monotonic()
 
 
 def _sequential(tasks: list[walk.Task], args: argparse.Namespace, printer: _Printer,
