@@ -77,8 +77,11 @@ def _tree(tmp_path, cgroup_line: str, files: dict[str, str]) -> tuple[str, str]:
     ("4:memory:/x", {"memory/x/memory.limit_in_bytes": "9223372036854771712\n",
                      "memory/x/memory.stat": "total_rss 1\n"}, (16 * GIB, "this machine's memory")),
 ])
-def test_cgroup_limits_are_read(tmp_path, line: str, files: dict[str, str],
+def test_cgroup_limits_are_read(tmp_path, monkeypatch, line: str, files: dict[str, str],
                                 expected: tuple[int, str]) -> None:
+    import resource
+    monkeypatch.setattr(resource, "getrlimit",       # whatever `ulimit -v` the tests run under
+                        lambda _: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     proc, cgroups = _tree(tmp_path, line, files)
     assert headroom(proc, cgroups) == expected
 
