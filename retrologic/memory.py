@@ -13,7 +13,6 @@ and the guard never stops anything.
 from __future__ import annotations
 
 import os
-import resource
 import time
 from typing import Callable
 
@@ -99,6 +98,10 @@ def _read_int(path: str) -> int | None:
 
 
 def _address_space(proc: str) -> Headroom | None:
+    try:
+        import resource
+    except ImportError:                 # not a Unix system: no address-space limit known
+        return None
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY:
         return None
