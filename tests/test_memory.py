@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -17,8 +18,10 @@ from retrologic.memory import MemoryGuard, headroom
 
 GIB = 1 << 30
 MIB = 1 << 20
+LINUX = pytest.mark.skipif(not Path("/proc/meminfo").exists(), reason="reads Linux's /proc")
 
 
+@LINUX
 def test_the_address_space_limit_is_read_against_an_allocation() -> None:
     """Under `ulimit -v` (set in a child process to 1 GiB over what it uses) the headroom is
     that GiB, and a 300 MiB allocation takes 300 MiB of it: the oracle is the allocation."""
@@ -42,6 +45,7 @@ def test_the_address_space_limit_is_read_against_an_allocation() -> None:
     assert least[0] <= after[0]
 
 
+@LINUX
 def test_the_machines_available_memory_is_read() -> None:
     least, what = headroom()
     total = int(open("/proc/meminfo").read().split("MemTotal:")[1].split()[0]) << 10
