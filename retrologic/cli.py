@@ -29,7 +29,7 @@ EXIT_TEXT = """exit status:
   3    bad input (file, field and value are named on stderr)
   4    unknown: a node, depth or time limit was hit
   5    internal error (rerun with --debug for the traceback)
-  130  interrupted (Ctrl-C); what was finished has been printed"""
+  130  interrupted (Ctrl-C, or SIGTERM as `kill` sends it); what was finished has been printed"""
 
 
 class Parser(argparse.ArgumentParser):
@@ -161,7 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = next((a for a in argv if not a.startswith("-")), None)
     debug = "--debug" in argv
     limits.reset()                  # a fresh command starts uninterrupted (main() may be re-entered)
-    limits.install_interrupt()      # Ctrl-C: a soft stop every engine sees, then a hard one
+    # Ctrl-C, and SIGTERM in the command's own process: a soft stop every engine sees, then a
+    # hard one
+    limits.install_interrupt(terminate=process)
     _escape_undecodable_names()
     try:
         parser = build_parser(chosen)
@@ -194,6 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if process and limits.interrupted():    # done: the armed hard stop must not hit the exit
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,12 @@ even while the main thread sits inside a C++ solver. An engine then returns *unk
 reason "interrupted", the CLI prints what was finished and exits 130. If the process has not
 finished `HARD_STOP_AFTER` seconds later, a second SIGINT is sent, and a second SIGINT (the
 user's or that one) raises KeyboardInterrupt in the main thread.
+
+SIGTERM (`kill PID`, what a batch scheduler or `timeout` sends at its limit) is the same soft stop
+in the command's own process (`install_interrupt(terminate=True)`), so a killed run still prints
+and keeps what it finished. Forked workers put SIGTERM back to its default and leave the
+parent's wakeup pipe at once (`_fresh_locks_in_child`): the parent ends them with SIGTERM, and a
+signal to a worker must never stop the parent.
 """
 
 from __future__ import annotations
@@ -291,6 +297,12 @@ def interrupted() -> bool:
     return _interrupt.is_set()
 
 
+def stopped_by() -> str:
+    """What stopped the run, in the user's words: "Ctrl-C", "SIGTERM", or "a stop request"
+    (`request_stop` from code)."""
+    return _cause or "a stop request"
+
+
 def request_stop() -> None:
     """Ask every engine to stop as Ctrl-C does (for tests and embedding programs)."""
     _interrupt.set()
@@ -306,8 +318,9 @@ def request_stop() -> None:
 def reset() -> None:
     """Clear a stop request (for tests and long-lived embedding programs): the next Ctrl-C is
     a soft stop again, and a hard stop still armed from an earlier one is disarmed."""
-    global _timer, _signals
+    global _timer, _signals, _cause
     _interrupt.clear()
+    _cause = None
     with _timer_lock:
         if _timer is not None:
             _timer.cancel()
@@ -337,15 +350,19 @@ def on_interrupt(callback: Callable[[], None]) -> Iterator[None]:
 
 
 _installed = False
+_terminate_installed = False
 _wakeup: tuple[int, int] | None = None   # the wakeup pipe, kept open for the process's life
 _signals = 0
+_cause: str | None = None       # the signal that stopped the run first (`stopped_by`)
 _timer_lock = threading.Lock()
 _timer: threading.Timer | None = None
 
 
-def _soft_stop() -> None:
-    """The first Ctrl-C: ask every engine to stop, and arm the hard stop."""
-    global _timer
+def _soft_stop(cause: str) -> None:
+    """The first Ctrl-C or SIGTERM (`cause`): ask every engine to stop, arm the hard stop."""
+    global _timer, _cause
+    if _cause is None:
+        _cause = cause
     request_stop()
     with _timer_lock:
         if _timer is None:
@@ -360,11 +377,19 @@ def _fresh_locks_in_child() -> None:
     no such thread, so its copy of that lock would stay held forever and the child's first
     solver call (`on_interrupt`) or `reset` would hang. The parent's callbacks belong to frames
     the child never returns to."""
-    global _callbacks_lock, _timer_lock, _timer
+    global _callbacks_lock, _timer_lock, _timer, _terminate_installed
     _callbacks_lock = threading.Lock()
     _timer_lock = threading.Lock()
     _timer = None           # the parent's hard-stop timer thread does not exist in the child
     _callbacks.clear()
+    if _installed or _terminate_installed:
+        try:        # the parent's pipe and its SIGTERM soft stop are the parent's, not ours
+            signal.set_wakeup_fd(-1)
+            if _terminate_installed:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                _terminate_installed = False
+        except (ValueError, OSError):   # forked from a thread other than the main one
+            pass
 
 
 def after_fork() -> None:
@@ -382,24 +407,34 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_fresh_locks_in_child)
 
 
-def install_interrupt() -> None:
-    """Make SIGINT a soft stop (see the module docstring). Main thread only; idempotent."""
-    global _installed
-    if _installed or threading.current_thread() is not threading.main_thread():
+def _on_signal(signum: int, frame: object) -> None:
+    """SIGINT (and SIGTERM where installed), in the main thread between bytecodes: count it;
+    the second raises KeyboardInterrupt."""
+    # No lock here: the main thread may hold one (on_interrupt's bookkeeping runs around every
+    # solver call), and taking it again from the handler deadlocks the process. The soft stop
+    # is the watcher's job: the wakeup fd wakes it for every signal.
+    global _signals
+    _signals += 1
+    if _signals > 1:                     # a second Ctrl-C or SIGTERM, or the hard stop's timer
+        raise KeyboardInterrupt
+
+
+def install_interrupt(*, terminate: bool = False) -> None:
+    """Make SIGINT a soft stop (see the module docstring), and SIGTERM too with `terminate` (the
+    command's own process only: a worker must die when its parent terminates it). Main thread
+    only; idempotent."""
+    global _installed, _terminate_installed
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if terminate and not _terminate_installed:
+        _terminate_installed = True
+        signal.signal(signal.SIGTERM, _on_signal)
+    if _installed:
         return
     _installed = True
     global _wakeup
     reader, writer = _wakeup = os.pipe()          # raw fds: nothing to close at exit
     os.set_blocking(writer, False)
-
-    def handler(signum, frame) -> None:      # runs in the main thread, between bytecodes
-        # No lock here: the main thread may hold one (on_interrupt's bookkeeping runs around
-        # every solver call), and taking it again from the handler deadlocks the process. The
-        # soft stop is the watcher's job: the wakeup fd wakes it for every SIGINT.
-        global _signals
-        _signals += 1
-        if _signals > 1:                     # a second Ctrl-C, or the hard stop's timer
-            raise KeyboardInterrupt
 
     def watch() -> None:                      # wakes while the main thread is inside C code
         while True:
@@ -409,9 +444,11 @@ def install_interrupt() -> None:
                 return
             if not data:
                 return
-            if signal.SIGINT in data:
-                _soft_stop()
+            for number in data:
+                if number in (signal.SIGINT, signal.SIGTERM):
+                    _soft_stop("SIGTERM" if number == signal.SIGTERM else "Ctrl-C")
+                    break
 
-    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGINT, _on_signal)
     signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
     threading.Thread(target=watch, name="retrologic-interrupt", daemon=True).start()

@@ -475,18 +475,27 @@ def test_stop_reaches_the_engines_in_every_worker(monkeypatch):
         assert done.record["reason"].startswith("interrupted")
 
 
-def test_sigint_stops_a_parallel_batch(tmp_path):
-    """-j 2 with two slow proof games running: SIGINT stops the run (soft stop, else the workers
-    are killed after limits.HARD_STOP_AFTER), the finished record kept, the last file not run,
-    exit 130, no worker left behind."""
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "SIGTERM to the process group"])
+def test_a_signal_stops_a_parallel_batch(tmp_path, how):
+    """-j 2 with two slow proof games running: SIGINT, or SIGTERM (`kill PID`; `timeout` and
+    batch schedulers signal the whole process group, the workers included), stops the run (soft
+    stop, else the workers are killed after limits.HARD_STOP_AFTER), the finished record kept,
+    the last file not run, exit 130, no worker left behind. Before SIGTERM was a soft stop, it
+    ended the run at once: no summary, no record of the stopped problems."""
     args = ["solve", "--json", "-j", "2", FAST[0], SLOW, SLOW, FAST[1]]
     proc = subprocess.Popen([sys.executable, "-m", "retrologic", *args], cwd=ROOT,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
     try:
         before, err_before = _read_until(proc, 1, json_mode=True)
         time.sleep(1.0)                            # both workers are on the proof games
         start = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        if how == "SIGINT":
+            proc.send_signal(signal.SIGINT)
+        elif how == "SIGTERM":
+            proc.send_signal(signal.SIGTERM)
+        else:
+            os.killpg(proc.pid, signal.SIGTERM)
         rest, err = proc.communicate(timeout=30)
         seconds = time.monotonic() - start
     finally:
@@ -501,7 +510,8 @@ def test_sigint_stops_a_parallel_batch(tmp_path):
     assert all(r["file"] == SLOW and r["status"] == 130 for r in recs[1:]) and len(recs) <= 3
     summary = err.strip().splitlines()[-1]
     assert summary.startswith("4 files: 1 met, 0 not met, 0 unknown, 0 errors"), summary
-    assert summary.endswith(f"stopped by Ctrl-C, {4 - len(recs)} not run")
+    cause = "Ctrl-C" if how == "SIGINT" else "SIGTERM"
+    assert summary.endswith(f"stopped by {cause}, {4 - len(recs)} not run")
     assert "Traceback" not in err
     left = _processes_matching(("retrologic-worker", "multiprocessing.forkserver"))
     assert not [pid for pid in left if _parent_of(pid) == proc.pid]

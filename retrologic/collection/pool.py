@@ -6,7 +6,8 @@ is *that problem's* error record and a fresh worker takes the next problem (a Pr
 breaks every pending future; a multiprocessing.Pool waits forever for the lost task), and Ctrl-C
 reaches the engines inside the workers.
 
-Ctrl-C: workers ignore SIGINT themselves; the parent's soft stop (retrologic.limits) sets a shared
+Ctrl-C: workers ignore SIGINT and SIGTERM themselves (a terminal, or `timeout`, signals the whole
+process group); the parent's soft stop (retrologic.limits) sets a shared
 event, and a thread in each worker turns it into `limits.request_stop()`, so each engine returns
 *unknown: interrupted* as it would in one process. Workers still busy `HARD_STOP_AFTER` seconds
 later (or at a second Ctrl-C) are killed; their problems are "not run".
@@ -64,9 +65,16 @@ def _load(job: Job, cache: dict[str, list[Any]]) -> Any:
     return problems[job.index]
 
 
+def _parent_decides(signum: int, frame: object) -> None:
+    """A worker's SIGTERM: nothing (the parent stops the run, and kills). A handler, not
+    SIG_IGN, which processes an engine spawns would inherit (a multiprocessing pool that
+    terminates its own workers with SIGTERM would then wait for them forever)."""
+
+
 def _serve(conn: Connection, stop: Any) -> None:
     """A worker's life: solve jobs from the pipe until told to end (None) or the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _parent_decides)
     # the workers already fill the cores: no second process per problem (retrologic/spg/race.py)
     os.environ.setdefault("RETROLOGIC_RACE", "0")
 
@@ -124,11 +132,8 @@ class _Worker:
         """Stop the worker: ask it to leave (or kill it), and reap it (once)."""
         if self.conn.closed:
             return
-        if kill:                # SIGTERM first: the engine's own processes may be cleaned up
-            self.process.terminate()
-            self.process.join(timeout=0.5)
-            if self.process.is_alive():
-                self.process.kill()
+        if kill:                # SIGKILL: a worker ignores SIGTERM (see _serve)
+            self.process.kill()
         else:
             try:
                 self.conn.send(None)

@@ -181,6 +181,6 @@ class Batch:
                      for o, n in self.counts.items() if n or o in self.always]
             line = f"{_plural(total, self.unit)}: " + ", ".join(parts)
             if self.stopped:
-                line += f"; stopped by Ctrl-C, {total - self.done} not run"
+                line += f"; stopped by {limits.stopped_by()}, {total - self.done} not run"
             print(line, file=sys.stderr, flush=True)
         return self.status

@@ -1,0 +1,91 @@
+"""SIGTERM (`kill PID`, what `timeout` and batch schedulers send at their limit) is the soft stop
+Ctrl-C is, in the command's own process: what was finished is printed, exit 130. Forked workers
+(the proof-game race) die on the SIGTERM their parent ends them with, and a signal to a worker
+never stops the parent. Before, SIGTERM ended the command at once, printing nothing.
+(The batch, `solve -j 2`, signalled alone or as a process group: tests/test_batch.py.)"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from retrologic import limits
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOW_LASTMOVE = "2b1kbnr/p1p1pppp/1pn1Qr2/3p3B/q5P1/4PN1R/PPPP1P1P/RNB4K"   # ~30 s unlimited
+
+
+def test_sigterm_stops_the_command_softly_with_exit_130():
+    proc = subprocess.Popen([sys.executable, "-m", "retrologic", "lastmove", SLOW_LASTMOVE],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    time.sleep(2.0)
+    assert proc.poll() is None, "finished before the signal: the test needs a longer run"
+    proc.send_signal(signal.SIGTERM)
+    sent = time.monotonic()
+    try:
+        out, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert time.monotonic() - sent < limits.HARD_STOP_AFTER + 0.5
+    assert proc.returncode == 130, err
+    assert "interrupted" in out and "Traceback" not in err
+
+
+RACE = textwrap.dedent("""
+    import json, os, signal, sys, time
+    from retrologic import limits
+    from retrologic.spg import race
+
+    def patient():                      # answers once stopped (the relayed SIGINT)
+        while not limits.interrupted():
+            time.sleep(0.02)
+        return {"complete": False, "pid": os.getpid()}
+
+    def deaf():                         # never answers: only a signal ends it
+        while True:
+            time.sleep(0.02)
+
+    def quick():
+        time.sleep(0.5)
+        return {"complete": True}
+
+    limits.install_interrupt(terminate=True)
+    mode = sys.argv[1]
+    jobs = {"a": patient, "b": patient} if mode == "stop" else {"a": quick, "b": deaf}
+    start = time.monotonic()
+    if mode == "stop":                  # the command is sent SIGTERM a second in
+        os.system(f"(sleep 1; kill -TERM {os.getpid()}) &")
+    answers = race.first_complete(jobs, limits.interrupted)
+    print(json.dumps({"answers": answers, "seconds": time.monotonic() - start,
+                      "interrupted": limits.interrupted(), "by": limits.stopped_by()}))
+""")
+
+
+def _race(mode: str) -> dict:
+    import json
+    proc = subprocess.run([sys.executable, "-c", RACE, mode], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_sigterm_to_a_racing_command_is_relayed_and_both_workers_answer():
+    """The parent's soft stop relays Ctrl-C to each forked worker, which answers: no worker is
+    killed by the parent's SIGTERM (the fork keeps no SIGTERM handler of the parent's)."""
+    got = _race("stop")
+    assert got["interrupted"] and got["by"] == "SIGTERM"
+    assert sorted(got["answers"]) == ["a", "b"], got
+    assert all("error" not in a and a["pid"] for a in got["answers"].values()), got
+
+
+def test_a_worker_ends_on_the_sigterm_its_parent_sends():
+    """Once one worker answers, the other is terminated (SIGTERM): it must die at once, not
+    after the 2 s grace before SIGKILL, and the parent is not stopped by it."""
+    got = _race("end")
+    assert got["answers"] == {"a": {"complete": True}}
+    assert not got["interrupted"]
+    assert got["seconds"] < 1.5, got      # 0.5 s here; 2.0 s when the worker kept a handler
