@@ -377,17 +377,17 @@ def _fresh_locks_in_child() -> None:
     no such thread, so its copy of that lock would stay held forever and the child's first
     solver call (`on_interrupt`) or `reset` would hang. The parent's callbacks belong to frames
     the child never returns to."""
-    global _callbacks_lock, _timer_lock, _timer, _terminate_installed
+    global _callbacks_lock, _timer_lock, _timer, _installed, _terminate_installed
     _callbacks_lock = threading.Lock()
     _timer_lock = threading.Lock()
     _timer = None           # the parent's hard-stop timer thread does not exist in the child
     _callbacks.clear()
     if _installed or _terminate_installed:
-        try:        # the parent's pipe and its SIGTERM soft stop are the parent's, not ours
-            signal.set_wakeup_fd(-1)
+        try:        # the parent's pipe (read by its watcher thread) and its SIGTERM soft stop
+            signal.set_wakeup_fd(-1)        # are the parent's: install_interrupt starts afresh
             if _terminate_installed:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                _terminate_installed = False
+            _installed = _terminate_installed = False
         except (ValueError, OSError):   # forked from a thread other than the main one
             pass
 
