@@ -363,12 +363,12 @@ def _soft_stop(cause: str) -> None:
     global _timer, _cause
     if _cause is None:
         _cause = cause
-    request_stop()
-    with _timer_lock:
+    with _timer_lock:       # armed first: a stop callback that blocks must not prevent it
         if _timer is None:
             _timer = threading.Timer(HARD_STOP_AFTER, os.kill, (os.getpid(), signal.SIGINT))
             _timer.daemon = True
             _timer.start()
+    request_stop()
 
 
 def _fresh_locks_in_child() -> None:

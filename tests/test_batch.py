@@ -517,6 +517,68 @@ def test_a_signal_stops_a_parallel_batch(tmp_path, how):
     assert not [pid for pid in left if _parent_of(pid) == proc.pid]
 
 
+def _workers_of(parent: int) -> list[int]:
+    """The `solve -j N` workers of `parent`: its forkserver's children (Linux /proc)."""
+    def children(pid: int) -> list[int]:
+        try:
+            return [int(x) for x in
+                    Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        except (OSError, ValueError):
+            return []
+    servers = [c for c in children(parent) if "forkserver" in
+               Path(f"/proc/{c}/cmdline").read_bytes().decode(errors="replace")]
+    return [w for server in servers for w in children(server)]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc")
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM to the process group"])
+def test_a_stop_does_not_wait_for_workers_that_cannot_answer(how):
+    """Both workers frozen (SIGSTOP: as a worker inside a solver that holds the GIL, whose
+    thread cannot take the stop) when the stop comes: the command still exits 130 within
+    the hard stop, and kills them. The stop was a multiprocessing Event, whose `set` waits
+    for every waiting thread to wake: the command then hung until a worker answered (18 s
+    after a SIGTERM to the group in bench/signals.py; here, for ever). After a SIGTERM to the
+    group, the forkserver is gone and the workers' sentinels read as ended: the parent once
+    read their pipes blocking, waiting for answers that never came."""
+    args = ["solve", "--json", "-j", "2", SLOW, SLOW]
+    proc = subprocess.Popen([sys.executable, "-m", "retrologic", *args], cwd=ROOT,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    frozen: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(frozen) < 2 and time.monotonic() < deadline:
+            time.sleep(0.5)
+            frozen = _workers_of(proc.pid)
+        assert len(frozen) == 2, "the two workers did not start"
+        time.sleep(2.0)                            # both on their proof games
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        start = time.monotonic()
+        if how == "SIGINT":
+            proc.send_signal(signal.SIGINT)
+        else:
+            os.killpg(proc.pid, signal.SIGTERM)
+        out, err = proc.communicate(timeout=20)
+        seconds = time.monotonic() - start
+    finally:
+        for pid in frozen:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err.decode()
+    assert seconds < limits.HARD_STOP_AFTER + 2.0, f"stopped {seconds:.2f} s after {how}"
+    summary = err.decode().strip().splitlines()[-1]
+    assert summary.endswith("2 not run") and "Traceback" not in err.decode(), summary
+    time.sleep(0.5)
+    assert not [pid for pid in frozen if Path(f"/proc/{pid}").exists()
+                and "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1][:3]]
+
+
 def _processes_matching(words: tuple[str, ...]) -> list[int]:
     """The processes whose command line holds one of `words`, read from /proc (as `pgrep -f`
     would, without procps: a fresh machine need not have it)."""

@@ -7,10 +7,16 @@ breaks every pending future; a multiprocessing.Pool waits forever for the lost t
 reaches the engines inside the workers.
 
 Ctrl-C: workers ignore SIGINT and SIGTERM themselves (a terminal, or `timeout`, signals the whole
-process group); the parent's soft stop (retrologic.limits) sets a shared
-event, and a thread in each worker turns it into `limits.request_stop()`, so each engine returns
-*unknown: interrupted* as it would in one process. Workers still busy `HARD_STOP_AFTER` seconds
-later (or at a second Ctrl-C) are killed; their problems are "not run".
+process group); after the parent's soft stop (retrologic.limits) its loop writes to each
+worker's own stop pipe, and a thread in the worker turns that (or the pipe's end: the parent is
+gone) into `limits.request_stop()`, so each engine returns *unknown: interrupted* as it would in
+one process. Workers still busy `HARD_STOP_AFTER` seconds later (or at a second Ctrl-C) are
+killed; their problems are "not run". A pipe, not a multiprocessing Event: setting an Event
+waits for every waiting thread to wake, and a worker inside a solver that holds the GIL (or a
+dead one) held the parent's stop for the length of its problem (bench/signals.py, 2026-12-05:
+18 s after a SIGTERM to the group). A SIGTERM to the group also ends the forkserver, after
+which a worker's sentinel reads as ended while the worker lives on: the parent then waits on
+the worker's pipe alone (`_Worker.orphaned`) and kills it by its pid.
 
 Workers are started with the `forkserver` method where there is one (not `fork`: the parent has
 threads), else `spawn`; they are not daemonic, since an engine may start processes of its own
@@ -71,15 +77,19 @@ def _parent_decides(signum: int, frame: object) -> None:
     terminates its own workers with SIGTERM would then wait for them forever)."""
 
 
-def _serve(conn: Connection, stop: Any) -> None:
-    """A worker's life: solve jobs from the pipe until told to end (None) or the pipe closes."""
+def _serve(conn: Connection, stop: Connection) -> None:
+    """A worker's life: solve jobs from the pipe until told to end (None) or the pipe closes;
+    a message on `stop`, or its end, stops the engines."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _parent_decides)
     # the workers already fill the cores: no second process per problem (retrologic/spg/race.py)
     os.environ.setdefault("RETROLOGIC_RACE", "0")
 
     def relay() -> None:
-        stop.wait()
+        try:
+            stop.recv_bytes()
+        except (EOFError, OSError):     # the parent ended this worker, or is gone
+            pass
         limits.request_stop()
 
     threading.Thread(target=relay, name="retrologic-stop-relay", daemon=True).start()
@@ -109,17 +119,30 @@ def _serve(conn: Connection, stop: Any) -> None:
 class _Worker:
     """One worker process, its end of the pipe and the job it is on."""
 
-    def __init__(self, context: Any, stop: Any) -> None:
+    def __init__(self, context: Any) -> None:
         self.conn, child = context.Pipe()
+        stop, self.stop_pipe = context.Pipe(duplex=False)
         # not daemonic: an engine may start processes of its own (the proof-game search does);
-        # a worker whose parent is gone reads EOF on its pipe and ends
+        # a worker whose parent is gone reads EOF on its pipes, stops its engine and ends
         self.process = context.Process(target=_serve, args=(child, stop), daemon=False,
                                        name="retrologic-worker")
         self.process.start()
         child.close()
+        stop.close()
         self.job: Job | None = None
         self.started = 0.0
         self.dead = False
+        self.stopped = False
+        self.orphaned = False   # its sentinel ended with the forkserver: its pipe alone tells
+
+    def stop(self) -> None:
+        """Ask the worker's engine to stop: a few bytes on its stop pipe, never a wait."""
+        if not self.stopped:
+            self.stopped = True
+            try:
+                self.stop_pipe.send_bytes(b"stop")
+            except (OSError, ValueError):
+                pass
 
     def give(self, job: Job) -> None:
         self.job, self.started = job, time.monotonic()
@@ -134,6 +157,11 @@ class _Worker:
             return
         if kill:                # SIGKILL: a worker ignores SIGTERM (see _serve)
             self.process.kill()
+            if self.orphaned and self.process.pid:  # Process.kill believes it dead already
+                try:
+                    os.kill(self.process.pid, signal.SIGKILL)
+                except OSError:
+                    pass
         else:
             try:
                 self.conn.send(None)
@@ -144,6 +172,7 @@ class _Worker:
             self.process.kill()
             self.process.join()
         self.conn.close()
+        self.stop_pipe.close()
 
 
 def _context() -> Any:
@@ -157,51 +186,53 @@ def run(jobs: list[Job], workers: int) -> Iterator[tuple[int, Done]]:
     their interrupted records, then are killed. A worker that dies yields its job's error record
     (exit status 5) and is replaced."""
     context = _context()
-    stop = context.Event()
     pending = deque(jobs)
     pool: list[_Worker] = []
     stopped_at: float | None = None
     try:
-        with limits.on_interrupt(stop.set):
-            pool = [_Worker(context, stop) for _ in range(max(1, min(workers, len(jobs))))]
-            while True:
-                if limits.interrupted():
-                    stop.set()
-                    pending.clear()
-                    if stopped_at is None:
-                        stopped_at = time.monotonic()
+        pool = [_Worker(context) for _ in range(max(1, min(workers, len(jobs))))]
+        while True:
+            if limits.interrupted():
                 for w in pool:
-                    if w.job is None and pending and not w.dead:
-                        w.give(pending.popleft())
-                busy = [w for w in pool if w.job is not None]
-                if not busy:
-                    return
-                if stopped_at is not None and time.monotonic() - stopped_at > limits.HARD_STOP_AFTER:
-                    return                          # the finally kills the stubborn ones
-                ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
-                             timeout=POLL)
-                for i, w in enumerate(list(pool)):
-                    if w.job is None or (w.conn not in ready and w.process.sentinel not in ready):
-                        continue
-                    job = w.job
-                    try:
-                        number, done = w.conn.recv()
-                        w.job = None
-                    except (EOFError, OSError):       # the worker died on this job
-                        w.process.join(timeout=1.0)
-                        code = w.process.exitcode
-                        exc = RuntimeError(f"worker process died (exit code {code})")
-                        done = error_done(job.label, exc)
-                        done.seconds = time.monotonic() - w.started
-                        number = job.number
-                        w.job = None
-                        w.end(kill=True)
-                        if pending:
-                            pool[i] = _Worker(context, stop)
-                        else:
-                            pool[i] = w         # stays idle, ended: never given a job again
-                            w.dead = True
-                    yield number, done
+                    w.stop()
+                pending.clear()
+                if stopped_at is None:
+                    stopped_at = time.monotonic()
+            for w in pool:
+                if w.job is None and pending and not w.dead:
+                    w.give(pending.popleft())
+            busy = [w for w in pool if w.job is not None]
+            if not busy:
+                return
+            if stopped_at is not None and time.monotonic() - stopped_at > limits.HARD_STOP_AFTER:
+                return                          # the finally kills the stubborn ones
+            ready = wait([w.conn for w in busy] +
+                         [w.process.sentinel for w in busy if not w.orphaned], timeout=POLL)
+            for i, w in enumerate(list(pool)):
+                if w.job is None or (w.conn not in ready and w.process.sentinel not in ready):
+                    continue
+                if w.conn not in ready and not w.conn.poll():
+                    w.orphaned = True       # the forkserver ended, not the worker
+                    continue
+                job = w.job
+                try:
+                    number, done = w.conn.recv()
+                    w.job = None
+                except (EOFError, OSError):       # the worker died on this job
+                    w.process.join(timeout=1.0)
+                    code = w.process.exitcode
+                    exc = RuntimeError(f"worker process died (exit code {code})")
+                    done = error_done(job.label, exc)
+                    done.seconds = time.monotonic() - w.started
+                    number = job.number
+                    w.job = None
+                    w.end(kill=True)
+                    if pending:
+                        pool[i] = _Worker(context)
+                    else:
+                        pool[i] = w         # stays idle, ended: never given a job again
+                        w.dead = True
+                yield number, done
     finally:
         for w in pool:
             w.end(kill=w.job is not None)
