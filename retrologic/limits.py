@@ -318,9 +318,10 @@ def request_stop() -> None:
 def reset() -> None:
     """Clear a stop request (for tests and long-lived embedding programs): the next Ctrl-C is
     a soft stop again, and a hard stop still armed from an earlier one is disarmed."""
-    global _timer, _signals, _cause
+    global _timer, _signals, _cause, _hard_stop_held
     _interrupt.clear()
     _cause = None
+    _hard_stop_held = False
     with _timer_lock:
         if _timer is not None:
             _timer.cancel()
@@ -354,6 +355,7 @@ _terminate_installed = False
 _wakeup: tuple[int, int] | None = None   # the wakeup pipe, kept open for the process's life
 _signals = 0
 _cause: str | None = None       # the signal that stopped the run first (`stopped_by`)
+_hard_stop_held = False         # `hold_hard_stop`: the caller bounds the stop itself
 _timer_lock = threading.Lock()
 _timer: threading.Timer | None = None
 
@@ -364,11 +366,23 @@ def _soft_stop(cause: str) -> None:
     if _cause is None:
         _cause = cause
     with _timer_lock:       # armed first: a stop callback that blocks must not prevent it
-        if _timer is None:
+        if _timer is None and not _hard_stop_held:
             _timer = threading.Timer(HARD_STOP_AFTER, os.kill, (os.getpid(), signal.SIGINT))
             _timer.daemon = True
             _timer.start()
     request_stop()
+
+
+def hold_hard_stop() -> None:
+    """Disarm the automatic hard stop of this stop, for a caller that stays responsive and
+    bounds the stop itself (the batch's pool, giving its workers time to return what they
+    finished); a second Ctrl-C or SIGTERM still raises KeyboardInterrupt at once."""
+    global _timer, _hard_stop_held
+    with _timer_lock:
+        _hard_stop_held = True
+        if _timer is not None:
+            _timer.cancel()
+            _timer = None
 
 
 def _fresh_locks_in_child() -> None:

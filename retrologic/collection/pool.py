@@ -6,17 +6,22 @@ is *that problem's* error record and a fresh worker takes the next problem (a Pr
 breaks every pending future; a multiprocessing.Pool waits forever for the lost task), and Ctrl-C
 reaches the engines inside the workers.
 
-Ctrl-C: workers ignore SIGINT and SIGTERM themselves (a terminal, or `timeout`, signals the whole
-process group); after the parent's soft stop (retrologic.limits) its loop writes to each
+Ctrl-C: workers ignore SIGINT and SIGTERM themselves (a terminal, or `timeout`, signals the
+whole process group); after the parent's soft stop (retrologic.limits) its loop writes to each
 worker's own stop pipe, and a thread in the worker turns that (or the pipe's end: the parent is
 gone) into `limits.request_stop()`, so each engine returns *unknown: interrupted* as it would in
-one process. Workers still busy `HARD_STOP_AFTER` seconds later (or at a second Ctrl-C) are
-killed; their problems are "not run". A pipe, not a multiprocessing Event: setting an Event
+one process; HARD_STOP_AFTER seconds later the worker's own hard stop (SIGUSR1, `_hard_stop`)
+raises KeyboardInterrupt in its problem, as a single process's does: the listing writer catches
+it and keeps the proved verdict; elsewhere the problem is "not run". The parent does not kill at
+its own hard stop (`limits.hold_hard_stop`), which lost those verdicts: workers still busy
+WORKER_GRACE seconds later (a CaDiCaL slice holds the GIL for up to 4-10 s), or at a second
+Ctrl-C, are killed, their problems "not run"; after twice HARD_STOP_AFTER the command says on
+stderr that it waits, and how to stop now. A pipe, not a multiprocessing Event: setting an Event
 waits for every waiting thread to wake, and a worker inside a solver that holds the GIL (or a
-dead one) held the parent's stop for the length of its problem (bench/signals.py, 2026-12-05:
-18 s after a SIGTERM to the group). A SIGTERM to the group also ends the forkserver, after
-which a worker's sentinel reads as ended while the worker lives on: the parent then waits on
-the worker's pipe alone (`_Worker.orphaned`) and kills it by its pid.
+dead one) held the parent's stop for the length of its problem (bench/signals.py, 2026-12-05: 18
+s after a SIGTERM to the group). A SIGTERM to the group also ends the forkserver, after which a
+worker's sentinel reads as ended while the worker lives on: the parent then waits on the
+worker's pipe alone (`_Worker.orphaned`) and kills it by its pid.
 
 Workers are started with the `forkserver` method where there is one (not `fork`: the parent has
 threads), else `spawn`; they are not daemonic, since an engine may start processes of its own
@@ -39,9 +44,11 @@ from typing import Any, Iterator
 
 from retrologic import limits
 from retrologic.collection.records import Done, error_done, solve_problem
+from retrologic.console import say
 from retrologic.errors import InputError
 
 POLL = 0.1          # seconds between looks at the stop flag while waiting for workers
+WORKER_GRACE = 15.0     # seconds busy workers have after a stop to return their records
 
 
 @dataclass
@@ -77,11 +84,27 @@ def _parent_decides(signum: int, frame: object) -> None:
     terminates its own workers with SIGTERM would then wait for them forever)."""
 
 
+HARD_STOP = getattr(signal, "SIGUSR1", None)    # a worker's own hard stop (not on Windows)
+_solving = False        # the worker is inside a problem (its hard stop raises only there)
+
+
+def _hard_stop(signum: int, frame: object) -> None:
+    """HARD_STOP_AFTER seconds after its stop, KeyboardInterrupt in the worker's problem, as the
+    hard stop of a single process: the listing writer catches it and keeps the proved verdict;
+    anywhere else the problem ends unfinished ("not run")."""
+    if _solving:
+        raise KeyboardInterrupt
+
+
 def _serve(conn: Connection, stop: Connection) -> None:
     """A worker's life: solve jobs from the pipe until told to end (None) or the pipe closes;
-    a message on `stop`, or its end, stops the engines."""
+    a message on `stop`, or its end, stops the engines, and HARD_STOP_AFTER seconds later
+    interrupts the problem (`_hard_stop`); an unfinished problem is sent as None."""
+    global _solving
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _parent_decides)
+    if HARD_STOP is not None:
+        signal.signal(HARD_STOP, _hard_stop)
     # the workers already fill the cores: no second process per problem (retrologic/spg/race.py)
     os.environ.setdefault("RETROLOGIC_RACE", "0")
 
@@ -91,6 +114,9 @@ def _serve(conn: Connection, stop: Connection) -> None:
         except (EOFError, OSError):     # the parent ended this worker, or is gone
             pass
         limits.request_stop()
+        if HARD_STOP is not None:
+            time.sleep(limits.HARD_STOP_AFTER)
+            os.kill(os.getpid(), HARD_STOP)
 
     threading.Thread(target=relay, name="retrologic-stop-relay", daemon=True).start()
     cache: dict[str, list[Any]] = {}
@@ -107,7 +133,13 @@ def _serve(conn: Connection, stop: Connection) -> None:
             import traceback
             done = error_done(job.label, e, traceback.format_exc())
         else:
-            done = solve_problem(prob, job.label, job.options, job.json_mode)
+            try:
+                _solving = True
+                done = solve_problem(prob, job.label, job.options, job.json_mode)
+                _solving = False
+            except KeyboardInterrupt:   # the worker's hard stop: the problem is not finished
+                _solving = False
+                done = None
         try:
             conn.send((job.number, done))
         except (OSError, EOFError):
@@ -182,13 +214,14 @@ def _context() -> Any:
 
 def run(jobs: list[Job], workers: int) -> Iterator[tuple[int, Done]]:
     """Solve the jobs on `workers` processes; yields (number, Done) as each finishes (in any
-    order). After Ctrl-C no new job starts; busy workers get HARD_STOP_AFTER seconds to return
-    their interrupted records, then are killed. A worker that dies yields its job's error record
-    (exit status 5) and is replaced."""
+    order). After Ctrl-C no new job starts; busy workers get WORKER_GRACE seconds to return
+    their interrupted records (a second Ctrl-C: none), then are killed. A worker that dies
+    yields its job's error record (exit status 5) and is replaced."""
     context = _context()
     pending = deque(jobs)
     pool: list[_Worker] = []
     stopped_at: float | None = None
+    said = False
     try:
         pool = [_Worker(context) for _ in range(max(1, min(workers, len(jobs))))]
         while True:
@@ -198,14 +231,20 @@ def run(jobs: list[Job], workers: int) -> Iterator[tuple[int, Done]]:
                 pending.clear()
                 if stopped_at is None:
                     stopped_at = time.monotonic()
+                    limits.hold_hard_stop()     # a second Ctrl-C still kills at once
             for w in pool:
                 if w.job is None and pending and not w.dead:
                     w.give(pending.popleft())
             busy = [w for w in pool if w.job is not None]
             if not busy:
                 return
-            if stopped_at is not None and time.monotonic() - stopped_at > limits.HARD_STOP_AFTER:
+            waited = 0.0 if stopped_at is None else time.monotonic() - stopped_at
+            if waited > WORKER_GRACE:
                 return                          # the finally kills the stubborn ones
+            if waited > 2 * limits.HARD_STOP_AFTER and not said:
+                said = True
+                say(f"stopping: {len(busy)} problem(s) still finishing a solver's step, for "
+                    f"at most {WORKER_GRACE - waited:.0f} s more (Ctrl-C again stops them now)")
             ready = wait([w.conn for w in busy] +
                          [w.process.sentinel for w in busy if not w.orphaned], timeout=POLL)
             for i, w in enumerate(list(pool)):
@@ -218,6 +257,8 @@ def run(jobs: list[Job], workers: int) -> Iterator[tuple[int, Done]]:
                 try:
                     number, done = w.conn.recv()
                     w.job = None
+                    if done is None:                # stopped unfinished: "not run"
+                        continue
                 except (EOFError, OSError):       # the worker died on this job
                     w.process.join(timeout=1.0)
                     code = w.process.exitcode
