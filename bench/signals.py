@@ -4,7 +4,8 @@ sent a random time into long real runs (proof games with their certificates, the
 parallel batch with a CSV, last move, deduce, tablebases, the 4x4 census, a certificate check).
 
 Each case passes when: the command exits by itself within `--grace` seconds of the signal (a
-soft stop, or the hard stop 1.5 s later), with status 130 (or its normal status if it had
+soft stop, the hard stop 1.5 s later, or a batch's busy workers killed 15 s later,
+`collection.pool.WORKER_GRACE`), with status 130 (or its normal status if it had
 finished first) and no traceback; no process of its session is left; no temporary file of an
 atomic write (`.NAME.XXXX.tmp`) is left; every certificate written parses and `retrologic check`
 accepts it; the CSV, if any, parses, one row per finished problem at most.
@@ -175,7 +176,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--grace", type=float, default=5.0,
+    ap.add_argument("--grace", type=float, default=20.0,
                     help="seconds the command has to exit after the signal")
     ap.add_argument("--max-delay", type=float, default=12.0)
     ap.add_argument("--only", default="", help="comma-separated command names")
