@@ -458,8 +458,9 @@ def install_interrupt(*, terminate: bool = False) -> None:
                 return
             if not data:
                 return
-            for number in data:
-                if number in (signal.SIGINT, signal.SIGTERM):
+            for number in data:     # the wakeup fd gets every handled signal: only ours stop
+                if number in (signal.SIGINT, signal.SIGTERM) and \
+                        signal.getsignal(number) is _on_signal:
                     _soft_stop("SIGTERM" if number == signal.SIGTERM else "Ctrl-C")
                     break
 

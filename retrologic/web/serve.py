@@ -1,13 +1,15 @@
 """`retrologic serve [--host 127.0.0.1] [--port 8000]`: the web page (issue #20, item 4) on
-Werkzeug's threaded server, localhost unless told otherwise; Ctrl-C stops it and its jobs."""
+Werkzeug's threaded server, localhost unless told otherwise; Ctrl-C or SIGTERM (`kill PID`, the
+command's soft stop, retrologic.limits) stops it and its jobs, exit 130."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import io
-import signal
+import threading
 
+from retrologic import limits
 from retrologic.errors import EXIT_OK, InputError
 
 DEFAULT_PORT = 8000
@@ -49,21 +51,19 @@ def run(args: argparse.Namespace) -> int:
         why = getattr(e, "strerror", None) or (said.getvalue().strip().splitlines() or [str(e)])[0]
         raise InputError(f"cannot listen: {why}", field="--port",
                          value=f"{args.host}:{args.port}") from None
-    before = signal.signal(signal.SIGTERM, _stop)     # `kill PID` stops it as Ctrl-C does
+    def shut_down() -> None:    # serve_forever's loop ends within its poll interval, 0.5 s
+        threading.Thread(target=server.shutdown, name="retrologic-serve-stop",
+                         daemon=True).start()
     try:
-        print(f"retrologic: serving on http://{args.host}:{server.server_port}/ (Ctrl-C stops)",
-              flush=True)
-        server.serve_forever()
+        # the soft stop (Ctrl-C, `kill PID`) leaves serve_forever, so the jobs are killed and
+        # their directory removed (review of 2026-11-30: a `kill` left every job's files behind)
+        with limits.on_interrupt(shut_down):
+            print(f"retrologic: serving on http://{args.host}:{server.server_port}/ (Ctrl-C "
+                  "stops)", flush=True)
+            server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
-        signal.signal(signal.SIGTERM, before)
         server.server_close()
         jobs.close()
     return EXIT_OK
-
-
-def _stop(signum: int, frame: object) -> None:
-    """SIGTERM: leave serve_forever as Ctrl-C does, so the jobs are killed and their directory
-    removed (review of 2026-11-30: a `kill` left every job's files behind)."""
-    raise KeyboardInterrupt
