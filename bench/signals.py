@@ -192,6 +192,8 @@ def main() -> int:
         out = Path(tempfile.mkdtemp(prefix="retrologic-signals-"))
         try:
             run_case(case, out, args.grace, args.root.resolve())
+        except (OSError, ValueError, subprocess.SubprocessError) as e:
+            case.problems = f"the harness failed: {type(e).__name__}: {e}"
         finally:
             if case.problems:
                 keep = out

@@ -479,7 +479,7 @@ def test_stop_reaches_the_engines_in_every_worker(monkeypatch):
 def test_a_signal_stops_a_parallel_batch(tmp_path, how):
     """-j 2 with two slow proof games running: SIGINT, or SIGTERM (`kill PID`; `timeout` and
     batch schedulers signal the whole process group, the workers included), stops the run (soft
-    stop, else the workers are killed after limits.HARD_STOP_AFTER), the finished record kept,
+    stop, else each worker's own hard stop after limits.HARD_STOP_AFTER), the finished record kept,
     the last file not run, exit 130, no worker left behind. Before SIGTERM was a soft stop, it
     ended the run at once: no summary, no record of the stopped problems."""
     args = ["solve", "--json", "-j", "2", FAST[0], SLOW, SLOW, FAST[1]]
