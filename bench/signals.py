@@ -1,7 +1,8 @@
 """Stop the `retrologic` command at random moments and check that the limits hold: SIGINT or
 SIGTERM, to the command or to its whole process group (a terminal's Ctrl-C, GNU `timeout`),
 sent a random time into long real runs (proof games with their certificates, the race, a
-parallel batch with a CSV, last move, deduce, tablebases, the 4x4 census, a certificate check).
+parallel batch with a CSV, last move, deduce, tablebases, the 4x4 census, `legal`, the web
+server).
 
 Each case passes when: the command exits by itself within `--grace` seconds of the signal (a
 soft stop, the hard stop 1.5 s later, or a batch's busy workers killed 15 s later,
@@ -62,6 +63,7 @@ def commands(out: Path) -> dict[str, list[str]]:
                    "--engine", "python", "--out", str(out / "census")],
         "legal": ["legal", "1nb1qbnr/r3pk1p/p1pp2p1/4P2P/4P1Q1/3p4/PPP3P1/RNB1K1N1 b Q - 1 15",
                   "--timeout", "30"],
+        "serve": ["serve", "--port", "0"],
     }
 
 
