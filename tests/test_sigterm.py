@@ -54,8 +54,8 @@ def _race(mode: str) -> dict:
 
 
 def test_sigterm_to_a_racing_command_is_relayed_and_both_workers_answer():
-    """The parent's soft stop relays Ctrl-C to each forked worker, which answers: no worker is
-    killed by the parent's SIGTERM (the fork keeps no SIGTERM handler of the parent's)."""
+    """SIGTERM to the racing command is its soft stop, relayed to each forked worker as
+    Ctrl-C: both answer with what they have (none killed, none lost)."""
     got = _race("stop")
     assert got["interrupted"] and got["by"] == "SIGTERM"
     assert sorted(got["answers"]) == ["a", "b"], got
