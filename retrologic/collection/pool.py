@@ -189,7 +189,8 @@ class _Worker:
             return
         if kill:                # SIGKILL: a worker ignores SIGTERM (see _serve)
             self.process.kill()
-            if self.orphaned and self.process.pid:  # Process.kill believes it dead already
+            # Process.kill does nothing once a poll has read the forkserver's end as the worker's
+            if self.orphaned and self.process.pid:
                 try:
                     os.kill(self.process.pid, signal.SIGKILL)
                 except OSError:
