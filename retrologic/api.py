@@ -123,6 +123,16 @@ def _paths(value: Any, name: str) -> list[Path]:
     return [Path(p) for p in items]
 
 
+def _games(value: Any) -> list:
+    """Given games (`legalgame.given`): one move text (SAN, Popeye or PGN) or a list of them."""
+    from retrologic.legalgame.given import MAX_GAMES, read_given
+    texts = _texts(value, "games")
+    if len(texts) > MAX_GAMES or not all(isinstance(t, str) for t in texts):
+        raise InputError(f"must be a game's move text or a list of at most {MAX_GAMES}",
+                         field="games", value=value)
+    return [read_given(text, f"games[{i}]") for i, text in enumerate(texts)]
+
+
 def _flag(value: Any, name: str) -> bool:
     """A yes/no argument: True or False (or 1 and 0, a numpy boolean); the string "no" is not
     False, so strings and other values are refused."""
@@ -165,16 +175,18 @@ def retractions(position: PositionLike, *, uncaptures: str = "typed",
 
 
 def is_legal(position: PositionLike, *, lemmas: Iterable[str | Path] = (),
-             timeout: float | None = None, nodes: int | None = None) -> Result:
+             games: str | Iterable[str] = (), timeout: float | None = None,
+             nodes: int | None = None) -> Result:
     """Legal or illegal, as the `legal` question: proved "illegal" with every static rule that
     fires in `details["reasons"]`, or proved "legal" with a game from the initial array that
     reaches a full position (`legalgame`; a partial one, a cage question, is never shown
     legal), else unknown with the limit or the reason. `lemmas`: deduce problem files and cage
     files chained into a proof (`legality.rules.reasons`, then deduce -> cage); their
-    deductions run under the limits."""
+    deductions run under the limits. `games`: legal games to the position the caller knows
+    (move text), replayed; the first proves it legal (`legalgame.given`)."""
     from retrologic.questions import legal as question
     return question.answer(position_of(position), _paths(lemmas, "lemmas"),
-                           budget=_budget(timeout, nodes))
+                           budget=_budget(timeout, nodes), games=_games(games))
 
 
 def verify_cage(position: PositionLike, zone: Any = "auto", frozen: Any = None, *,
@@ -252,8 +264,8 @@ def deduce(position: PositionLike, claims: Iterable[Any] | str = (),
 
 def last_move(position: PositionLike, plies: int = 1, *, to_move: str | None = None,
               depth: int = 6, support: int = 6, lemmas: Iterable[str | Path] = (),
-              discover: bool = True, library: bool = True, timeout: float | None = None,
-              nodes: int | None = None) -> Result:
+              discover: bool = True, library: bool = True, games: str | Iterable[str] = (),
+              timeout: float | None = None, nodes: int | None = None) -> Result:
     """The last `plies` single moves: each candidate sequence of retractions is proved
     impossible (a refutation tree, cages discovered on the way), shown possible by a legal
     game from the initial array that ends with it, or left unresolved (`lastmove.search.solve`;
@@ -261,7 +273,8 @@ def last_move(position: PositionLike, plies: int = 1, *, to_move: str | None = N
 
     The side to move says who moved last (`to_move="?"`: either). `depth`/`support`: plies of
     refutation search and of a supporting line; `nodes`: positions examined (default 200,000,
-    the question's); `lemmas`: cage files; `library`: use encodings/cages."""
+    the question's); `lemmas`: cage files; `library`: use encodings/cages; `games`: legal
+    games to the diagram the caller knows (move text), each showing its candidate possible."""
     from retrologic.questions import lastmove as question
     pos = _full(position, "last_move", to_move=to_move)
     for name, value, limit in (("plies", plies, question.MAX_PLIES),
@@ -272,7 +285,7 @@ def last_move(position: PositionLike, plies: int = 1, *, to_move: str | None = N
     return question.answer(pos, plies=plies, depth=depth, support=support,
                            nodes=nodes or 200_000, budget=_budget(timeout, nodes),
                            lemmas=_paths(lemmas, "lemmas"), discover=_flag(discover, "discover"),
-                           use_library=_flag(library, "library"))
+                           use_library=_flag(library, "library"), games=_games(games))
 
 
 def solve_spg(position: PositionLike, moves: float | str, *, engine: str = "auto",

@@ -26,6 +26,7 @@ from typing import Any
 import chess
 
 from retrologic.lastmove.checker import Status, diagram_fault, not_unique, stalemate_message
+from retrologic.lastmove.given import mark_shown
 from retrologic.legality import rules as legality
 from retrologic.limits import Budget, LimitHit, active, budget_for
 from retrologic.position import GAME_START, Position
@@ -201,6 +202,7 @@ class Candidate:
     status: Status = Status.UNRESOLVED
     proof: dict[str, Any] | None = None
     game: list[chess.Move] = field(default_factory=list)       # possible: the game to the diagram
+    given: str | None = None            # possible by a game the user gave: the field it came in
     diagram: Position | None = None                             # with the side to move it fixes
     support: list[Retraction] = field(default_factory=list)   # the supporting line, from the leaf
     support_line: list[str] = field(default_factory=list)     # its notation
@@ -459,8 +461,8 @@ class LastMoveResult:
 
 
 def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
-          closers: list[Closer] | None = None) -> LastMoveResult:
-    """Solve "what were the last `plies` single moves?" for a full position.
+          closers: list[Closer] | None = None, games: list | None = None) -> LastMoveResult:
+    """Solve "what were the last `plies` single moves?" for a full position (`games`: given).
 
     Once a limit of the budget is hit (nodes, time, Ctrl-C) the candidates not yet decided are
     left unknown with its reason, without searching them."""
@@ -482,6 +484,7 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
                 search.nodes += search.budget.spent - spent
             if hit is None:
                 listed.append((side, cands))
+                mark_shown(cands, games or [], plies, side, lambda q: refute(q, 0, search))
             all_cands.extend(cands)
         if hit is None:
             hit = decide(all_cands, search)

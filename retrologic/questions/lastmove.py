@@ -16,6 +16,7 @@ from retrologic.errors import InputError
 from retrologic.files import path_kind
 from retrologic.lastmove import search as lastmove
 from retrologic.lastmove.checker import Status, not_unique
+from retrologic.legalgame.given import GivenGame, game_arguments, games_field, given_games, reaching
 from retrologic.limits import Budget, budget_for
 from retrologic.options import SolveOptions, budget_of
 from retrologic.position import Position, given_frozen, parse
@@ -62,6 +63,9 @@ QUESTION = {
     "library": Field(bool, default=True, doc="use the verified cages of encodings/cages"),
     "duplex": Field(bool, default=False,
                     doc="answer for each side separately: White's last move, then Black's"),
+    "games": Field(list, default=[], check=games_field,
+                   doc="legal games to the diagram (SAN, Popeye or PGN move text), given: each "
+                       "shows the candidate it ends with possible"),
 }
 _SIDED = ("impossible", "possible", "unresolved", "finding", "verdict")
 EXPECT = {"impossible", "possible", "unresolved", "illegal_for", "discovered", "finding",
@@ -72,17 +76,24 @@ EXPECT = {"impossible", "possible", "unresolved", "illegal_for", "discovered", "
 def answer(pos: Position, *, plies: int = 1, depth: int = 6, support: int = 6,
            nodes: int = 200_000, timeout: float | None = None, lemmas: Iterable[Path] = (),
            discover: bool = True, use_library: bool = True, duplex: bool = False,
-           certificate_dir: Any = None, budget: Budget | None = None) -> Result:
+           certificate_dir: Any = None, budget: Budget | None = None,
+           games: list[GivenGame] | None = None, file: str | None = None) -> Result:
     """Solve and render a last-move problem (limits: `budget`, the question's shared one, else
     `timeout`; `nodes` is the node limit when the budget has none). With `duplex`, the question
-    is asked twice, White having moved last and then Black, in one budget (see `_duplex`)."""
+    is asked twice, White having moved last and then Black, in one budget (see `_duplex`).
+    `games` (given by the user) must each reach the diagram (InputError naming the field
+    otherwise); each shows the candidate it ends with possible (`lastmove.given`)."""
     from retrologic.lastmove.cages import closers_for
+    games = list(games or [])
+    for game in games:          # the side to move is the game's when the diagram leaves it open
+        target = pos if pos.turn is not None and not duplex else pos.with_turn(game.board().turn)
+        reaching([game], target.to_board(), pos.frozen, ep_open=True, file=file)
     closer, discovered = closers_for(list(lemmas), discover, use_library)
     limits = lastmove.Limits(depth=depth, support=support, nodes=nodes, timeout=timeout,
                              budget=budget)
     if duplex:
-        return _duplex(pos, plies, limits, closer, discovered, certificate_dir)
-    res = lastmove.solve(pos, plies, limits, [closer])
+        return _duplex(pos, plies, limits, closer, discovered, certificate_dir, games)
+    res = lastmove.solve(pos, plies, limits, [closer], games)
     lines, facts, details = _rendered(res)
     _given(pos, res, lines)
     if discovered:
@@ -127,7 +138,8 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
         elif c.status == Status.POSSIBLE:
             lines.append(f"{c.notation:<28} possible: " + (
                 f"a legal game of {len(c.game)} plies ends with it" if c.line
-                else "the empty game (no move has been played)"))
+                else "the empty game (no move has been played)")
+                + (f" (the game given: {c.given}, replayed)" if c.given else ""))
         elif c.support_line:
             lines.append(f"{c.notation:<28} unresolved, not refuted: line "
                          f"{' '.join(c.support_line)}")
@@ -163,6 +175,7 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
         "candidates": [{"notation": c.notation, "status": c.status, "reason": c.reason,
                         "support": c.support_line, "pgn": lastmove.support_pgn(c),
                         "game": [m.uci() for m in c.game],
+                        "game_source": "given" if c.given else "found" if c.game else None,
                         "proof": c.proof} for c in res.candidates],
         "nodes": res.nodes, "seconds": round(res.seconds, 3),
     }
@@ -225,7 +238,7 @@ def _write_certificate(pos: Position, plies: int, res: lastmove.LastMoveResult,
 
 
 def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
-            discovered: list[dict], certificate_dir: Any) -> Result:
+            discovered: list[dict], certificate_dir: Any, games: list[GivenGame]) -> Result:
     """A duplex last-move problem: the question answered for each side separately (White's last
     move with Black to move, Black's with White to move), both in one budget: White's side
     gets at most half of its time and nodes, Black's what is left (a hard first side no longer
@@ -250,7 +263,7 @@ def _duplex(pos: Position, plies: int, limits: lastmove.Limits, closer: Any,
         sided = pos.with_turn(not mover)
         half = _half(whole) if mover == chess.WHITE else whole
         try:
-            res = lastmove.solve(sided, plies, replace(limits, budget=half), [closer])
+            res = lastmove.solve(sided, plies, replace(limits, budget=half), [closer], games)
         finally:
             if half is not whole:
                 whole.spent += half.spent
@@ -330,7 +343,8 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
                       support=q["support"], nodes=nodes, budget=budget_of(options),
                       lemmas=lemmas, discover=q["discover"], use_library=q["library"],
                       duplex=q["duplex"],
-                      certificate_dir=destination(options.certificate_dir, problem))
+                      certificate_dir=destination(options.certificate_dir, problem),
+                      games=given_games(q["games"], problem.path), file=problem.path)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -348,8 +362,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="answer for each side separately (White's last move, then Black's)")
     p.add_argument("--no-discover", action="store_true", help="do not discover cages")
     p.add_argument("--no-library", action="store_true", help="do not use encodings/cages")
-    from retrologic.questions.legal import add_frozen_argument
+    from retrologic.questions.legal import add_frozen_argument, add_game_argument
     add_frozen_argument(p, "no candidate's retractions or game move or take them")
+    add_game_argument(p, "it shows the candidate it ends with possible (replayed)")
     p.add_argument("--pgn", action="store_true",
                    help="print a PGN for each candidate not impossible (a possible one's game; "
                         "an unresolved one's line, not refuted)")
@@ -375,11 +390,12 @@ def run(args: argparse.Namespace) -> int:
         if path_kind(lemma, field="--lemma") is None:
             raise InputError("no such file", field="--lemma", value=lemma)
     nodes = args.nodes or 200_000
+    games = game_arguments(args.game)
     with node_bar(KIND, args.progress, nodes):
         result = answer(pos, plies=args.plies, depth=args.depth, nodes=nodes,
                         budget=budget_of(args), lemmas=[Path(x) for x in args.lemma],
                         discover=not args.no_discover, use_library=not args.no_library,
-                        duplex=args.duplex, certificate_dir=args.certificate_dir)
+                        duplex=args.duplex, certificate_dir=args.certificate_dir, games=games)
     from retrologic.pictures import output as pictures
     pictures.save(result, pos, args)
     status = emit(result, args)

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 import chess
 from retrologic.console import add_limit_arguments, emit
 from retrologic.errors import InputError
+from retrologic.legalgame.given import GivenGame, game_arguments, games_field, given_games, reaching
 from retrologic.legality import rules as legality
 from retrologic.limits import Budget
 from retrologic.options import SolveOptions, budget_of
@@ -20,10 +21,15 @@ from retrologic.position import Position, given_frozen, parse
 from retrologic.progress import node_bar
 from retrologic.problemfile import KindSpec, Problem, parse as parse_problem, resolve_path
 from retrologic.result import Result
+from retrologic.schema import Field
 
 KIND = "legal"
 POSITION = "either"
-QUESTION: dict = {}
+QUESTION = {
+    "games": Field(list, default=[], check=games_field,
+                   doc="legal games to the position (SAN, Popeye or PGN move text), given: "
+                       "each is replayed, and the first proves the position legal"),
+}
 EXPECT = {"rule", "rules", "legal", "plies"}
 
 
@@ -106,21 +112,38 @@ def _deduce_lemma(path: Path, data: dict, file: str | None) -> Problem:
 
 
 def answer(pos: Position, lemmas: Iterable[Path] = (), file: str | None = None,
-           budget: Budget | None = None, certificate_dir: Any = None) -> Result:
+           budget: Budget | None = None, certificate_dir: Any = None,
+           games: list[GivenGame] | None = None) -> Result:
     """Illegal (proved, with the rules), legal (proved, with a game: full positions only) or
-    unknown (neither found within the limits of `budget`; partial positions: no static proof)."""
+    unknown (neither found within the limits of `budget`; partial positions: no static proof).
+    `games` (given by the user, `legalgame.given`) must each reach the position exactly
+    (InputError otherwise); the first is then the proof of legality, and the static rules run
+    as a cross-check: a rule that calls such a position illegal is a bug (an internal error)."""
     from retrologic.limits import LimitHit, active, budget_for
     budget = budget_for(budget=budget)
+    games = list(games or [])
+    if games:
+        if pos.partial or pos.turn is None:
+            raise InputError("a game proves a full position legal (placement, side to move, "
+                             "castling, e.p.); this position is partial", file=file,
+                             field=games[0].field)
+        reaching(games, pos.to_board(), pos.frozen, file=file)
     try:
         with active(budget):               # the pawn-columns search may take seconds
             found = legality.reasons(pos)
     except LimitHit as e:
-        return _unknown("no static illegality found yet", e.reason)
+        return _given_or_unknown(pos, games, certificate_dir, "no static illegality found yet",
+                                 e.reason)
     if not found and lemmas:
         try:
             found = chain_reasons(pos, list(lemmas), file, budget)
         except LimitHit as e:
-            return _unknown("no static illegality found", e.reason)
+            return _given_or_unknown(pos, games, certificate_dir, "no static illegality found",
+                                     e.reason)
+    if found and games:
+        raise AssertionError(f"contradiction: the rule {found[0].rule} calls the position "
+                             f"illegal ({found[0].message}), but the game of {games[0].field} "
+                             "reaches it (a bug: please report it)")
     if found:
         rules = sorted({r.rule for r in found})
         return Result(KIND, "proved", "illegal", reason=given_frozen(pos)[2:] or None,
@@ -133,7 +156,18 @@ def answer(pos: Position, lemmas: Iterable[Path] = (), file: str | None = None,
         return _unknown("no static illegality found",
                         "static checks only for a partial position; a proof of legality needs "
                         "a full position (a game reaches one exact position)")
+    if games:
+        return _legal(pos, games[0].moves, certificate_dir, games[0].field)
     return _by_construction(pos, budget, certificate_dir)
+
+
+def _given_or_unknown(pos: Position, games: list[GivenGame], certificate_dir: Any, answer: str,
+                      reason: str) -> Result:
+    """Where a limit stopped the static rules: legal by the first given game (the rules' cross
+    -check not finished), else unknown."""
+    if games:
+        return _legal(pos, games[0].moves, certificate_dir, games[0].field)
+    return _unknown(answer, reason)
 
 
 def _unknown(answer: str, reason: str) -> Result:
@@ -144,9 +178,7 @@ def _unknown(answer: str, reason: str) -> Result:
 def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Result:
     """Legal, proved by a game found by the finder and replayed by the certificate's checker;
     unknown when the finder stops (its tries or the budget spent)."""
-    from retrologic.legalgame.checker import reached_fault
     from retrologic.legalgame.find import find_game
-    from retrologic.legalgame.game import LegalGame
     from retrologic.limits import LimitHit
     target = pos.to_board()
     try:
@@ -157,16 +189,29 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
         return _unknown("no static illegality found, no game found",
                         "the game finder's tries ran out (a heuristic search: no proof either "
                         "way)")
+    return _legal(pos, moves, certificate_dir)
+
+
+def _legal(pos: Position, moves: Iterable[chess.Move], certificate_dir: Any,
+           given: str | None = None) -> Result:
+    """Legal, proved by `moves` (the finder's game, or the one the user gave in the field
+    `given`), which must pass the certificate checker's own test; with its certificate."""
+    from retrologic.legalgame.checker import reached_fault
+    from retrologic.legalgame.game import LegalGame
+    target = pos.to_board()
+    moves = list(moves)
     game = LegalGame(tuple(moves), target, pos.frozen)
     board = chess.Board()
-    for move in moves:              # the finder's game must pass the checker's own test
+    for move in moves:              # the game must pass the checker's own test
         if not board.is_legal(move):
-            raise AssertionError(f"the game finder played {move.uci()} in {board.fen()}")
+            raise AssertionError(f"the game ({given or 'found'}) plays {move.uci()} in "
+                                 f"{board.fen()}")
         board.push(move)
     fault = reached_fault(board, target)
     if fault:
-        raise AssertionError(f"the game finder's game is wrong: {fault}")
-    details: dict[str, Any] = {"game": game.san(), "uci": game.uci()}
+        raise AssertionError(f"the game ({given or 'found'}) is wrong: {fault}")
+    details: dict[str, Any] = {"game": game.san(), "uci": game.uci(),
+                               "game_source": "given" if given else "found"}
     if certificate_dir:
         from retrologic.certformat import as_destination
         cert = game.certificate()
@@ -179,7 +224,8 @@ def _by_construction(pos: Position, budget: Budget, certificate_dir: Any) -> Res
                   facts={"legal": True, "rule": None, "rules": [], "plies": game.plies},
                   details=details,
                   lines=[f"legal: a game of {game.plies} {'ply' if game.plies == 1 else 'plies'} "
-                         f"reaches it{_never_touching(pos)}"]
+                         f"reaches it{_never_touching(pos)}"
+                         + (f" (the game given: {given}, replayed)" if given else "")]
                   + ([game.san()] if game.plies else []))
 
 
@@ -194,12 +240,14 @@ def solve(problem: Problem, options: SolveOptions) -> Result:
     lemmas = [resolve_path(problem, lemma) for lemma in problem.lemmas]
     with node_bar(KIND, options.progress, options.nodes):
         return answer(problem.position, lemmas, problem.path, budget_of(options),
-                      destination(options.certificate_dir, problem))
+                      destination(options.certificate_dir, problem),
+                      given_games(problem.question["games"], problem.path))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("position", metavar="FEN|BOARD", help="a FEN, or a board-only placement (partial)")
     add_frozen_argument(p, "a game proving the position legal never moves nor takes them")
+    add_game_argument(p, "it proves the position legal (replayed; the finder does not run)")
     add_limit_arguments(p)
     from retrologic.pictures import output as pictures
     pictures.add_arguments(p)
@@ -210,6 +258,13 @@ def add_frozen_argument(p: argparse.ArgumentParser, effect: str) -> None:
     (each must stand where a unit of its type and colour starts the game)."""
     p.add_argument("--frozen", metavar="SQ,...",
                    help=f"units that never moved (comma-separated squares): {effect}")
+
+
+def add_game_argument(p: argparse.ArgumentParser, effect: str) -> None:
+    """--game MOVES|FILE (repeatable): a legal game to the position the user knows."""
+    p.add_argument("--game", action="append", metavar="MOVES|FILE",
+                   help="a legal game from the initial array to the position, as SAN, Popeye or "
+                        f"PGN move text or a file holding one (repeatable): {effect}")
 
 
 def frozen_argument(text: str | None) -> list[str] | None:
@@ -233,8 +288,10 @@ def position_argument(text: str, frozen: str | None = None) -> Position:
 
 def run(args: argparse.Namespace) -> int:
     pos = position_argument(args.position, args.frozen)
+    games = game_arguments(args.game)
     with node_bar(KIND, args.progress, args.nodes):
-        result = answer(pos, budget=budget_of(args), certificate_dir=args.certificate_dir)
+        result = answer(pos, budget=budget_of(args), certificate_dir=args.certificate_dir,
+                        games=games)
     from retrologic.pictures import output as pictures
     pictures.save(result, pos, args)
     return emit(result, args)
