@@ -125,7 +125,8 @@ def answer(pos: Position, lemmas: Iterable[Path] = (), file: str | None = None,
     if games:
         if pos.partial or pos.turn is None:
             raise InputError("a game proves a full position legal (placement, side to move, "
-                             "castling, e.p.); this position is partial", file=file,
+                             "castling, e.p.); this one is partial or leaves the side to move "
+                             "open", file=file,
                              field=games[0].field)
         reaching(games, pos.to_board(), pos.frozen, file=file)
     try:
