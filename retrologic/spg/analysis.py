@@ -31,7 +31,7 @@ from retrologic.spg.assignment import (Solver, column_assignment, finite_mask, h
                                        min_assignment, scipy_hungarian)
 from retrologic.spg.bound import Bound, Plans, SideKey, moves_left
 from retrologic.spg.coupling import Coupling
-from retrologic.spg.distances import INF, Distances, UnitRoutes
+from retrologic.spg.distances import INF, Distances, UnitRoutes, shared as shared_distances
 from retrologic.spg.memo import memo_sizes
 from retrologic.spg.moves import MoveFilter
 from retrologic.spg.obstruction import Obstruction
@@ -93,7 +93,7 @@ class Analysis:
         self.targets = Targets.of(self.start, self.target, self.extra_frozen)
         self.frozen, self.impossible = self.targets.frozen, self.targets.impossible
         self.target_units, self.target_count = self.targets.units, self.targets.count
-        self.distances = Distances(self.frozen, self.targets.king_walls)
+        self.distances = shared_distances(self.frozen, self.targets.king_walls)
         self.routes = Routes(self.distances)
         self.bound = Bound(self.targets, self.distances, self.options, self.assignment)
         self.coupler = Coupling(self.targets, self.distances, self.routes, self.bound,
