@@ -38,9 +38,7 @@ SLOW = {"spg/irsigler-2004-c.toml", "spg/dupuis-2001-b.toml", "spg/bell-2000.tom
         "lastmove/august-1924.toml",
         # 30 s each on the machine of 2026-11-29 08:55 UTC, where CI took 18.3 minutes
         # (angelini-1995 is in bench/lastmove-collection too)
-        "lastmove/angelini-1995.toml", "spg/buchanan-2002-b.toml",
-        # 48 s (its 9,987 other candidates refuted), 2026-12-05
-        "lastmove/hoeg-1915-game.toml"}
+        "lastmove/angelini-1995.toml", "spg/buchanan-2002-b.toml"}
 
 
 def _name(path: Path) -> str:
