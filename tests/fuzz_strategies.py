@@ -641,6 +641,18 @@ def claims() -> st.SearchStrategy[str]:
                      st.text(max_size=30))
 
 
+GAMES = ["1.e4", "1.e4 e5 2.Nf3 Nc6", "1.d4 d5 2.c4 dxc4 3.e4", "1. Nf3 {a comment} Nf6 *",
+         "e2-e4 e7-e5 Sg1-f3", '[Event "x"]\n\n1. e4 e5 *', "1.e4 e5 2.Ke2 Ke7 3.Ke1 Ke8",
+         "1.Nf3 Nf6 2.Ng1 Ng8", "1.e4 d5 2.exd5 Qxd5 3.Nc3"]
+HOSTILE_GAMES = ["1.e4 --", "0000", "1.Ke2", "O-O", "", "1.e4 e5 " * 3000, "1.e9",
+                 '[Variant "Crazyhouse"]\n\n1. e4 *', '[FEN "8/8/8/8/8/8/8/K6k w - - 0 1"]\n\n*']
+
+
+def game_texts() -> st.SearchStrategy[str]:
+    """--game values: move texts (SAN, Popeye, PGN), edits of them, hostile ones, files."""
+    return st.one_of(_text(GAMES, HOSTILE_GAMES + HOSTILE_TEXT[:10]), paths())
+
+
 def paths() -> st.SearchStrategy[str]:
     """File arguments: missing files, devices, directories, and files the case creates
     (see FILE_FIXTURES)."""
@@ -690,7 +702,8 @@ COMMON = ("--json", "--progress")
 def argv_legal() -> st.SearchStrategy[list[str]]:
     # `legal` searches for a game since issue #19: it gets the searching commands' caps
     return _join(st.just(["legal"]), fen_or_board().map(lambda v: [v]),
-                 _opt("--frozen", square_lists()), flags("--json"), limits())
+                 _opt("--frozen", square_lists()), _repeat("--game", game_texts(), 2),
+                 flags("--json"), limits())
 
 
 def argv_retract() -> st.SearchStrategy[list[str]]:
@@ -725,6 +738,7 @@ def argv_lastmove() -> st.SearchStrategy[list[str]]:
                  _opt("--plies", numbers(["1", "2", "3"])), _opt("--depth", numbers(["1", "2", "6"])),
                  _opt("--to-move", st.sampled_from(["white", "black", "?", "both"])),
                  _repeat("--lemma", paths(), 2), _opt("--frozen", square_lists()),
+                 _repeat("--game", game_texts(), 2),
                  flags("--no-discover", "--no-library", "--pgn", *COMMON),
                  _opt("--certificate-dir", st.just("certs")), limits())
 

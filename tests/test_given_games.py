@@ -8,6 +8,7 @@ last move and its end a legal position) and python-chess replays."""
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import chess
@@ -18,7 +19,7 @@ from retrologic.certificate import check_file
 from retrologic.cli import main
 from retrologic.lastmove.given import mark_shown
 from retrologic.lastmove.search import candidates
-from retrologic.legalgame.given import GivenGame
+from retrologic.legalgame.given import GivenGame, given_games
 from retrologic.limits import Budget
 from retrologic.position import Position
 from retrologic.questions import lastmove, legal
@@ -197,3 +198,19 @@ def test_a_contradiction_is_an_internal_error() -> None:
     with pytest.raises(AssertionError, match="proved impossible"):
         mark_shown(cands, [_given(moves)], 1, side, lambda q: {"rule": "invented"})
     assert san_text(moves)      # the game replays (python-chess)
+
+
+def test_a_limit_in_the_cross_check_leaves_the_answer_unknown() -> None:
+    """dawson-record-pxb-game (problems/lastmove, 11 nodes in all): at 6 nodes the limit falls
+    in the depth-0 cross-check of the candidate the game shows: unknown with the five
+    candidates listed (before, the limit escaped the solve: "unknown: node limit 6", no list);
+    at 11 nodes unique b6xBa7."""
+    path = Path(__file__).resolve().parent.parent / "problems/lastmove/dawson-record-pxb-game.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    pos = Position.from_board(chess.Board(data["position"]["fen"]))
+    games = given_games(data["question"]["games"])
+    cut = lastmove.answer(pos, budget=Budget(nodes=6), games=games)
+    assert cut.verdict == "unknown" and len(cut.details["candidates"]) == 5
+    assert "node limit 6" in cut.reason
+    whole = lastmove.answer(pos, budget=Budget(nodes=11), games=games)
+    assert whole.verdict == "proved" and whole.answer == ["b6xBa7"]

@@ -18,6 +18,7 @@ import chess
 from retrologic.lastmove.checker import Status, diagram_fault
 from retrologic.legalgame.given import GivenGame
 from retrologic.legalgame.stipulated import touches
+from retrologic.limits import LimitHit
 
 
 def shows(game: GivenGame, c: Any, plies: int) -> bool:
@@ -42,13 +43,25 @@ def shows(game: GivenGame, c: Any, plies: int) -> bool:
 
 
 def mark_shown(cands: list[Any], games: list[GivenGame], plies: int, side: chess.Color,
-               refuted: Callable[[Any], Any]) -> None:
+               refuted: Callable[[Any], Any]) -> str | None:
     """Mark each candidate of `side` (the side that moved last; `cands` its whole list) that a
     game of `games` ending with that side's move shows (`shows`) possible, with the game and
     the field it was given in. A game ending there that shows no candidate, or a candidate so
     shown whose leaf `refuted` proves impossible (a depth-0 proof tree, None when there is
     none), is a contradiction: AssertionError
-    (an internal error: the candidates or the rules are wrong, the game is replayed)."""
+    (an internal error: the candidates or the rules are wrong, the game is replayed). Returns
+    the reason of a limit the cross-check hit (the solve's budget: a candidate not yet marked
+    stays unresolved), else None."""
+    try:
+        _mark(cands, games, plies, side, refuted)
+    except LimitHit as e:
+        return e.reason
+    return None
+
+
+def _mark(cands: list[Any], games: list[GivenGame], plies: int, side: chess.Color,
+          refuted: Callable[[Any], Any]) -> None:
+    """`mark_shown` without the limit's handling."""
     for game in games:
         if game.board().turn == side:
             continue                    # the other side moved last in this game

@@ -484,7 +484,7 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
                 search.nodes += search.budget.spent - spent
             if hit is None:
                 listed.append((side, cands))
-                mark_shown(cands, games or [], plies, side, lambda q: refute(q, 0, search))
+                hit = mark_shown(cands, games or [], plies, side, lambda q: refute(q, 0, search))
             all_cands.extend(cands)
         if hit is None:
             hit = decide(all_cands, search)
