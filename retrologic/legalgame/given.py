@@ -51,12 +51,13 @@ def read_given(text: str, field: str, file: str | None = None) -> GivenGame:
                          field=field, value=text[:40])
     try:
         moves = read_game(text)
+        if len(moves) > MAX_GAME_PLIES:
+            raise InputError(f"a game of more than {MAX_GAME_PLIES} plies", file=file,
+                             field=field)
         legal_line(moves)             # whatever the reader let through
     except NotationError as e:
         raise InputError(f"the game does not replay: {e}", file=file, field=field,
                          value=text[:40]) from None
-    if len(moves) > MAX_GAME_PLIES:
-        raise InputError(f"a game of more than {MAX_GAME_PLIES} plies", file=file, field=field)
     return GivenGame(tuple(moves), field)
 
 
