@@ -48,10 +48,9 @@ def mark_shown(cands: list[Any], games: list[GivenGame], plies: int, side: chess
     game of `games` ending with that side's move shows (`shows`) possible, with the game and
     the field it was given in. A game ending there that shows no candidate, or a candidate so
     shown whose leaf `refuted` proves impossible (a depth-0 proof tree, None when there is
-    none), is a contradiction: AssertionError
-    (an internal error: the candidates or the rules are wrong, the game is replayed). Returns
-    the reason of a limit the cross-check hit (the solve's budget: a candidate not yet marked
-    stays unresolved), else None."""
+    none), is a contradiction: AssertionError (an internal error: the candidates or the rules
+    are wrong, the game is replayed). Returns the reason of a limit the cross-check hit (the
+    solve's budget: a candidate not yet marked stays unresolved), else None."""
     try:
         _mark(cands, games, plies, side, refuted)
     except LimitHit as e:

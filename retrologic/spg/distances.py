@@ -232,7 +232,7 @@ def shared(frozen: int, king_walls: dict[chess.Color, int] | None = None) -> Dis
     the proof-game bound (`legality.reachability`) on every position of its trees, a fresh
     analysis each, with nearly always the same frozen units: on hoeg-1915's three plies
     (9,987 sequences, 20,078 positions) 9,909 of 9,917 analyses found their tables here, and
-    the solve took 21 s of CPU instead of 43-45 s, at the same peak memory (2026-12-05)."""
+    the solve took 21 s of CPU instead of 43-47 s, at the same peak memory (2026-12-05)."""
     return _shared(frozen, tuple(sorted((king_walls or {}).items())))
 
 
