@@ -10,6 +10,7 @@ import chess
 import chess.pgn
 
 from retrologic.lastmove import search as lastmove
+from retrologic.lastmove.pgn import support_pgn
 from retrologic.certificate import check
 from retrologic.limits import Budget
 from retrologic.position import GAME_START, Position, parse
@@ -76,13 +77,13 @@ def test_games_and_support_lines_replay_to_the_diagram():
     for fen, plies in ((THREE, 3), (KNIGHT, 1), ("7R/7p/5P1k/4PKpP/8/8/8/8 w - - 0 1", 1)):
         pos = Position.from_fen(fen)
         res = lastmove.solve(pos, plies)
-        shown = [c for c in res.candidates if c.status != "impossible" and lastmove.support_pgn(c)]
+        shown = [c for c in res.candidates if c.status != "impossible" and support_pgn(c)]
         assert shown
         for c in shown:
             if c.status == "possible":
                 assert [m.uci() for m in c.game[-plies:]] == \
                     [r.move().uci() for r in reversed(c.line)]
-            game = chess.pgn.read_game(io.StringIO(lastmove.support_pgn(c)))
+            game = chess.pgn.read_game(io.StringIO(support_pgn(c)))
             board = game.board()
             for move in game.mainline_moves():
                 assert board.is_legal(move)

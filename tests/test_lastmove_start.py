@@ -92,6 +92,33 @@ def test_a_history_shorter_than_the_plies_asked_is_a_candidate() -> None:
     assert board.epd() == chess.Board(AFTER_E4).epd()
 
 
+def test_a_history_shorter_than_asked_is_its_own_moves_from_the_start() -> None:
+    """Review of 2026-12-06: after 1.e4 with the kingside rights lost (Qq), the history "e2-e4
+    alone" is impossible (1.e4 keeps KQkq), but the engine called it possible with a 9-ply game
+    (its finder reached the array with the rights lost: 1.Nh3 Nh6 2.Rg1 Rg8 3.Rh1 Rh8 4.Ng1 Ng8
+    5.e4) and the checker accepted that. Now the candidate is unresolved ("no game can show it"),
+    the answer stays several (63 shown possible), and the forged game is rejected."""
+    fen = AFTER_E4.replace("KQkq", "Qq")
+    pos = parse(fen=fen)
+    res, cert = _solved(pos, 2)
+    short = [c for c in res.candidates if c.notation == "e2-e4"]
+    assert len(short) == 1 and short[0].began and short[0].status == "unresolved"
+    assert "castling rights KQkq" in short[0].reason
+    shown = [c.notation for c in res.candidates if c.status == "possible"]
+    assert res.finding == lastmove.Finding.SEVERAL and len(shown) == 63 and "e2-e4" not in shown
+    assert check(cert).ok
+    forged = copy.deepcopy(cert)
+    entry = next(e for e in forged["candidates"] if e["notation"] == "e2-e4")
+    entry["status"] = "possible"
+    entry["game"] = "g1h3 g8h6 h1g1 h8g8 g1h1 g8h8 h3g1 h6g8 e2e4".split()
+    board = chess.Board()
+    for uci in entry["game"]:
+        board.push_uci(uci)             # python-chess: the forged game does reach the diagram
+    assert board.epd() == chess.Board(fen).epd()
+    verdict = check(forged)
+    assert not verdict.ok and "its game is its own moves" in verdict.reason, verdict.reason
+
+
 def test_the_initial_array_is_no_retro_stalemate_with_frozen_units() -> None:
     """`legal` called the initial array with Black's knights frozen illegal (retro-stalemate:
     the exception for the game's start compared the frozen units and the side to move too)."""

@@ -192,6 +192,12 @@ def _check(cert: dict[str, Any]) -> str:
                 raise Rejected(f"candidate {c.notation}: {why}") from None
             above = pos
         if e["status"] == "possible":
+            if 0 < len(c.line) < plies and \
+                    e["game"] != [r.move().uci() for r in reversed(c.line)]:
+                # a history shorter than asked began at the array: its game is its own moves
+                # (the empty history's, the empty game: `_check_game`)
+                raise Rejected(f"candidate {c.notation}: a history of {len(c.line)} of "
+                               f"{plies} plies, so its game is its own moves from the start")
             _check_game(e["game"], c, diagram.with_turn(not c.line[0].color if c.line
                                                         else chess.WHITE))
             continue

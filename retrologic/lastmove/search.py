@@ -203,6 +203,7 @@ class Candidate:
     proof: dict[str, Any] | None = None
     game: list[chess.Move] = field(default_factory=list)       # possible: the game to the diagram
     given: str | None = None            # possible by a game the user gave: the field it came in
+    began: bool = False     # a line shorter than asked: the game began at its leaf, the array
     diagram: Position | None = None                             # with the side to move it fixes
     support: list[Retraction] = field(default_factory=list)   # the supporting line, from the leaf
     support_line: list[str] = field(default_factory=list)     # its notation
@@ -229,8 +230,9 @@ def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[
         rs = retractions(p)
         if line and (not rs or p.at_initial_array()):
             # a prefix that cannot be extended (refuted by retro-stalemate), or one from where
-            # the game may have begun
-            out.append(Candidate(list(line), " ".join(names), list(seen), diagram=pos))
+            # the game may have begun (`began`: the game is then its own moves)
+            out.append(Candidate(list(line), " ".join(names), list(seen), diagram=pos,
+                                 began=p.at_initial_array()))
         for r in rs:
             q = apply(p, r)
             walk(q, line + [r], names + [r.notation(checked[r.color])], seen + [q])
@@ -335,6 +337,9 @@ def certify(c: Candidate, search: Search, line: list[Retraction]) -> bool:
     plan finder Brandis' (27,074)."""
     if tail_fault(c) is not None:
         return False            # no game ending with these moves reaches the diagram
+    if c.began:                 # its only game: its moves from the game's start
+        c.status, c.game = Status.POSSIBLE, [r.move() for r in reversed(c.line)]
+        return True
     tries = certify_tries(c, line)
     weights = [0 if mode in FIXED else PLAN_WEIGHT if mode == PLAN else 1
                for _, _, mode in tries]
@@ -357,10 +362,13 @@ def tail_fault(c: Candidate) -> str | None:
     `_game_through` makes the same comparison), or None. Found cheaply before any finder runs:
     e.g. a candidate that is not the double step over the e.p. square the diagram's FEN states.
     A FEN stating no e.p. square leaves the e.p. state open (the e.p. convention): before
-    that rule, amelung-1897's g7-g5 (h5xg6 e.p. legal after it, under "-") was skipped here."""
+    that rule, amelung-1897's g7-g5 (h5xg6 e.p. legal after it, under "-") was skipped here.
+    A candidate that `began` at the initial array plays from the game's start, every castling
+    right standing (review of 2026-12-06: its finder reached the array with rights lost, and
+    a 9-ply game "showed" the history 1.e4 of a diagram stating Qq)."""
     if c.diagram is None:
         return "no diagram"
-    board = c.positions[-1].to_board()
+    board = chess.Board() if c.began else c.positions[-1].to_board()
     for r in reversed(c.line):
         move = r.move()
         if not board.is_legal(move):
@@ -545,39 +553,6 @@ def _no_candidate(pos: Position, sides: list[chess.Color]) -> str:
             f" (also: {found[0].message}, {found[0].rule})" if found else ""))
     # the game's start is no such position: its empty history is a candidate (`candidates`)
     return "no candidate last move: " + "; ".join(why) + ": the position is illegal"
-
-
-def support_pgn(c: Candidate) -> str | None:
-    """PGN of an unresolved candidate's supporting line ("not refuted"): from the earliest
-    position of the line, forward through it and the candidate's moves, to the diagram; for a
-    possible candidate, its legal game from the initial array."""
-    import chess.pgn
-    if c.status == Status.POSSIBLE:
-        game = chess.pgn.Game.from_board(_replayed(c.game))
-        game.headers["Event"] = f"retrologic last-move proof: {c.notation}"
-        return str(game)
-    if not c.support:
-        return None
-    start = c.positions[-1]
-    for r in c.support:
-        start = apply(start, r)
-    board = start.to_board()
-    game = chess.pgn.Game()
-    game.setup(board)
-    node: Any = game
-    for r in reversed(c.support):
-        node = node.add_variation(r.move())
-    for r in reversed(c.line):
-        node = node.add_variation(r.move())
-    game.headers["Event"] = f"retrologic last-move support: {c.notation}"
-    return str(game)
-
-
-def _replayed(moves: list[chess.Move]) -> chess.Board:
-    board = chess.Board()
-    for move in moves:
-        board.push(move)
-    return board
 
 
 def certificate(diagram: Position, plies: int, result: LastMoveResult) -> dict[str, Any]:

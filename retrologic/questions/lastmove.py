@@ -16,6 +16,7 @@ from retrologic.errors import InputError
 from retrologic.files import path_kind
 from retrologic.lastmove import search as lastmove
 from retrologic.lastmove.checker import Status, not_unique
+from retrologic.lastmove.pgn import support_pgn
 from retrologic.legalgame.given import GivenGame, game_arguments, games_field, given_games, reaching
 from retrologic.limits import Budget, budget_for
 from retrologic.options import SolveOptions, budget_of
@@ -173,7 +174,7 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
         facts.update(dict.fromkeys(OPEN))
     details = {
         "candidates": [{"notation": c.notation, "status": c.status, "reason": c.reason,
-                        "support": c.support_line, "pgn": lastmove.support_pgn(c),
+                        "support": c.support_line, "pgn": support_pgn(c),
                         "game": [m.uci() for m in c.game],
                         "game_source": "given" if c.given else "found" if c.game else None,
                         "proof": c.proof} for c in res.candidates],
