@@ -71,9 +71,11 @@ def games_field(value: list[Any]) -> list[str]:
     return value
 
 
-def given_games(texts: list[str], file: str | None = None) -> list[GivenGame]:
-    """The problem file's `question.games`, each read (`read_given`)."""
-    return [read_given(text, f"question.games[{i}]", file) for i, text in enumerate(texts)]
+def given_games(texts: list[str], file: str | None = None,
+                field: str = "question.games") -> list[GivenGame]:
+    """The problem file's `question.games` (or the API's `games`, `field`), each read
+    (`read_given`)."""
+    return [read_given(text, f"{field}[{i}]", file) for i, text in enumerate(texts)]
 
 
 def game_arguments(values: list[str] | None) -> list[GivenGame]:
