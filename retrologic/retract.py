@@ -69,15 +69,16 @@ class Retraction:
             return self.to_square - 8 if self.color == chess.WHITE else self.to_square + 8
         return self.to_square
 
-    def notation(self, check: bool = False) -> str:
-        """Long algebraic notation of the retracted move: Ka2-a1, a2xRb3, b7-b8=Q, b4xc3 e.p., O-O."""
+    def notation(self, check: bool = False, taken: bool = True) -> str:
+        """Long algebraic notation of the retracted move: Ka2-a1, a2xRb3, b7-b8=Q, b4xc3 e.p., O-O;
+        with `taken` False the move as seen on the board, the unit taken unnamed (a2xb3)."""
         if self.castling:
             text = "O-O" if chess.square_file(self.to_square) == 6 else "O-O-O"
         else:
             letter = "" if self.moved_type == chess.PAWN else PIECE_LETTER[self.piece_type]
             if self.uncapture is None:
                 sep = "-"
-            elif self.en_passant:
+            elif self.en_passant or not taken:
                 sep = "x"
             else:
                 sep = "x" + PIECE_LETTER[self.uncapture]

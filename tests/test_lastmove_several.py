@@ -47,12 +47,13 @@ def test_two_games_under_a_limit_prove_the_last_move_not_unique(shown) -> None:
     facts = result.facts
     assert facts["possible_at_least"] == len(possible)
     assert facts["possible"] is None and facts["impossible"] is None and facts["answer"] is None
+    assert facts["on_board"] is None
     assert facts["unresolved"] == [c["notation"] for c in unresolved]
     assert result.answer is None
     assert result.open_facts == {"possible", "impossible", "answer", "unresolved",
-                                 "illegal_for"}
-    assert result.to_json()["open_facts"] == ["answer", "illegal_for", "impossible", "possible",
-                                              "unresolved"]
+                                 "illegal_for", "on_board"}
+    assert result.to_json()["open_facts"] == ["answer", "illegal_for", "impossible",
+                                              "on_board", "possible", "unresolved"]
     # what a limit leaves is not judged as exact (review: `unresolved = []` was NOT MET)
     assert judge_expect(result, {"unresolved": [], "possible_at_least": 5}) == \
         ([], ["unresolved", "possible_at_least"])

@@ -8,8 +8,11 @@ text is matched against the candidates the last-move engine itself lists for the
 (retrologic.lastmove.search.candidates: every single retraction), on what the text says: the
 moving unit, from and to squares, capture or not, the captured unit when named, promotion,
 castling and e.p. One candidate fitting is the expected answer; several fitting (the text
-leaves the captured unit open) give an [expect] that accepts any of them and no other
-(`finding = "unique"` and every non-fitting candidate `excludes`d); none fitting is bad input.
+leaves the captured unit open) give an [expect] on the move as played on the board, the one
+they share (`on_board`, lastmove.checker.on_board: whichever units it may have taken, since
+the text claims none), with every non-fitting candidate `excludes`d; several fitting that are
+not one move on the board (a text that leaves the moving unit's square open) accept any of
+them and no other (`finding = "unique"`); none fitting is bad input.
 """
 
 from __future__ import annotations
@@ -108,10 +111,12 @@ def expect(fen: str, text: str) -> tuple[dict[str, Any] | None, list[str]]:
     p = read(text)
     if p is None:
         return None, []
-    from retrologic.lastmove.search import candidates     # the engine's own list (issue #22:
-    from retrologic.position import parse                 # loaded only for last-move entries)
+    from retrologic.lastmove.checker import on_board       # the engine's own list (issue #22:
+    from retrologic.lastmove.search import candidates     # loaded only for last-move entries)
+    from retrologic.position import parse
     listed = [c for c in candidates(parse(fen=fen), 1) if len(c.line) == 1]
     fitting = [c.notation for c in listed if fits(p, c.line[0])]
+    boards = {on_board(c.diagram, c.line, c.positions) for c in listed if c.notation in fitting}
     if not fitting:
         raise ValueError(f"the published last move {p.text!r} is none of the diagram's "
                          f"{len(listed)} candidate last moves "
@@ -121,6 +126,10 @@ def expect(fen: str, text: str) -> tuple[dict[str, Any] | None, list[str]]:
     others = sorted(c.notation for c in listed if c.notation not in fitting)
     if len(fitting) == 1:
         table["answer"] = fitting
-    elif others:                         # an empty excludes would check nothing (bad input)
-        table["excludes"] = others
+    else:
+        if len(boards) == 1:            # one move on the board: the units it took stay open
+            del table["finding"]
+            table["on_board"] = sorted(boards)
+        if others:                      # an empty excludes would check nothing (bad input)
+            table["excludes"] = others
     return table, fitting

@@ -251,7 +251,9 @@ def _last_move(data: dict[str, Any], board: chess.Board, meta: dict[str, Any], w
         else:
             table["expect"] = want
             table["meta"]["notes"] = f"published solution: {solution.strip()}" + (
-                f" (fits {', '.join(fitting)}: any one of them)" if len(fitting) > 1 else "")
+                f" (fits {', '.join(fitting)}: " + (
+                    "one move on the board, the unit taken left open)" if "on_board" in want
+                    else "any one of them)") if len(fitting) > 1 else "")
     return Entry(table, file, line)
 
 

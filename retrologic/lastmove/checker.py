@@ -227,13 +227,40 @@ def _check(cert: dict[str, Any]) -> str:
         return head + f"all {len(generated)} candidates impossible: the diagram is illegal"
     if len(left) == len(shown_possible):
         which = "unique" if len(left) == 1 else f"several ({len(left)})"
+        board = board_moves([on_board(diagram.with_turn(not c.line[0].color), c.line,
+                                      c.positions) if c.line else GAME_START
+                             for key, c in generated.items()
+                             if have[key]["status"] == "possible"], plies)
         return head + f"{which}, each shown by a legal game: {_listed(left)}; " \
-                      f"every other of the {len(generated)} candidates impossible"
+                      f"every other of the {len(generated)} candidates impossible" + (
+                          f"; {board}" if board else "")
     several = len(shown_possible) >= 2      # two games ending with different candidates
     return head + f"{len(generated) - len(left)} of {len(generated)} candidates impossible, " \
                   f"{len(shown_possible)} shown possible by a game" + (
                       f" ({_listed(shown_possible)}): {not_unique(plies)}"
                       if several else "") + f"; {_last(plies)} among: {_listed(left)}"
+
+
+def on_board(diagram: Position, line: list[Retraction], positions: list[Position]) -> str:
+    """A candidate as played on the board, the units taken unnamed: f2xQg1=N and f2xNg1=N are
+    both f2xg1=N, one last move to a solver who asks what it was, two candidates here (each
+    predecessor has its own history to prove or refute)."""
+    above, names = diagram, []
+    for r, q in zip(line, positions):
+        names.append(r.notation(in_check(above, not r.color), taken=False))
+        above = q
+    return " ".join(names) or GAME_START
+
+
+def board_moves(boards: list[str], plies: int) -> str:
+    """What the candidates shown possible, and only they, say on the board, when some differ
+    only in the units taken (`on_board`, distinct, in order); empty when none do."""
+    if len(boards) == len(set(boards)):
+        return ""
+    distinct = list(dict.fromkeys(boards))
+    if len(distinct) == 1:
+        return f"on the board {_last(plies)} {distinct[0]} (only the units taken differ)"
+    return f"on the board {len(distinct)}: {_listed(distinct)}"
 
 
 def _last(plies: int) -> str:

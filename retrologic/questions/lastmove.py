@@ -15,7 +15,7 @@ from retrologic.console import add_limit_arguments, emit
 from retrologic.errors import InputError
 from retrologic.files import path_kind
 from retrologic.lastmove import search as lastmove
-from retrologic.lastmove.checker import Status, not_unique
+from retrologic.lastmove.checker import Status, board_moves, not_unique, on_board
 from retrologic.lastmove.pgn import support_pgn
 from retrologic.legalgame.given import GivenGame, game_arguments, games_field, given_games, reaching
 from retrologic.limits import Budget, budget_for
@@ -68,9 +68,9 @@ QUESTION = {
                    doc="legal games to the diagram (SAN, Popeye or PGN move text), given: each "
                        "shows the candidate it ends with possible"),
 }
-_SIDED = ("impossible", "possible", "unresolved", "finding", "verdict")
-EXPECT = {"impossible", "possible", "unresolved", "illegal_for", "discovered", "finding",
-          "possible_at_least"} | {
+_SIDED = ("impossible", "possible", "on_board", "unresolved", "finding", "verdict")
+EXPECT = {"impossible", "possible", "on_board", "unresolved", "illegal_for", "discovered",
+          "finding", "possible_at_least"} | {
     f"{side}_{key}" for side in ("white", "black") for key in (*_SIDED, "possible_at_least")}
 
 
@@ -150,19 +150,24 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
                 if count > SHOWN]
     if unlisted:
         lines.append(f"... and {' and '.join(unlisted)} (--json lists every one)")
-    shown = [c.notation for c in res.candidates if c.status == Status.POSSIBLE]
+    possible = [c for c in res.candidates if c.status == Status.POSSIBLE]
+    shown = [c.notation for c in possible]
     unresolved = [c.notation for c in res.candidates if c.status == Status.UNRESOLVED]
     if _open(res):
         lines.append(f"{res.finding}, at least {len(shown)} ({not_unique(res.plies)}; "
                      f"{len(unresolved)} unresolved): {', '.join(shown)}")
     elif res.finding:
         lines.append(f"{res.finding}" + (f": {', '.join(res.answer)}" if res.answer else ""))
+        board = board_moves([_on_board(c) for c in possible], res.plies)
+        if board:
+            lines.append(board)
     if res.illegal_for:
         lines.append("illegal if " + " / ".join(res.illegal_for) + " moved last")
     lines.append(f"{res.nodes} nodes, {res.seconds:.2f} s")
     facts: dict[str, Any] = {
         "impossible": [c.notation for c in res.candidates if c.status == Status.IMPOSSIBLE],
         "possible": shown,
+        "on_board": list(dict.fromkeys(_on_board(c) for c in possible)),
         "unresolved": unresolved,
         "illegal_for": res.illegal_for,
         "finding": None if res.finding is None else str(res.finding),
@@ -173,7 +178,8 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
         # answer, stay open (None: an [expect] on them is not decided)
         facts.update(dict.fromkeys(OPEN))
     details = {
-        "candidates": [{"notation": c.notation, "status": c.status, "reason": c.reason,
+        "candidates": [{"notation": c.notation, "on_board": _on_board(c),
+                        "status": c.status, "reason": c.reason,
                         "support": c.support_line, "pgn": support_pgn(c),
                         "game": [m.uci() for m in c.game],
                         "game_source": "given" if c.given else "found" if c.game else None,
@@ -187,7 +193,13 @@ NOT_WRITTEN = ("certificate: not written (a limit cut the candidate list short, 
                "pass check's size cap)")
 
 
-OPEN = ("impossible", "possible", "answer")     # the facts a several shown before a limit leaves
+def _on_board(c: lastmove.Candidate) -> str:
+    """The candidate as played on the board, the units taken unnamed (`checker.on_board`)."""
+    return on_board(c.diagram, c.line, c.positions) if c.diagram else c.notation
+
+
+# the facts a several shown before a limit leaves open
+OPEN = ("impossible", "possible", "on_board", "answer")
 BOUNDS = {"possible_at_least": "possible"}       # a lower bound and the fact it bounds
 
 

@@ -1,0 +1,125 @@
+"""A last move as played on the board (`on_board`, issue #19): candidates are typed (f2xQg1=N
+and f2xNg1=N are two, each predecessor with its own history), but a solver who asks "what was
+the last move?" means the move seen on the board. When several candidates shown possible differ
+only in the units taken, the answer and the `lastmove-proof` check say so. Oracles: python-chess
+(what each given game's last move took; the moves of every candidate as UCI) and the
+notation's own definition (the letter after "x" is the unit taken)."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import chess
+import pytest
+
+from conftest import random_game
+from retrologic.certificate import check_file
+from retrologic.cli import main
+from retrologic.lastmove.search import candidates
+from retrologic.position import Position
+from retrologic.questions.lastmove import _on_board
+
+ROOT = Path(__file__).resolve().parent.parent
+KRYSTUFEK = ROOT / "problems" / "lastmove" / "krystufek-1986-18-games.toml"
+
+
+def _replayed(text: str) -> chess.Board:
+    board = chess.Board()
+    for token in text.split():
+        san = re.sub(r"^\d+\.+", "", token)
+        if san:
+            board.push_san(san)
+    return board
+
+
+def test_the_three_games_take_a_queen_a_rook_and_a_knight_on_g1() -> None:
+    """The file's games, replayed by python-chess: each reaches the diagram and ends f2xg1=N,
+    taking the unit its candidate names (the oracle for the answer below)."""
+    problem = tomllib.loads(KRYSTUFEK.read_text())
+    diagram = chess.Board(problem["position"]["fen"])
+    taken = []
+    for text in problem["question"]["games"]:
+        board = _replayed(text)
+        assert board.board_fen() == diagram.board_fen() and board.turn == chess.WHITE
+        assert not board.castling_rights and board.ep_square is None
+        last = board.pop()
+        assert last == chess.Move.from_uci("f2g1n")
+        taken.append(board.piece_at(chess.G1).symbol())
+    assert sorted(taken) == ["N", "Q", "R"]
+
+
+def test_one_move_on_the_board_several_units_taken(tmp_path: Path, capsys) -> None:
+    """Every other candidate impossible, three shown possible by the games: the answer is
+    several, on the board one move, and the certificate's check says the same."""
+    status = main(["solve", "--json", str(KRYSTUFEK), "--certificate-dir", str(tmp_path)])
+    record = json.loads(capsys.readouterr().out)
+    assert status == 0 and record["verdict"] == "proved"
+    facts = record["facts"]
+    assert facts["finding"] == "several" and facts["on_board"] == ["f2xg1=N"]
+    assert sorted(facts["possible"]) == ["f2xNg1=N", "f2xQg1=N", "f2xRg1=N"]
+    assert "f2xBg1=N" in facts["impossible"]
+    cert, = tmp_path.glob("*.lastmove-proof.json")
+    verdict = check_file(cert)
+    assert verdict.ok, verdict.reason
+    assert "on the board the last move is f2xg1=N (only the units taken differ)" in verdict.reason
+    status = main(["solve", str(KRYSTUFEK)])
+    assert "on the board the last move is f2xg1=N" in capsys.readouterr().out
+
+
+def test_an_expected_move_on_the_board_is_judged(tmp_path: Path, capsys) -> None:
+    """`on_board` in `[expect]`: the right move is met, a typed name is not (exit 1)."""
+    text = KRYSTUFEK.read_text()
+    good = tmp_path / "good.toml"
+    good.write_text(re.sub(r"expect = \{.*\}", 'expect = { on_board = ["f2xg1=N"] }', text))
+    bad = tmp_path / "bad.toml"
+    bad.write_text(re.sub(r"expect = \{.*\}", 'expect = { on_board = ["f2xNg1=N"] }', text))
+    assert main(["solve", str(good)]) == 0
+    assert main(["solve", str(bad)]) == 1
+    capsys.readouterr()
+
+
+def _gives_check(before: Position, move: chess.Move) -> bool:
+    """python-chess's word on whether `move`, played in `before`, gives check."""
+    board = before.to_board()
+    board.push(move)
+    return board.is_check()
+
+
+@pytest.mark.parametrize("seed", [5, 13, 29, 47])
+@pytest.mark.parametrize("plies", [1, 2])
+def test_on_board_groups_the_candidates_by_their_moves(seed: int, plies: int) -> None:
+    """On real positions (random games), two candidates have the same `on_board` exactly when
+    they retract the same moves (python-chess UCI, the unit that moved, each a capture or not,
+    en passant or not, giving check or not: Ra1-a8 and Ra1xQa8 are one UCI but two moves on
+    the board, and so are Rb1xa1 Qa2-a1 and Rb1xa1 Ra2-a1, the unit taken first moving next,
+    and Nc1xe2 Bf2-c5 and Nc1xe2 Bf2-c5+, the unit on e2 blocking the check or not), and it is
+    the notation with the letter of the unit taken dropped."""
+    pairs = random_game(seed, max_plies=30 + seed)
+    board = pairs[-1][0].copy()
+    board.push(pairs[-1][1])
+    listed = candidates(Position.from_board(board), plies)
+    assert listed
+    by_moves: dict[tuple, set[str]] = {}
+    for c in listed:
+        text = _on_board(c)
+        assert text == re.sub(r"x[QRBNP](?=[a-h][1-8])", "x", c.notation)
+        moves = tuple((r.move().uci(), r.moved_type, r.uncapture is not None, r.en_passant,
+                       _gives_check(before, r.move())) for r, before in zip(c.line, c.positions))
+        by_moves.setdefault(moves, set()).add(text)
+    assert all(len(texts) == 1 for texts in by_moves.values())
+    assert len({t for texts in by_moves.values() for t in texts}) == len(by_moves)
+
+
+def test_a_unique_answer_states_no_board_line(capsys) -> None:
+    """One candidate possible (a2-a3-check, proved by the engine's own game): no "on the board"
+    line, and `on_board` is its one move."""
+    file = str(ROOT / "problems" / "lastmove" / "a2-a3-check.toml")
+    assert main(["solve", "--json", file]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["verdict"] == "proved" and record["facts"]["on_board"] == ["a2-a3+"]
+    assert main(["solve", file]) == 0
+    out = capsys.readouterr().out
+    assert "unique: a2-a3+" in out and "on the board" not in out
