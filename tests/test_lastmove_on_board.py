@@ -18,9 +18,9 @@ import pytest
 from conftest import random_game
 from retrologic.certificate import check_file
 from retrologic.cli import main
+from retrologic.lastmove.checker import board_labels, board_moves
 from retrologic.lastmove.search import candidates
-from retrologic.position import Position
-from retrologic.questions.lastmove import _on_board
+from retrologic.position import Position, parse
 
 ROOT = Path(__file__).resolve().parent.parent
 KRYSTUFEK = ROOT / "problems" / "lastmove" / "krystufek-1986-18-games.toml"
@@ -104,7 +104,7 @@ def test_on_board_groups_the_candidates_by_their_moves(seed: int, plies: int) ->
     assert listed
     by_moves: dict[tuple, set[str]] = {}
     for c in listed:
-        text = _on_board(c)
+        text = c.board[1]
         assert text == re.sub(r"x[QRBNP](?=[a-h][1-8])", "x", c.notation)
         moves = tuple((r.move().uci(), r.moved_type, r.uncapture is not None, r.en_passant,
                        _gives_check(before, r.move())) for r, before in zip(c.line, c.positions))
@@ -123,3 +123,36 @@ def test_a_unique_answer_states_no_board_line(capsys) -> None:
     assert main(["solve", file]) == 0
     out = capsys.readouterr().out
     assert "unique: a2-a3+" in out and "on the board" not in out
+
+
+def test_a_limit_after_three_games_of_one_move_claims_only_the_units_taken(tmp_path: Path,
+                                                                        capsys) -> None:
+    """Under a node limit, the three games shown and seven candidates open: *several, at
+    least 3*, but not "the last move is not unique" (review, 2026-12-06: with more nodes the
+    same games prove one move on the board); engine and checker say the units taken differ."""
+    problem = tomllib.loads(KRYSTUFEK.read_text())
+    args = ["lastmove", problem["position"]["fen"], "--nodes", "20", "--json",
+            "--certificate-dir", str(tmp_path)]
+    for text in problem["question"]["games"]:
+        args += ["--game", text]
+    assert main(args) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["facts"]["finding"] == "several" and record["facts"]["unresolved"]
+    claim = "the units taken are not unique, all shown being f2xg1=N on the board"
+    assert record["reason"].startswith(claim) and "not unique:" not in record["reason"]
+    verdict = check_file(next(tmp_path.glob("*.lastmove-proof.json")))
+    assert verdict.ok and claim in verdict.reason and "last move is not unique" not in \
+        verdict.reason
+
+
+def test_either_sides_castling_stays_two_moves_on_the_board() -> None:
+    """The side to move open: White's O-O and Black's O-O read alike but are two moves (review,
+    2026-12-06: they were merged into "on the board the last move is O-O")."""
+    listed = candidates(parse(fen="5rk1/pppppppp/8/8/8/8/PPPPPPPP/5RK1 w - - 0 1", to_move="?"),
+                        1)
+    castlings = [c.board for c in listed if c.notation == "O-O"]
+    assert sorted(castlings) == [(False, "O-O"), (True, "O-O")]
+    assert board_labels(castlings) == ["white O-O", "black O-O"] or \
+        board_labels(castlings) == ["black O-O", "white O-O"]
+    assert board_moves(castlings, 1) == ""
+    assert board_moves(castlings + castlings[:1], 1).startswith("on the board 2 moves: ")

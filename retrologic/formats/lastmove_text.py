@@ -11,8 +11,10 @@ castling and e.p. One candidate fitting is the expected answer; several fitting 
 leaves the captured unit open) give an [expect] on the move as played on the board, the one
 they share (`on_board`, lastmove.checker.on_board: whichever units it may have taken, since
 the text claims none), with every non-fitting candidate `excludes`d; several fitting that are
-not one move on the board (a text that leaves the moving unit's square open) accept any of
-them and no other (`finding = "unique"`); none fitting is bad input.
+not one move on the board (a text that leaves the moving unit's square open, `Rxa8` of Ra1
+and Rh8) accept any one of them and no other (`finding = "unique"`: an answer of two units
+taken by one of those moves misses it, the text being ambiguous as published); none fitting
+is bad input.
 """
 
 from __future__ import annotations
@@ -111,12 +113,11 @@ def expect(fen: str, text: str) -> tuple[dict[str, Any] | None, list[str]]:
     p = read(text)
     if p is None:
         return None, []
-    from retrologic.lastmove.checker import on_board       # the engine's own list (issue #22:
-    from retrologic.lastmove.search import candidates     # loaded only for last-move entries)
-    from retrologic.position import parse
+    from retrologic.lastmove.search import candidates     # the engine's own list (issue #22:
+    from retrologic.position import parse                 # loaded only for last-move entries)
     listed = [c for c in candidates(parse(fen=fen), 1) if len(c.line) == 1]
     fitting = [c.notation for c in listed if fits(p, c.line[0])]
-    boards = {on_board(c.diagram, c.line, c.positions) for c in listed if c.notation in fitting}
+    boards = {c.board for c in listed if c.notation in fitting}
     if not fitting:
         raise ValueError(f"the published last move {p.text!r} is none of the diagram's "
                          f"{len(listed)} candidate last moves "
@@ -129,7 +130,7 @@ def expect(fen: str, text: str) -> tuple[dict[str, Any] | None, list[str]]:
     else:
         if len(boards) == 1:            # one move on the board: the units it took stay open
             del table["finding"]
-            table["on_board"] = sorted(boards)
+            table["on_board"] = [text for _, text in boards]
         if others:                      # an empty excludes would check nothing (bad input)
             table["excludes"] = others
     return table, fitting

@@ -25,7 +25,8 @@ from typing import Any
 
 import chess
 
-from retrologic.lastmove.checker import Status, diagram_fault, not_unique, stalemate_message
+from retrologic.lastmove.checker import (Board, Status, diagram_fault, on_board, shown_differ,
+                                         stalemate_message)
 from retrologic.lastmove.given import mark_shown
 from retrologic.legality import rules as legality
 from retrologic.limits import Budget, LimitHit, active, budget_for
@@ -208,6 +209,13 @@ class Candidate:
     support: list[Retraction] = field(default_factory=list)   # the supporting line, from the leaf
     support_line: list[str] = field(default_factory=list)     # its notation
     reason: str | None = None
+
+    @property
+    def board(self) -> Board:
+        """Who moved last and the candidate as played on the board (`checker.on_board`)."""
+        assert self.diagram is not None, "every listed candidate has its diagram"
+        return (self.line[0].color if self.line else None,
+                on_board(self.diagram, self.line, self.positions))
 
 
 def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[Candidate]:
@@ -514,7 +522,8 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
             # two games ending with different candidates prove the answer not unique,
             # whatever the unresolved ones are: several, the possible ones a lower bound
             verdict, finding = Verdict.PROVED, Finding.SEVERAL
-            reason = (f"{not_unique(plies)}: at least {len(possible)} candidates possible, "
+            reason = (f"{shown_differ([c.board for c in possible], plies)}: at least "
+                      f"{len(possible)} candidates possible, "
                       f"each shown by a legal game; {len(unresolved)} unresolved: "
                       + (hit or unresolved[0].reason or "no game found"))
         elif hit is not None:

@@ -15,7 +15,7 @@ from retrologic.console import add_limit_arguments, emit
 from retrologic.errors import InputError
 from retrologic.files import path_kind
 from retrologic.lastmove import search as lastmove
-from retrologic.lastmove.checker import Status, board_moves, not_unique, on_board
+from retrologic.lastmove.checker import Status, board_labels, board_moves, shown_differ
 from retrologic.lastmove.pgn import support_pgn
 from retrologic.legalgame.given import GivenGame, game_arguments, games_field, given_games, reaching
 from retrologic.limits import Budget, budget_for
@@ -154,11 +154,12 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
     shown = [c.notation for c in possible]
     unresolved = [c.notation for c in res.candidates if c.status == Status.UNRESOLVED]
     if _open(res):
-        lines.append(f"{res.finding}, at least {len(shown)} ({not_unique(res.plies)}; "
+        differ = shown_differ([c.board for c in possible], res.plies)
+        lines.append(f"{res.finding}, at least {len(shown)} ({differ}; "
                      f"{len(unresolved)} unresolved): {', '.join(shown)}")
     elif res.finding:
         lines.append(f"{res.finding}" + (f": {', '.join(res.answer)}" if res.answer else ""))
-        board = board_moves([_on_board(c) for c in possible], res.plies)
+        board = board_moves([c.board for c in possible], res.plies)
         if board:
             lines.append(board)
     if res.illegal_for:
@@ -167,7 +168,7 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
     facts: dict[str, Any] = {
         "impossible": [c.notation for c in res.candidates if c.status == Status.IMPOSSIBLE],
         "possible": shown,
-        "on_board": list(dict.fromkeys(_on_board(c) for c in possible)),
+        "on_board": board_labels([c.board for c in possible]),
         "unresolved": unresolved,
         "illegal_for": res.illegal_for,
         "finding": None if res.finding is None else str(res.finding),
@@ -178,7 +179,7 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
         # answer, stay open (None: an [expect] on them is not decided)
         facts.update(dict.fromkeys(OPEN))
     details = {
-        "candidates": [{"notation": c.notation, "on_board": _on_board(c),
+        "candidates": [{"notation": c.notation, "on_board": c.board[1],
                         "status": c.status, "reason": c.reason,
                         "support": c.support_line, "pgn": support_pgn(c),
                         "game": [m.uci() for m in c.game],
@@ -191,11 +192,6 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
 
 NOT_WRITTEN = ("certificate: not written (a limit cut the candidate list short, or it would "
                "pass check's size cap)")
-
-
-def _on_board(c: lastmove.Candidate) -> str:
-    """The candidate as played on the board, the units taken unnamed (`checker.on_board`)."""
-    return on_board(c.diagram, c.line, c.positions) if c.diagram else c.notation
 
 
 # the facts a several shown before a limit leaves open
