@@ -93,10 +93,11 @@ def _gives_check(before: Position, move: chess.Move) -> bool:
 def test_on_board_groups_the_candidates_by_their_moves(seed: int, plies: int) -> None:
     """On real positions (random games), two candidates have the same `on_board` exactly when
     they retract the same moves (python-chess UCI, the unit that moved, each a capture or not,
-    en passant or not, giving check or not: Ra1-a8 and Ra1xQa8 are one UCI but two moves on
-    the board, and so are Rb1xa1 Qa2-a1 and Rb1xa1 Ra2-a1, the unit taken first moving next,
-    and Nc1xe2 Bf2-c5 and Nc1xe2 Bf2-c5+, the unit on e2 blocking the check or not), and it is
-    the notation with the letter of the unit taken dropped."""
+    en passant or not, the last one giving check or not: Ra1-a8 and Ra1xQa8 are one UCI but
+    two moves on the board, and so are Rb1xa1 Qa2-a1 and Rb1xa1 Ra2-a1, the unit taken first
+    moving next; an earlier move's check may hang on the unit taken after it, so it is
+    dropped), and it is the notation with the letter of the unit taken dropped (and the check
+    marks of the earlier moves)."""
     pairs = random_game(seed, max_plies=30 + seed)
     board = pairs[-1][0].copy()
     board.push(pairs[-1][1])
@@ -105,9 +106,12 @@ def test_on_board_groups_the_candidates_by_their_moves(seed: int, plies: int) ->
     by_moves: dict[tuple, set[str]] = {}
     for c in listed:
         text = c.board[1]
-        assert text == re.sub(r"x[QRBNP](?=[a-h][1-8])", "x", c.notation)
+        first, *earlier = re.split(r" (?!e\.p\.)", c.notation)
+        assert text == " ".join([re.sub(r"x[QRBNP](?=[a-h][1-8])", "x", first)] + [
+            re.sub(r"x[QRBNP](?=[a-h][1-8])", "x", m).rstrip("+") for m in earlier])
         moves = tuple((r.move().uci(), r.moved_type, r.uncapture is not None, r.en_passant,
-                       _gives_check(before, r.move())) for r, before in zip(c.line, c.positions))
+                       n == 0 and _gives_check(before, r.move()))
+                      for n, (r, before) in enumerate(zip(c.line, c.positions)))
         by_moves.setdefault(moves, set()).add(text)
     assert all(len(texts) == 1 for texts in by_moves.values())
     assert len({t for texts in by_moves.values() for t in texts}) == len(by_moves)
@@ -156,3 +160,27 @@ def test_either_sides_castling_stays_two_moves_on_the_board() -> None:
         board_labels(castlings) == ["black O-O", "white O-O"]
     assert board_moves(castlings, 1) == ""
     assert board_moves(castlings + castlings[:1], 1).startswith("on the board 2 moves: ")
+
+
+DISCOVERED = "rnbq1bnr/pppkppp1/8/6N1/2p1P1p1/8/PPPP1PPP/R1B1KB1R w KQ - 0 1"
+QUEEN_TAKEN = ("1.e4 d5 2.Nh3 Kd7 3.Ng5 h5 4.Ne6 Nf6 5.Na3 Ng8 6.Nc4 dxc4 7.Qf3 Nf6 8.Qg4 Ng8 "
+               "9.Ng5+ hxg4")
+KNIGHT_TAKEN = ("1.e4 d5 2.Nh3 Kd7 3.Ng5 h5 4.Ne6 Nf6 5.Qe2 Ng8 6.Qc4 dxc4 7.Nc3 Nf6 8.Nd1 Ng8 "
+                "9.Ne3 Nf6 10.Ng4 Ng8 11.Ng5 hxg4")
+
+
+def test_an_earlier_check_that_hangs_on_the_unit_taken_is_one_move(tmp_path: Path,
+                                                                    capsys) -> None:
+    """Two games (a helper's, 2026-12-06) end Ne6-g5 h5xg4: with White's queen on g4, Ne6-g5
+    gave check; with a knight there, not. One sequence on the board, so the open several says
+    the units taken differ, not that the last two moves do (review, 2026-12-06)."""
+    for text in (QUEEN_TAKEN, KNIGHT_TAKEN):
+        assert _replayed(text).board_fen() == chess.Board(DISCOVERED).board_fen()
+    assert main(["lastmove", DISCOVERED, "--plies", "2", "--game", QUEEN_TAKEN, "--game",
+                 KNIGHT_TAKEN, "--nodes", "600", "--json", "--certificate-dir",
+                 str(tmp_path)]) == 0
+    record = json.loads(capsys.readouterr().out)
+    claim = "the units taken are not unique, all shown being h5xg4 Ne6-g5 on the board"
+    assert record["facts"]["possible_at_least"] == 2 and record["reason"].startswith(claim)
+    verdict = check_file(next(tmp_path.glob("*.lastmove-proof.json")))
+    assert verdict.ok and claim in verdict.reason

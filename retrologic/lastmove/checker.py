@@ -245,11 +245,11 @@ def _check(cert: dict[str, Any]) -> str:
 def on_board(diagram: Position, line: list[Retraction], positions: list[Position]) -> str:
     """A candidate as played on the board, the units taken unnamed: f2xQg1=N and f2xNg1=N are
     both f2xg1=N, one last move to a solver who asks what it was, two candidates here (each
-    predecessor has its own history to prove or refute)."""
-    above, names = diagram, []
-    for r, q in zip(line, positions):
-        names.append(r.notation(in_check(above, not r.color), taken=False))
-        above = q
+    predecessor has its own history to prove or refute). Only the last move keeps its check
+    mark (the diagram's): an earlier move's check may hang on a unit taken after it (review of
+    2026-12-06: h5xQg4 Ne6-g5+ and h5xNg4 Ne6-g5, the queen on g4 giving the check)."""
+    names = [r.notation(n == 0 and in_check(diagram, not r.color), taken=False)
+             for n, r in enumerate(line)]
     return " ".join(names) or GAME_START
 
 
