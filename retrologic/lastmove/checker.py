@@ -213,8 +213,8 @@ def _check(cert: dict[str, Any]) -> str:
     shown_possible = [c.notation for key, c in generated.items()
                       if have[key]["status"] == "possible"]
     boards = [(c.line[0].color if c.line else None,
-               on_board(diagram.with_turn(not c.line[0].color) if c.line else diagram, c.line,
-                        c.positions)) for key, c in generated.items()
+               on_board(diagram.with_turn(not c.line[0].color) if c.line else diagram, c.line))
+              for key, c in generated.items()
               if have[key]["status"] == "possible"]
     side = "either side" if diagram.turn is None else chess.COLOR_NAMES[not diagram.turn]
     head = f"diagram {diagram.fen()}" + (
@@ -242,7 +242,7 @@ def _check(cert: dict[str, Any]) -> str:
                       if several else "") + f"; {_last(plies)} among: {_listed(left)}"
 
 
-def on_board(diagram: Position, line: list[Retraction], positions: list[Position]) -> str:
+def on_board(diagram: Position, line: list[Retraction]) -> str:
     """A candidate as played on the board, the units taken unnamed: f2xQg1=N and f2xNg1=N are
     both f2xg1=N, one last move to a solver who asks what it was, two candidates here (each
     predecessor has its own history to prove or refute). Only the last move keeps its check
