@@ -212,9 +212,7 @@ def _check(cert: dict[str, Any]) -> str:
     left = [c.notation for key, c in generated.items() if have[key]["status"] != "impossible"]
     shown_possible = [c.notation for key, c in generated.items()
                       if have[key]["status"] == "possible"]
-    boards = [(c.line[0].color if c.line else None,
-               on_board(diagram.with_turn(not c.line[0].color) if c.line else diagram, c.line))
-              for key, c in generated.items()
+    boards = [on_board(diagram, c.line) for key, c in generated.items()
               if have[key]["status"] == "possible"]
     side = "either side" if diagram.turn is None else chess.COLOR_NAMES[not diagram.turn]
     head = f"diagram {diagram.fen()}" + (
@@ -242,18 +240,19 @@ def _check(cert: dict[str, Any]) -> str:
                       if several else "") + f"; {_last(plies)} among: {_listed(left)}"
 
 
-def on_board(diagram: Position, line: list[Retraction]) -> str:
-    """A candidate as played on the board, the units taken unnamed: f2xQg1=N and f2xNg1=N are
-    both f2xg1=N, one last move to a solver who asks what it was, two candidates here (each
-    predecessor has its own history to prove or refute). Only the last move keeps its check
-    mark (the diagram's): an earlier move's check may hang on a unit taken after it (review of
+Board = tuple[bool | None, str]     # who moved last and the moves as played (`on_board`)
+
+
+def on_board(diagram: Position, line: list[Retraction]) -> Board:
+    """A candidate as played on the board, the units taken unnamed, with the side that moved
+    last (None for the empty history): f2xQg1=N and f2xNg1=N are both f2xg1=N, one last move
+    to a solver who asks what it was, two candidates here (each predecessor has its own history
+    to prove or refute). Only the last move keeps its check mark (the diagram's, whoever is to
+    move in it): an earlier move's check may hang on a unit taken after it (review of
     2026-12-06: h5xQg4 Ne6-g5+ and h5xNg4 Ne6-g5, the queen on g4 giving the check)."""
     names = [r.notation(n == 0 and in_check(diagram, not r.color), taken=False)
              for n, r in enumerate(line)]
-    return " ".join(names) or GAME_START
-
-
-Board = tuple[bool | None, str]     # who moved last and the moves as played (`on_board`)
+    return (line[0].color if line else None), " ".join(names) or GAME_START
 
 
 def board_labels(boards: list[Board]) -> list[str]:

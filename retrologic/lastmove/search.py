@@ -214,8 +214,7 @@ class Candidate:
     def board(self) -> Board:
         """Who moved last and the candidate as played on the board (`checker.on_board`)."""
         assert self.diagram is not None, "every listed candidate has its diagram"
-        return (self.line[0].color if self.line else None,
-                on_board(self.diagram, self.line))
+        return on_board(self.diagram, self.line)
 
 
 def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[Candidate]:

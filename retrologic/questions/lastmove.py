@@ -152,14 +152,15 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
         lines.append(f"... and {' and '.join(unlisted)} (--json lists every one)")
     possible = [c for c in res.candidates if c.status == Status.POSSIBLE]
     shown = [c.notation for c in possible]
+    boards = [c.board for c in possible]        # each as played on the board (`on_board`)
     unresolved = [c.notation for c in res.candidates if c.status == Status.UNRESOLVED]
     if _open(res):
-        differ = shown_differ([c.board for c in possible], res.plies)
+        differ = shown_differ(boards, res.plies)
         lines.append(f"{res.finding}, at least {len(shown)} ({differ}; "
                      f"{len(unresolved)} unresolved): {', '.join(shown)}")
     elif res.finding:
         lines.append(f"{res.finding}" + (f": {', '.join(res.answer)}" if res.answer else ""))
-        board = board_moves([c.board for c in possible], res.plies)
+        board = board_moves(boards, res.plies)
         if board:
             lines.append(board)
     if res.illegal_for:
@@ -168,7 +169,7 @@ def _rendered(res: lastmove.LastMoveResult) -> tuple[list[str], dict[str, Any], 
     facts: dict[str, Any] = {
         "impossible": [c.notation for c in res.candidates if c.status == Status.IMPOSSIBLE],
         "possible": shown,
-        "on_board": board_labels([c.board for c in possible]),
+        "on_board": board_labels(boards),
         "unresolved": unresolved,
         "illegal_for": res.illegal_for,
         "finding": None if res.finding is None else str(res.finding),
