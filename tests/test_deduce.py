@@ -178,6 +178,34 @@ def test_an_accepted_claim_is_never_cut_inside_an_expression(tmp_path):
     assert "assuming b: promotions(white) == 0: claim 'c'" in check_file(path).reason
 
 
+def test_a_comment_cannot_hide_part_of_a_claim_or_an_assumption(tmp_path):
+    """Review of 2026-12-06: an expression is parsed by `ast`, so `#` began a comment, and the
+    one-line verdict made the comment's line break a space: `check` accepted `assuming sane:
+    (captures(white) >= 0 # and promoted("h5"))`, which reads as a trivial assumption, on a
+    claim that holds only under the hidden `promoted("h5")`. A comment is now an input error,
+    in the engine and in the checker's rebuild of the model."""
+    with pytest.raises(InputError, match="comment"):
+        Constraint.parse("sane", 'captures(white) >= 0 # and promoted("h5")')
+    with pytest.raises(InputError, match="comment"):
+        Constraint.parse("c", '(captures(black) == 5 #\n or captures(black) >= 0)')
+    # a '#' that is no comment is judged as before (here: not a square)
+    with pytest.raises(InputError, match="square must be one of"):
+        Constraint.parse("c", 'promoted("h#5")')
+    pos = Position.from_fen("1rbqkbnr/1ppppppp/2n5/7Q/8/8/1PPPPPPP/RNBQKBNR w k - 0 1")
+    sane = Constraint.parse("sane", '(captures(white) >= 0\n and promoted("h5"))')
+    claim = Constraint.parse("h5-promoted", 'promoted("h5") == true')
+    [path] = deduce(pos, [sane], [claim], certificate_dir=str(tmp_path)).certificates
+    assert check_file(path).ok          # the honest text: the line shows the whole assumption
+    cert = json.loads(Path(path).read_text())
+    hidden = '(captures(white) >= 0 #\n and promoted("h5"))'
+    cert["assumptions"][0]["expr"] = hidden
+    cert["question"]["assume"] = [hidden]
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(cert))
+    verdict = check_file(forged)
+    assert not verdict.ok and "comment" in verdict.reason, verdict.reason
+
+
 def test_a_stated_position_is_compared_but_its_side_may_be_open(tmp_path):
     """A problem file's position, repeated in the certificate, must be the certificate's: the
     history model does not read the side to move, so `to_move = "?"` (which a deduce problem
