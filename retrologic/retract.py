@@ -69,11 +69,16 @@ class Retraction:
             return self.to_square - 8 if self.color == chess.WHITE else self.to_square + 8
         return self.to_square
 
-    def notation(self, check: bool = False, taken: bool = True) -> str:
+    def notation(self, check: bool = False, taken: bool = True, side: bool = False) -> str:
         """Long algebraic notation of the retracted move: Ka2-a1, a2xRb3, b7-b8=Q, b4xc3 e.p., O-O;
-        with `taken` False the move as seen on the board, the unit taken unnamed (a2xb3)."""
+        with `taken` False the move as seen on the board, the unit taken unnamed (a2xb3); with
+        `side` a castling names its side (white O-O): every other move names a square the
+        diagram shows the mover's unit on, but with the side to move open White's and Black's
+        O-O would read alike."""
         if self.castling:
             text = "O-O" if chess.square_file(self.to_square) == 6 else "O-O-O"
+            if side:
+                text = f"{chess.COLOR_NAMES[self.color]} {text}"
         else:
             letter = "" if self.moved_type == chess.PAWN else PIECE_LETTER[self.piece_type]
             if self.uncapture is None:

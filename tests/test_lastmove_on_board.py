@@ -162,6 +162,36 @@ def test_either_sides_castling_stays_two_moves_on_the_board() -> None:
     assert board_moves(castlings + castlings[:1], 1).startswith("on the board 2 moves: ")
 
 
+def test_with_the_side_open_a_castling_candidate_names_its_side(tmp_path: Path,
+                                                               capsys) -> None:
+    """The side to move open, White's and Black's O-O were two candidates both written "O-O"
+    in the text, the facts and the certificate's claim (noticed 2026-12-06): a castling now
+    names its side there ("white O-O"), in the engine's walk and the checker's alike; every
+    other move names a square the diagram shows the mover's unit on. With the side given, the
+    notation is as before."""
+    fen = "5rk1/pppppppp/8/8/8/8/PPPPPPPP/5RK1 w - - 0 1"
+    assert main(["lastmove", fen, "--to-move", "?", "--nodes", "3000", "--json",
+                 "--certificate-dir", str(tmp_path)]) == 4
+    record = json.loads(capsys.readouterr().out)
+    notations = [c["notation"] for c in record["details"]["candidates"]]
+    assert "white O-O" in notations and "black O-O" in notations
+    assert not any("O-O" in n and not n.startswith(("white ", "black ")) for n in notations)
+    boards = {c["notation"]: c["on_board"] for c in record["details"]["candidates"]}
+    assert boards["white O-O"] == "white O-O" and boards["black O-O"] == "black O-O"
+    [path] = tmp_path.glob("*.lastmove-proof.json")
+    assert check_file(path).ok
+    cert = json.loads(path.read_text())
+    for entry in cert["candidates"]:
+        if entry["notation"] == "white O-O":
+            entry["notation"] = "O-O"           # the old, ambiguous name
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(cert))
+    assert not check_file(forged).ok
+    assert main(["lastmove", fen, "--nodes", "3000", "--json"]) == 4
+    record = json.loads(capsys.readouterr().out)
+    assert "O-O" in [c["notation"] for c in record["details"]["candidates"]]
+
+
 DISCOVERED = "rnbq1bnr/pppkppp1/8/6N1/2p1P1p1/8/PPPP1PPP/R1B1KB1R w KQ - 0 1"
 QUEEN_TAKEN = ("1.e4 d5 2.Nh3 Kd7 3.Ng5 h5 4.Ne6 Nf6 5.Na3 Ng8 6.Nc4 dxc4 7.Qf3 Nf6 8.Qg4 Ng8 "
                "9.Ng5+ hxg4")

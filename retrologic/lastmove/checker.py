@@ -168,7 +168,8 @@ def _check(cert: dict[str, Any]) -> str:
     sides = [chess.WHITE, chess.BLACK] if diagram.turn is None else [not diagram.turn]
     generated: dict[tuple, _Line] = {}
     for side in sides:
-        for c in _candidates_capped(diagram.with_turn(not side), plies, len(have) - len(generated)):
+        for c in _candidates_capped(diagram.with_turn(not side), plies, len(have) - len(generated),
+                                    diagram.turn is None):
             generated[(c.notation, tuple(r.move().uci() for r in c.line))] = c
     if set(generated) != set(have):
         missing = sorted(n for n, _ in set(generated) - set(have))
@@ -212,7 +213,7 @@ def _check(cert: dict[str, Any]) -> str:
     left = [c.notation for key, c in generated.items() if have[key]["status"] != "impossible"]
     shown_possible = [c.notation for key, c in generated.items()
                       if have[key]["status"] == "possible"]
-    boards = [on_board(diagram, c.line) for key, c in generated.items()
+    boards = [on_board(diagram, c.line, diagram.turn is None) for key, c in generated.items()
               if have[key]["status"] == "possible"]
     side = "either side" if diagram.turn is None else chess.COLOR_NAMES[not diagram.turn]
     head = f"diagram {diagram.fen()}" + (
@@ -243,14 +244,15 @@ def _check(cert: dict[str, Any]) -> str:
 Board = tuple[bool | None, str]     # who moved last and the moves as played (`on_board`)
 
 
-def on_board(diagram: Position, line: list[Retraction]) -> Board:
+def on_board(diagram: Position, line: list[Retraction], named: bool = False) -> Board:
     """A candidate as played on the board, the units taken unnamed, with the side that moved
     last (None for the empty history): f2xQg1=N and f2xNg1=N are both f2xg1=N, one last move
     to a solver who asks what it was, two candidates here (each predecessor has its own history
     to prove or refute). Only the last move keeps its check mark (the diagram's, whoever is to
     move in it): an earlier move's check may hang on a unit taken after it (review of
-    2026-12-06: h5xQg4 Ne6-g5+ and h5xNg4 Ne6-g5, the queen on g4 giving the check)."""
-    names = [r.notation(n == 0 and in_check(diagram, not r.color), taken=False)
+    2026-12-06: h5xQg4 Ne6-g5+ and h5xNg4 Ne6-g5, the queen on g4 giving the check). `named`:
+    a castling names its side, as the candidates do when the side to move is open."""
+    names = [r.notation(n == 0 and in_check(diagram, not r.color), taken=False, side=named)
              for n, r in enumerate(line)]
     return (line[0].color if line else None), " ".join(names) or GAME_START
 
@@ -356,7 +358,7 @@ def _check_game(moves: Any, c: _Line, diagram: Position) -> None:
         raise Rejected(f"candidate {c.notation}: its game: {why}") from None
 
 
-def _candidates_capped(pos: Position, plies: int, cap: int) -> list[_Line]:
+def _candidates_capped(pos: Position, plies: int, cap: int, named: bool = False) -> list[_Line]:
     """The engine's candidates(pos, plies) walk (lastmove.search), re-run here, raising Rejected as soon as there are more than
     `cap` (the certificate's list is then incomplete; a long walk is never finished)."""
     out: list[_Line] = [_Line([], GAME_START, [])] if pos.is_game_start() else []
@@ -372,7 +374,8 @@ def _candidates_capped(pos: Position, plies: int, cap: int) -> list[_Line]:
                 out.append(_Line(list(line), " ".join(names), list(seen)))
             for r in rs:
                 q = apply(p, r)
-                walk(q, line + [r], names + [r.notation(checked[r.color])], seen + [q])
+                walk(q, line + [r], names + [r.notation(checked[r.color], side=named)],
+                     seen + [q])
         if len(out) > cap:
             raise Rejected("the candidate list is incomplete (more candidates than listed)")
 

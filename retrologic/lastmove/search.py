@@ -209,20 +209,23 @@ class Candidate:
     support: list[Retraction] = field(default_factory=list)   # the supporting line, from the leaf
     support_line: list[str] = field(default_factory=list)     # its notation
     reason: str | None = None
+    named: bool = False     # a castling names its side (the side to move open: `candidates`)
 
     @property
     def board(self) -> Board:
         """Who moved last and the candidate as played on the board (`checker.on_board`)."""
         assert self.diagram is not None, "every listed candidate has its diagram"
-        return on_board(self.diagram, self.line)
+        return on_board(self.diagram, self.line, self.named)
 
 
-def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[Candidate]:
+def candidates(pos: Position, plies: int, budget: Budget | None = None,
+               named: bool = False) -> list[Candidate]:
     """Every sequence of `plies` retractions from `pos` (alternating sides), and a shorter one
     ending where no retraction exists (retro-stalemate) or at the initial array (the game may
     begin there: audit of 2026-12-05, 1.e4 was no 2-ply candidate); a diagram that is the
     game's start has the empty history too (`GAME_START`, possible by the empty game). Each
-    position listed is one node of `budget`, whose limits and Ctrl-C stop the walk (LimitHit)."""
+    position listed is one node of `budget`, whose limits and Ctrl-C stop the walk (LimitHit).
+    `named`: a castling names its side (the diagram's side to move is open)."""
     out: list[Candidate] = []
     if pos.is_game_start():
         out.append(Candidate([], GAME_START, [pos], Status.POSSIBLE, diagram=pos))
@@ -231,7 +234,8 @@ def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[
         if budget is not None:
             budget.check(1, every=16)
         if len(line) == plies:
-            out.append(Candidate(list(line), " ".join(names), list(seen), diagram=pos))
+            out.append(Candidate(list(line), " ".join(names), list(seen), diagram=pos,
+                                 named=named))
             return
         checked = {c: in_check(p, not c) for c in chess.COLORS}
         rs = retractions(p)
@@ -239,10 +243,11 @@ def candidates(pos: Position, plies: int, budget: Budget | None = None) -> list[
             # a prefix that cannot be extended (refuted by retro-stalemate), or one from where
             # the game may have begun (`began`: the game is then its own moves)
             out.append(Candidate(list(line), " ".join(names), list(seen), diagram=pos,
-                                 began=p.at_initial_array()))
+                                 began=p.at_initial_array(), named=named))
         for r in rs:
             q = apply(p, r)
-            walk(q, line + [r], names + [r.notation(checked[r.color])], seen + [q])
+            walk(q, line + [r], names + [r.notation(checked[r.color], side=named)],
+                 seen + [q])
 
     walk(pos, [], [], [])
     return out
@@ -492,7 +497,8 @@ def solve(pos: Position, plies: int = 1, limits: Limits | None = None,
         for side in sides:
             spent = search.budget.spent
             try:
-                cands = [] if hit else candidates(pos.with_turn(not side), plies, search.budget)
+                cands = [] if hit else candidates(pos.with_turn(not side), plies, search.budget,
+                                                  named=pos.turn is None)
             except LimitHit as e:
                 hit, cands = e.reason, []
             finally:        # the positions listed count as the solve's nodes (one budget)
