@@ -125,11 +125,12 @@ def _paths(value: Any, name: str) -> list[Path]:
 
 def _games(value: Any) -> list:
     """Given games (`legalgame.given`): one move text (SAN, Popeye or PGN) or a list of them."""
-    from retrologic.legalgame.given import MAX_GAMES, given_games
+    from retrologic.legalgame.given import games_field, given_games
     texts = _texts(value, "games")
-    if len(texts) > MAX_GAMES or not all(isinstance(t, str) for t in texts):
-        raise InputError(f"must be a game's move text or a list of at most {MAX_GAMES}",
-                         field="games", value=value)
+    try:
+        games_field(texts)          # the problem file's check of `question.games`
+    except ValueError as e:
+        raise InputError(str(e), field="games", value=value) from None
     return given_games(texts, field="games")
 
 
