@@ -259,8 +259,9 @@ def on_board(diagram: Position, line: list[Retraction], named: bool = False) -> 
 
 def board_labels(boards: list[Board]) -> list[str]:
     """The distinct moves on the board, in order, each as `on_board` writes it, with the side
-    that moved where two sides' moves read alike (White's and Black's O-O when the side to move
-    is open: review of 2026-12-06)."""
+    that moved where two sides' moves read alike (White's and Black's O-O with the side to move
+    open, review of 2026-12-06; the solve and the checker now name a castling's side there
+    themselves, `on_board(named=True)`, so this stays as a defence for other callers)."""
     distinct = list(dict.fromkeys(boards))
     texts = [text for _, text in distinct]
     return [text if texts.count(text) == 1 or side is None
