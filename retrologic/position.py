@@ -149,6 +149,28 @@ def default_zone(placement: Placement) -> int:
     return zone
 
 
+def castling_fault(placement: Placement | chess.BaseBoard, castling: int,
+                   unseen: bool = False) -> str | None:
+    """Why a castling right of `castling` (rook squares) cannot stand on `placement`, or None:
+    each must be a rook corner whose king's and rook's home squares hold that side's king and
+    rook (`unseen`: or nothing, units a partial board leaves out). A right elsewhere or over
+    another unit is one no position has, and a cage claimed under it holds vacuously (review
+    of 2026-12-06: the SAT cage checker took such a certificate)."""
+    for rook in chess.scan_forward(castling):
+        owners = [(color, king) for (color, corner), (king, _, _) in CASTLINGS.items()
+                  if corner == rook]
+        if not owners:
+            return f"castling square {chess.square_name(rook)} is not a rook corner"
+        color, king = owners[0]
+        for square, kind in ((rook, chess.ROOK), (king, chess.KING)):
+            unit, needed = placement.piece_at(square), chess.Piece(kind, color)
+            if unit != needed and not (unseen and unit is None):
+                return (f"castling right {chess.square_name(rook)} needs {needed.symbol()} on "
+                        f"{chess.square_name(square)}"
+                        + ("" if unit is None else f", not {unit.symbol()}"))
+    return None
+
+
 def castling_frozen(castling: int) -> int:
     """Units that have never moved because a castling right still stands: king and rook."""
     out = 0

@@ -25,7 +25,7 @@ from retrologic.cages.search import verify
 from retrologic.certificate import check
 from retrologic.cli import main
 from retrologic.errors import InputError
-from retrologic.position import Position
+from retrologic.position import Placement, Position
 
 ROOT = Path(__file__).resolve().parent.parent
 FIG3 = "6b1/5pp1/6p1/8/8/8/8/8"
@@ -281,6 +281,33 @@ def test_a_position_is_not_illegal_by_an_assumption(board: str, given: dict, gam
                .piece_map().items())             # the board does stand in the position
     with pytest.raises(InputError):              # and the engine refuses to claim it
         verify_sat(start, timeout=60, with_position=legal.fen(), **given)
+
+
+@pytest.mark.parametrize("board, castling, fault", [
+    ("8/8/8/8/8/8/5PPP/4KBrN", chess.BB_H1, "castling right h1 needs R on h1, not N"),
+    ("8/8/8/8/3N4/8/5PPP/4KBrR", chess.BB_H1 | chess.BB_D4, "castling square d4 is not a rook"),
+])
+def test_a_castling_right_no_position_has_is_refused(board: str, castling: int, fault: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A right over a knight on h1, or on d4, freezes units no game can have frozen so: any
+    board is then a cage, vacuously. Both engines refuse it, and a certificate made with the
+    rule switched off (as both engines and the SAT checker worked until 2026-12-06: `check`
+    accepted "cage: ... castling h1" with a knight on h1) is rejected."""
+    start = Position(Placement.from_board(chess.BaseBoard(board)), None, castling, None, 0, True)
+    for engine in (verify_sat, verify):
+        with pytest.raises(InputError, match=fault):
+            engine(start, timeout=60)
+    free = chess.BaseBoard(board)               # without the right: not a cage
+    assert verify_sat(Position(Placement.from_board(free), None, 0, None, 0, True),
+                      timeout=60).verdict == "refuted"
+    from retrologic.cages import sat_encode, search
+    for module in (sat_encode, search):
+        monkeypatch.setattr(module, "castling_fault", lambda *_args, **_kw: None)
+    res = verify_sat(start, timeout=60)
+    assert res.proved and check(res.certificate()).ok       # the hole, with the rule off
+    monkeypatch.undo()
+    v = check(res.certificate())
+    assert not v.ok and fault in v.reason, v.reason
 
 
 def test_stated_problem_must_be_the_certificates(fig7_from_fig6: dict) -> None:

@@ -142,14 +142,20 @@ def _rejected(cert: dict, *words: str) -> str:
 ZONE = ["e1", "f1", "g1", "h1", "e2", "f2", "g2", "h2"]
 
 
-def test_issue_reproducer_forged_cage_proof_is_rejected():
+def test_issue_reproducer_forged_cage_proof_is_rejected(monkeypatch: pytest.MonkeyPatch):
     """Issue 17, item 1: 8/8/8/8/8/8/4PPPP/5K2 is not a cage (Ke1-f1 gets every unit home), yet
     a proof whose only member is closed by a 'lemma' carrying a castling right on h1 (no king
-    on e1, no rook on h1) was accepted."""
+    on e1, no rook on h1) was accepted. The engine refuses that start since 2026-12-06; the
+    forged lemma is made with its rule switched off."""
     board = "8/8/8/8/8/8/4PPPP/5K2"
     assert verify(board, ZONE).verdict == "refuted"
     start = Position(Placement.from_board_fen(board), None, chess.BB_H1, None, 0, True)
+    with pytest.raises(InputError, match="castling right h1 needs R on h1"):
+        verify(start, ZONE)
+    from retrologic.cages import search
+    monkeypatch.setattr(search, "castling_fault", lambda *_args, **_kw: None)
     lemma = verify(start, ZONE)
+    monkeypatch.undo()
     assert lemma.proved                      # the vacuous state: the castling squares prune all
     forged = _stamped({"type": "cage-proof", "model": "lines", "zone": ZONE, "restrictions": [],
                        "start": {"board": board},

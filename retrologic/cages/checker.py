@@ -44,7 +44,8 @@ import chess
 from retrologic.certformat import Verdict, format_fault, short, shown, tick, whole_or_counted
 from retrologic.cages import question
 from retrologic.errors import InputError
-from retrologic.position import CASTLINGS, Placement, Position, away_from_home
+from retrologic.position import (CASTLINGS, Placement, Position, away_from_home,
+                                 castling_fault)
 from retrologic.retract import apply, retractions
 
 MAX_NESTING = 6
@@ -101,16 +102,9 @@ def _state(d: Any, what: str, *, start: bool = False,
         # made any board a cage: review of 2026-11-30)
         raise Malformed(f"{what}: the frozen unit on {chess.square_name(chess.lsb(away))} stands "
                         "where no unit of its type and colour starts the game")
-    for rook in castling:
-        hit = [(c, k) for (c, r), (k, _, _) in CASTLINGS.items() if r == rook]
-        if not hit:
-            raise Malformed(f"{what}: castling square {chess.square_name(rook)} is not a rook corner")
-        color, king = hit[0]
-        for sq, piece in ((rook, chess.Piece(chess.ROOK, color)), (king, chess.Piece(chess.KING, color))):
-            have = board.piece_at(sq)
-            if have != piece and (start or have is not None):
-                raise Malformed(f"{what}: castling right {chess.square_name(rook)} needs "
-                                f"{piece.symbol()} on {chess.square_name(sq)} in {board.board_fen()}")
+    fault = castling_fault(board, int(castling), unseen=not start)
+    if fault:
+        raise Malformed(f"{what}: {fault} in {board.board_fen()}")
     return Position(Placement.from_board(board), None, int(castling), None, int(frozen), True)
 
 

@@ -21,7 +21,7 @@ from typing import Iterable
 import chess
 
 from retrologic.cages.rules import NoPawnCaptures, squares_of
-from retrologic.position import Placement, Position
+from retrologic.position import Placement, Position, castling_fault
 
 FORMAT = "retrologic-cage/1"    # the format of a library file
 
@@ -107,17 +107,11 @@ def parse_member(text: str) -> Position:
 
 
 def check_castling(placement: Placement, castling: int) -> None:
-    """ValueError unless each castling square is a rook corner whose king and rook stand home."""
-    from retrologic.position import CASTLINGS
-    for rook in chess.scan_forward(castling):
-        hit = [(c, k) for (c, r), (k, _, _) in CASTLINGS.items() if r == rook]
-        if not hit:
-            raise ValueError(f"castling square {chess.square_name(rook)} is not a rook corner")
-        color, king = hit[0]
-        for sq, pt in ((rook, chess.ROOK), (king, chess.KING)):
-            if placement.piece_at(sq) != chess.Piece(pt, color):
-                raise ValueError(f"castling right {chess.square_name(rook)} needs "
-                                 f"{chess.Piece(pt, color).symbol()} on {chess.square_name(sq)}")
+    """ValueError unless each castling square is a rook corner whose king and rook stand home
+    (`position.castling_fault`: a problem file states the whole cage, so none is unseen)."""
+    fault = castling_fault(placement, castling)
+    if fault:
+        raise ValueError(fault)
 
 
 @dataclass(frozen=True)

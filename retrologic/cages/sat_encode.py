@@ -40,7 +40,7 @@ import chess
 from chess import BB_SQUARES
 
 from retrologic.limits import poll
-from retrologic.position import HOME, castling_frozen
+from retrologic.position import HOME, castling_fault, castling_frozen
 from retrologic.vocabulary import CASTLINGS
 
 GONE = (0, -1)           # the mode of a unit that left the zone
@@ -173,6 +173,9 @@ class Encoding:
             raise ValueError("the zone must contain every occupied square")
         if spec.frozen & ~occ:
             raise ValueError("frozen squares must hold a unit")
+        fault = castling_fault(board, spec.castling, unseen=True)
+        if fault:
+            raise ValueError(fault)
         immobile = spec.frozen | castling_frozen(spec.castling)
         self.unseen = castling_frozen(spec.castling) & ~occ
         self.units: list[tuple[chess.Color, int, int]] = []   # (color, type, start square)

@@ -35,7 +35,8 @@ from retrologic.cages.rules import (MODELS, NoPawnCaptures, prune_rule, restrict
                                    retraction_key, squares_of, zone_mask)
 from retrologic.errors import InputError
 from retrologic.limits import Budget, LimitHit, budget_for
-from retrologic.position import Placement, Position, all_home, away_from_home, home_mask
+from retrologic.position import (Placement, Position, all_home, away_from_home, castling_fault,
+                                 home_mask)
 from retrologic.result import Result, Verdict
 from retrologic.retract import apply, retractions
 
@@ -209,6 +210,9 @@ def start_position(position: Position | Placement | str, frozen: Any = None) -> 
     if away:
         raise InputError("a frozen unit never moved, so it stands where a unit of its type and "
                          "colour starts the game", field="frozen", value=squares_of(away))
+    fault = castling_fault(position.placement, position.castling)
+    if fault:       # a right no position has would make any board a cage, vacuously
+        raise InputError(fault, field="castling", value=squares_of(position.castling))
     return Position(position.placement, None, position.castling, None, mask, True)
 
 
