@@ -627,10 +627,15 @@ def test_expect_tables_that_check_nothing_or_no_fact_are_bad_input(capsys, tmp_p
     ("8/8/8/8/8/8/8/8 w - - 0 1", "no king"),
     ("4k3/8/8/8/8/8/8/P3K3 w - - 0 1", "first or last rank: a1"),
     ("4k3/pppppppp/p7/8/8/8/8/4K3 w - - 0 1", "9 pawns"),
+    ("4k3/8/8/8/8/8/8/4K2R b Q - 0 1", "castling right without its king and rook at home"),
+    ("k7/8/8/8/8/8/8/K6R w H - 0 1", "castling right without its king and rook at home"),
+    ("4k3/8/8/8/4P3/8/8/4K3 b - d3 0 1", "no double step can have passed d3"),
 ])
 def test_retractions_of_a_position_no_game_reaches_are_refused(capsys, fen, needle):
     """Found in review (2026-11-30): nine white kings gave "proved, 3 retraction(s)", each
-    predecessor with nine kings too; python-chess agrees these are no positions of chess."""
+    predecessor with nine kings too; python-chess agrees these are no positions of chess.
+    Likewise (review of 2026-12-06) a right of a1 with no rook there, or of h1 with the king on
+    a1: "proved", each predecessor keeping the impossible right."""
     assert chess.Board(fen).status() != chess.STATUS_VALID
     bad(capsys, ["retract", fen], "no game reaches this position", needle)
 

@@ -32,12 +32,15 @@ EXPECT = {"count"}
 def unplayable(pos: Position, counts: bool = True) -> str | None:
     """Why no game reaches `pos`, whatever its history, when its units alone say so (None:
     they do not): two kings of a side, a full position without a king, a pawn on the first or
-    last rank, and with `counts` impossible unit counts. Its retractions would list
+    last rank, a castling right without its king and rook at home or an e.p. square no double
+    step passed, and with `counts` impossible unit counts. Its retractions would list
     predecessors as impossible as itself under the word "proved" (found in review,
-    2026-11-30: nine white kings gave three)."""
-    from retrologic.legality.rules import count_reasons
-    for reason in count_reasons(pos):
-        if counts or reason.rule in ("kings", "pawn-on-back-rank"):
+    2026-11-30: nine white kings gave three; 2026-12-06: `4k3/8/8/8/8/8/8/4K2R b Q - 0 1` gave
+    predecessors keeping the right of a1 with no rook there)."""
+    from retrologic.legality.rules import count_reasons, state_reasons
+    for reason in count_reasons(pos) + state_reasons(pos):
+        if counts or reason.rule in ("kings", "pawn-on-back-rank", "castling-rights",
+                                     "en-passant"):
             return f"{reason.message} (rule {reason.rule})"
     return None
 
