@@ -118,7 +118,9 @@ def _every_third_ply_replays(seed: int) -> None:
 
 def test_partial_mode_covers_every_extension(game_corpus):
     """Extension principle: a retraction legal in a full position is found in every partial
-    sub-position that keeps the retracted unit (open uncapture, contact checks only)."""
+    sub-position that keeps the retracted unit (open uncapture, contact checks only), an
+    un-promotion as an un-promotion (the key left it out until a review of 2026-12-06, whose
+    own oracle, over 10,650 sub-placements, found none missing)."""
     rng = random.Random(11)
     checked = 0
     for before, move in rng.sample(game_corpus, 600):
@@ -130,12 +132,13 @@ def test_partial_mode_covers_every_extension(game_corpus):
             if rng.random() < 0.5:
                 keep |= chess.BB_SQUARES[sq]
         sub = Position(full.placement.without(~keep & chess.BB_ALL), None, 0, None, 0, True)
-        partial = {(r.color, r.from_square, r.to_square, r.uncapture is not None, r.castling)
-                   for r in retractions(sub, uncaptures="open")}
+        partial = {(r.color, r.from_square, r.to_square, r.uncapture is not None, r.castling,
+                    r.unpromotion) for r in retractions(sub, uncaptures="open")}
         for r in retractions(full):
             if not keep & chess.BB_SQUARES[r.to_square]:
                 continue
-            key = (r.color, r.from_square, r.to_square, r.uncapture is not None, r.castling)
+            key = (r.color, r.from_square, r.to_square, r.uncapture is not None, r.castling,
+                   r.unpromotion)
             assert key in partial, f"{after.fen()} keep {chess.SquareSet(keep)}: {r} missing"
             checked += 1
     assert checked > 2000
