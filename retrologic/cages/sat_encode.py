@@ -26,7 +26,7 @@ need uncastling or two kings of one side are not encoded (Unsupported: the engin
 
 The engine (cages.sat) and the checker (cages.sat_checker) both build their CNF here, from the
 board, zone, frozen squares, castling rights, restrictions and model alone; this module imports
-python-chess and retrologic.position only.
+python-chess and, of ours, only retrologic.position, .vocabulary and .limits (its poll).
 """
 
 from __future__ import annotations

@@ -60,8 +60,18 @@ _PIECE = {"pawn": chess.PAWN, "knight": chess.KNIGHT, "bishop": chess.BISHOP, "r
 
 # --- captures(side) --------------------------------------------------------------------------
 
+def _missing_count(m: Model, side: chess.Color) -> int:
+    """Units of `side` missing from the board: 16 less those on it, a number the position fixes.
+
+    `captures` and `missing` encode as this constant, not as a count of the fate literals:
+    the model's matching implies the same number, but a solver must re-derive it as a pigeonhole
+    (`captures(white) == 8` with eight black units on the board: a 9 MB proof, 133 s to check).
+    """
+    return 16 - sum(1 for piece in m.board.values() if piece.color == side)
+
+
 def _enc_captures(m: Model, call: Call) -> LinearForm:
-    return LinearForm.count(l for s in SIDE_COLORS[call.arg("side")] for l in m.missing_lits(not s))
+    return LinearForm([], sum(_missing_count(m, not s) for s in SIDE_COLORS[call.arg("side")]))
 
 
 def _ev_captures(h: History, call: Call) -> int:
@@ -71,7 +81,7 @@ def _ev_captures(h: History, call: Call) -> int:
 # --- missing(side) ---------------------------------------------------------------------------
 
 def _enc_missing(m: Model, call: Call) -> LinearForm:
-    return LinearForm.count(l for s in SIDE_COLORS[call.arg("side")] for l in m.missing_lits(s))
+    return LinearForm([], sum(_missing_count(m, s) for s in SIDE_COLORS[call.arg("side")]))
 
 
 def _ev_missing(h: History, call: Call) -> int:
@@ -354,6 +364,7 @@ class Query:
         for c in assumptions:
             m.add_clause([-m.group(c.name, f"assumption: {c.text}"), lits[c.name]])
         self.negated: dict[str, int] = {}
+        self.literal = {c.name: lits[c.name] for c in claims}    # the claim itself (no clause)
         for c in claims:
             sel = self.negated[c.name] = m.new_var(f"not {c.name}")
             m.add_clause([-sel, -lits[c.name]])

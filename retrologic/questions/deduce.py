@@ -120,6 +120,18 @@ def solve(problem, options) -> Result:
                   options=with_destination(options, problem), file=problem.path)
 
 
+def _refuted_reason(d) -> str:
+    """How many refuted claims are false in every history, and how many only not entailed."""
+    from retrologic.history.deduce import DISPROVED
+    refuted = [c for c in d.claims if c.status == Verdict.REFUTED]
+    false = sum(c.reason == DISPROVED for c in refuted)
+    parts = [f"{false} claim(s) false in every history of the model"] if false else []
+    if len(refuted) > false:
+        parts.append(f"{len(refuted) - false} claim(s) not entailed by the counting rules (a "
+                     "history of the model falsifies each, not a game)")
+    return "; ".join(parts)
+
+
 def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool = True,
            options=None, file: str | None = None) -> Result:
     """Run the deduction and shape it as a Result."""
@@ -150,7 +162,9 @@ def answer(position, assumptions, claims, *, engine: str = "sat", explain: bool 
         lines = ["a history of the position (consistent with the counting rules; not "
                  "necessarily a playable game):"] + ["  " + s for s in render(d.witness)] + lines
     else:
-        verdict, reason = (Verdict.REFUTED if refuted else Verdict.PROVED), None
+        verdict, reason = Verdict.PROVED, None
+        if refuted:
+            verdict, reason = Verdict.REFUTED, _refuted_reason(d)
     if d.consistent is False:
         ans: Any = "illegal"
     elif not claims:
