@@ -365,8 +365,8 @@ def test_a_capture_count_follows_from_the_board_alone(tmp_path):
         assert len(d.certificates) == 6         # the four claims and the two false ones' negations
         for path in d.certificates:
             assert json.loads(Path(path).read_text())["proof"] == [] and check_file(path).ok
-    assert "  the proof uses no fact of the model: the claim follows from the units counted " \
-        "on the board" in render_deduction(d)
+    assert "  the proof uses no fact of the model: the claim follows from the position and " \
+        "the definitions alone" in render_deduction(d)
 
 
 def test_a_refuted_claim_says_whether_it_is_false_or_only_not_entailed(tmp_path):
@@ -393,8 +393,8 @@ def test_a_refuted_claim_says_whether_it_is_false_or_only_not_entailed(tmp_path)
     assert [c.status for c in negated.claims] == ["proved", "refuted"]
     result = deduce_q.answer(pos, [], [Constraint.parse(f"c{i}", t) for i, t in enumerate(texts)])
     assert result.reason == ("1 claim(s) false in every history of the model; 1 claim(s) not "
-                             "entailed by the counting rules (a history of the model falsifies "
-                             "each, not a game)")
+                             "entailed by the counting rules (each falsified by a history of the "
+                             "model; no game is shown to falsify it)")
 
 
 def test_never_moved_undecidable_is_unknown_not_refuted():

@@ -357,7 +357,7 @@ def render_deduction(d: Deduction, assumed: bool = False) -> list[str]:
         lines.append(f"claim {c.name}: {c.text}: {c.status}" + (f" ({c.reason})" if c.reason else ""))
         if c.status == Verdict.PROVED and c.core == [] and d.consistent:
             lines.append("  the proof uses no fact of the model: the claim follows from the "
-                         "units counted on the board")
+                         "position and the definitions alone")
         elif c.status == Verdict.PROVED and c.core is not None and d.consistent:
             lines.append("  the proof uses:")
             lines += ["    " + s for s in explain_core(c.core, d.docs)]

@@ -127,8 +127,8 @@ def _refuted_reason(d) -> str:
     false = sum(c.reason == DISPROVED for c in refuted)
     parts = [f"{false} claim(s) false in every history of the model"] if false else []
     if len(refuted) > false:
-        parts.append(f"{len(refuted) - false} claim(s) not entailed by the counting rules (a "
-                     "history of the model falsifies each, not a game)")
+        parts.append(f"{len(refuted) - false} claim(s) not entailed by the counting rules (each "
+                     "falsified by a history of the model; no game is shown to falsify it)")
     return "; ".join(parts)
 
 
