@@ -25,7 +25,8 @@ from retrologic.history.clauses import dimacs
 from retrologic.history.cnf import SatBackend, budget_scope, drup_proof
 from retrologic.history.cpsat import CpSatBackend          # OR-Tools itself only when used
 from retrologic.history.model import UNIT_DOC
-from retrologic.history.query import Constraint, Query, evaluate, register_predicate
+from retrologic.history.query import (Constraint, Query, decisive_literals, evaluate,
+                                      register_predicate)
 from retrologic.history.witness import History, check_history, decode, render
 from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Position
@@ -217,6 +218,33 @@ def _false_everywhere(query: Query, eng: _Engine, c: Constraint) -> bool:
         return False
 
 
+UNREADABLE = ("the history model cannot decide this claim: every history of it that falsifies "
+              "the claim leaves it unreadable (never_moved: the original unit stands on its "
+              "home square, and the model cannot tell whether it left and came back)")
+
+
+def _readable_witness(query: Query, eng: _Engine, c: Constraint,
+                      neg: int) -> tuple[History | None, str | None]:
+    """A witness on which the evaluator decides the claim, or why there is none.
+
+    Asked under the literals that make every call of the claim decidable (`decisive_literals`),
+    so the answer depends on the model alone, not on which witness a solver returned first.
+    """
+    decisive = decisive_literals(query.model, c.expr)
+    if decisive is None:
+        return None, "the history model cannot decide this claim on its witness"
+    try:
+        res = eng.solve(query.selectors + [neg] + decisive)
+    except LimitHit as e:
+        return None, e.reason
+    if res is False:
+        return None, UNREADABLE
+    hist = _witness(query, eng.values(), c)
+    if evaluate(hist, c.expr) is None:
+        return hist, "the history model cannot decide this claim on its witness"
+    return hist, None
+
+
 def _uncertified(reason: str) -> str:
     return f"{reason} (while writing a certificate: the proof found is not certified)"
 
@@ -230,10 +258,10 @@ def _claim(query: Query, eng: _Engine, c: Constraint, explain: bool, certificate
         return ClaimResult(c.name, c.text, Verdict.UNKNOWN, reason=e.reason)
     if res is True:
         hist = _witness(query, eng.values(), c)
-        truth = evaluate(hist, c.expr)
-        if truth is None:
-            return ClaimResult(c.name, c.text, Verdict.UNKNOWN, witness=hist,
-                               reason="the history model cannot decide this claim on its witness")
+        if evaluate(hist, c.expr) is None:
+            hist, why = _readable_witness(query, eng, c, neg)
+            if why is not None:
+                return ClaimResult(c.name, c.text, Verdict.UNKNOWN, witness=hist, reason=why)
         result = ClaimResult(c.name, c.text, Verdict.REFUTED, witness=hist, reason=NOT_ENTAILED)
         if _false_everywhere(query, eng, c):
             result.reason = DISPROVED

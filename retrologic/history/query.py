@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 Encoder = Callable[[Model, Call], "int | LinearForm"]
 Evaluator = Callable[[History, Call], Any]
+Decider = Callable[[Model, Call], "list[int] | None"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,9 @@ class PredicateImpl:
 
     encode: Encoder
     evaluate: Evaluator | None = None
+    # Literals under which the evaluator decides the call on every witness (None: no such
+    # literals are known), so that a refutation asks for a witness it can read.
+    decisive: Decider | None = None
 
 
 def _file(value: str | None) -> int | None:
@@ -161,6 +165,16 @@ def _enc_never_moved(m: Model, call: Call) -> int:
     return a
 
 
+def _decisive_never_moved(m: Model, call: Call) -> list[int]:
+    """The evaluator is undecided only when the original unit stands on its home square unfrozen
+    (it may have left and come back): assume it does not stand there."""
+    sq, piece = _square(m, call)
+    unit = None if _home_pawn(sq, piece) else m.home_unit(sq, piece)
+    if unit is None or (unit, sq) not in m.on or frozen_units(m.position) & chess.BB_SQUARES[sq]:
+        return []
+    return [-m.on[(unit, sq)]]
+
+
 def _ev_never_moved(h: History, call: Call) -> bool | None:
     sq, piece = _square(h, call)
     if _home_pawn(sq, piece):
@@ -213,7 +227,7 @@ BUILTIN: dict[str, PredicateImpl] = {
     "pawn_captures": PredicateImpl(_enc_pawn_captures, _ev_pawn_captures),
     "promotions": PredicateImpl(_enc_promotions, _ev_promotions),
     "promoted": PredicateImpl(_enc_promoted, _ev_promoted),
-    "never_moved": PredicateImpl(_enc_never_moved, _ev_never_moved),
+    "never_moved": PredicateImpl(_enc_never_moved, _ev_never_moved, _decisive_never_moved),
     "captured_on_color": PredicateImpl(_enc_captured_on_color, _ev_captured_on_color),
     "captured_unit": PredicateImpl(_enc_captured_unit, _ev_captured_unit),
 }
@@ -222,17 +236,19 @@ USER: dict[str, PredicateImpl] = {}
 
 def register_predicate(name: str, params: Sequence[Param], returns: str, doc: str,
                        encode: Encoder, evaluate: Evaluator | None = None, *,
-                       built_in: bool = False) -> None:
+                       decisive: Decider | None = None, built_in: bool = False) -> None:
     """Add a function to the predicate language together with its history-model encoder.
 
     `encode(model, call)` returns a literal (returns="bool") or a LinearForm (returns="int")
     built with the Model API; `evaluate(history, call)` computes the same value on a witness
-    (or returns None when it cannot), which refutations need. A function of the library's own
+    (or returns None when it cannot), which refutations need; `decisive(model, call)`, where
+    the evaluator can return None, the literals under which it never does (a refutation then
+    asks for such a witness). A function of the library's own
     (`built_in`, e.g. `captures`) cannot be replaced (InputError): the certificate checker
     reads the same registry.
     """
     constraints.register(name, list(params), returns, doc, compile=encode, built_in=built_in)
-    USER[name] = PredicateImpl(encode, evaluate)
+    USER[name] = PredicateImpl(encode, evaluate, decisive)
 
 
 def implementation(name: str) -> PredicateImpl:
@@ -275,6 +291,22 @@ def compile_expr(m: Model, expr: Expr) -> int:
     if isinstance(expr, Negation):
         return -compile_expr(m, expr.item)
     raise TypeError(expr)
+
+
+def decisive_literals(m: Model, expr: Expr) -> list[int] | None:
+    """Literals under which the evaluator decides every call of the expression on any witness
+    (None: some function offers none), for a refutation whose first witness it could not read."""
+    out: list[int] = []
+    for call in constraints.calls(expr):
+        impl = implementation(call.name)
+        if impl.evaluate is None:
+            return None
+        if impl.decisive is not None:
+            lits = impl.decisive(m, call)
+            if lits is None:
+                return None
+            out += lits
+    return out
 
 
 def check_compilable(expr: Expr) -> None:
