@@ -25,8 +25,7 @@ from retrologic.history.clauses import dimacs
 from retrologic.history.cnf import SatBackend, budget_scope, drup_proof
 from retrologic.history.cpsat import CpSatBackend          # OR-Tools itself only when used
 from retrologic.history.model import UNIT_DOC
-from retrologic.history.query import (Constraint, Query, decisive_literals, evaluate,
-                                      register_predicate)
+from retrologic.history.query import Constraint, Query, evaluate, readings, register_predicate
 from retrologic.history.witness import History, check_history, decode, render
 from retrologic.limits import Budget, LimitHit, budget_for
 from retrologic.position import Position
@@ -227,22 +226,23 @@ def _readable_witness(query: Query, eng: _Engine, c: Constraint,
                       neg: int) -> tuple[History | None, str | None]:
     """A witness on which the evaluator decides the claim, or why there is none.
 
-    Asked under the literals that make every call of the claim decidable (`decisive_literals`),
-    so the answer depends on the model alone, not on which witness a solver returned first.
+    Asked once per way the evaluator can read the claim as false (`query.readings`), so the
+    answer depends on the model alone, not on which witness a solver returned first.
     """
-    decisive = decisive_literals(query.model, c.expr)
-    if decisive is None:
+    ways = readings(query.model, c.expr, query.sublits, False)
+    if ways is None:
         return None, "the history model cannot decide this claim on its witness"
-    try:
-        res = eng.solve(query.selectors + [neg] + decisive)
-    except LimitHit as e:
-        return None, e.reason
-    if res is False:
-        return None, UNREADABLE
-    hist = _witness(query, eng.values(), c)
-    if evaluate(hist, c.expr) is None:
-        return hist, "the history model cannot decide this claim on its witness"
-    return hist, None
+    for way in ways:
+        try:
+            if eng.solve(query.selectors + [neg] + way) is False:
+                continue
+        except LimitHit as e:
+            return None, e.reason
+        hist = _witness(query, eng.values(), c)
+        if evaluate(hist, c.expr) is None:
+            raise RuntimeError(f"claim {c.name!r} unread on a witness meant to read it false")
+        return hist, None
+    return None, UNREADABLE
 
 
 def _uncertified(reason: str) -> str:

@@ -39,8 +39,9 @@ class PredicateImpl:
 
     encode: Encoder
     evaluate: Evaluator | None = None
-    # Literals under which the evaluator decides the call on every witness (None: no such
-    # literals are known), so that a refutation asks for a witness it can read.
+    # Literals under which the evaluator decides the call on every witness (None: the
+    # evaluator always decides, for the library's own functions), so that a refutation can ask
+    # for a witness it can read (`readings`).
     decisive: Decider | None = None
 
 
@@ -241,9 +242,10 @@ def register_predicate(name: str, params: Sequence[Param], returns: str, doc: st
 
     `encode(model, call)` returns a literal (returns="bool") or a LinearForm (returns="int")
     built with the Model API; `evaluate(history, call)` computes the same value on a witness
-    (or returns None when it cannot), which refutations need; `decisive(model, call)`, where
-    the evaluator can return None, the literals under which it never does (a refutation then
-    asks for such a witness). A function of the library's own
+    (or returns None when it cannot), which refutations need; `decisive(model, call)`, the
+    literals under which it never returns None (`[]` when it always decides), lets a refutation
+    ask for a witness it can read (without it, a witness it cannot read leaves the claim
+    unknown). A function of the library's own
     (`built_in`, e.g. `captures`) cannot be replaced (InputError): the certificate checker
     reads the same registry.
     """
@@ -276,37 +278,74 @@ def _form(m: Model, lin: constraints.Linear) -> LinearForm:
     return out
 
 
-def compile_expr(m: Model, expr: Expr) -> int:
-    """A literal equivalent (in the model) to the expression."""
+def compile_expr(m: Model, expr: Expr, record: dict[int, int] | None = None) -> int:
+    """A literal equivalent (in the model) to the expression; `record` keeps each
+    subexpression's literal by its id (what `readings` assumes)."""
     if isinstance(expr, Compare):
-        return m.reify(_form(m, expr.left).plus(_form(m, expr.right), -1), expr.op, 0)
-    if isinstance(expr, BoolAtom):
+        lit = m.reify(_form(m, expr.left).plus(_form(m, expr.right), -1), expr.op, 0)
+    elif isinstance(expr, BoolAtom):
         lit = implementation(expr.call.name).encode(m, expr.call)
         if not isinstance(lit, int) or lit == 0:
             raise InputError(f"{expr.call.name}() must encode to a literal", value=str(expr.call))
-        return lit if expr.value else -lit
-    if isinstance(expr, Junction):
-        lits = [compile_expr(m, e) for e in expr.items]
-        return m.and_(lits) if expr.op == "and" else m.or_(lits)
-    if isinstance(expr, Negation):
-        return -compile_expr(m, expr.item)
-    raise TypeError(expr)
+        lit = lit if expr.value else -lit
+    elif isinstance(expr, Junction):
+        lits = [compile_expr(m, e, record) for e in expr.items]
+        lit = m.and_(lits) if expr.op == "and" else m.or_(lits)
+    elif isinstance(expr, Negation):
+        lit = -compile_expr(m, expr.item, record)
+    else:
+        raise TypeError(expr)
+    if record is not None:
+        record[id(expr)] = lit
+    return lit
 
 
-def decisive_literals(m: Model, expr: Expr) -> list[int] | None:
-    """Literals under which the evaluator decides every call of the expression on any witness
-    (None: some function offers none), for a refutation whose first witness it could not read."""
-    out: list[int] = []
-    for call in constraints.calls(expr):
-        impl = implementation(call.name)
-        if impl.evaluate is None:
-            return None
-        if impl.decisive is not None:
-            lits = impl.decisive(m, call)
-            if lits is None:
+MAX_READINGS = 64  # ways of reading an expression tried at most (then: no exact answer)
+
+
+def _decisive(m: Model, call: Call) -> list[int] | None:
+    """Literals under which the evaluator decides the call (None: none known)."""
+    impl = implementation(call.name)
+    if impl.evaluate is None:
+        return None
+    if impl.decisive is not None:
+        return impl.decisive(m, call)
+    return [] if BUILTIN.get(call.name) is impl else None   # the library's own always decide
+
+
+def readings(m: Model, expr: Expr, lits: dict[int, int], value: bool) -> list[list[int]] | None:
+    """The ways a history can make `evaluate` read the expression as `value`, each a list of
+    literals to assume (`lits`: the subexpressions' literals, `compile_expr`'s record); None
+    when some function offers no decisive literals or the ways exceed `MAX_READINGS`.
+
+    Three-valued, as `evaluate`: an `and` reads false when one part does, true when all do; an
+    `or` the other way round; `not` swaps. So a refutation asks for a witness it can read
+    exactly when one exists, whichever witness a solver returned first."""
+    if isinstance(expr, (Compare, BoolAtom)):
+        decided: list[int] = []
+        for call in constraints.calls(expr):
+            more = _decisive(m, call)
+            if more is None:
                 return None
-            out += lits
-    return out
+            decided += more
+        lit = lits[id(expr)]
+        return [[lit if value else -lit] + decided]
+    if isinstance(expr, Negation):
+        return readings(m, expr.item, lits, not value)
+    if isinstance(expr, Junction):
+        parts = [readings(m, e, lits, value) for e in expr.items]
+        if any(p is None for p in parts):
+            return None
+        if (expr.op == "and") != value:          # one part read so decides the whole
+            out = [way for part in parts for way in part]   # type: ignore[union-attr]
+        else:                                    # every part must be read so
+            out = [[]]
+            for part in parts:
+                out = [way + more for way in out for more in part]  # type: ignore[union-attr]
+                if len(out) > MAX_READINGS:
+                    return None
+        return out if len(out) <= MAX_READINGS else None
+    raise TypeError(expr)
 
 
 def check_compilable(expr: Expr) -> None:
@@ -385,12 +424,13 @@ class Query:
                                  "fact names", field=c.where or "name", value=c.name)
             names.add(c.name)
         lits = {}
+        self.sublits: dict[int, int] = {}     # every subexpression's literal (`readings`)
         for c in assumptions + claims:
             if budget is not None:
                 budget.check(every=4)       # LimitHit: a long list of claims takes seconds
             try:
                 check_compilable(c.expr)
-                lits[c.name] = compile_expr(m, c.expr)
+                lits[c.name] = compile_expr(m, c.expr, self.sublits)
             except InputError as e:
                 raise e.located(None, c.where or f"constraint {c.name!r}") from None
         for c in assumptions:
