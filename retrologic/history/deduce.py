@@ -217,9 +217,9 @@ def _false_everywhere(query: Query, eng: _Engine, c: Constraint) -> bool:
         return False
 
 
-UNREADABLE = ("the history model cannot decide this claim: every history of it that falsifies "
-              "the claim leaves it unreadable (never_moved: the original unit stands on its "
-              "home square, and the model cannot tell whether it left and came back)")
+UNREADABLE = ("the history model cannot decide this claim: no history of it that falsifies the "
+              "claim can be read (never_moved: whether an original unit on its home square "
+              "left it and came back)")
 
 
 def _readable_witness(query: Query, eng: _Engine, c: Constraint,
