@@ -474,6 +474,29 @@ def test_both_engines_give_never_moved_claims_the_same_status():
     assert statuses['never_moved("f1") or not never_moved("d8")'] == "unknown"
 
 
+def test_a_user_function_without_decisive_literals_leaves_the_other_parts_exact():
+    """Review of 2026-12-06: a conjunction is read false through whichever part can be read so,
+    so a part whose function offers no decisive literals no longer makes the claim's status the
+    solver's choice; a function whose `decisive` promises too much is a clear error."""
+    from retrologic.history import query
+    register_predicate("home_original", [Param("square", "square")], "bool",
+                       "never_moved without decisive literals", query._enc_never_moved,
+                       query._ev_never_moved)
+    register_predicate("home_promised", [Param("square", "square")], "bool",
+                       "never_moved with decisive literals that decide nothing",
+                       query._enc_never_moved, query._ev_never_moved,
+                       decisive=lambda model, call: [])
+    claim = Constraint.parse("c", 'home_original("b1") and never_moved("g1") and '
+                                  'promotions(white) == 0')
+    for engine in ("sat", "cp-sat"):
+        result = deduce("5k2/8/2n5/p3p3/P7/8/8/1N2K1N1 w - - 1 31", [], [claim], engine=engine,
+                        explain=False).claims[0]
+        assert result.status == "refuted" and evaluate(result.witness, claim.expr) is False
+    back = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 3 3"   # ...3.Qd1
+    with pytest.raises(InputError, match="decisive literals left its evaluator undecided"):
+        deduce(back, [], [Constraint.parse("q", 'home_promised("d1")')], explain=False)
+
+
 def test_limits_give_unknown():
     d = deduce(Position.from_fen(D_TO_E), [], [Constraint.parse("c", "captures(black) == 0")],
                timeout=0.0)

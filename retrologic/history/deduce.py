@@ -222,27 +222,29 @@ UNREADABLE = ("the history model cannot decide this claim: no history of it that
               "left it and came back)")
 
 
-def _readable_witness(query: Query, eng: _Engine, c: Constraint,
-                      neg: int) -> tuple[History | None, str | None]:
-    """A witness on which the evaluator decides the claim, or why there is none.
+def _readable_witness(query: Query, eng: _Engine, c: Constraint, neg: int,
+                      first: History) -> tuple[History, str | None]:
+    """A witness on which the evaluator decides the claim, or why there is none (with the
+    `first` witness, which it could not read).
 
-    Asked once per way the evaluator can read the claim as false (`query.readings`), so the
-    answer depends on the model alone, not on which witness a solver returned first.
-    """
-    ways = readings(query.model, c.expr, query.sublits, False)
-    if ways is None:
-        return None, "the history model cannot decide this claim on its witness"
+    Asked once per way the evaluator can read the claim as false (`query.readings`): when they
+    are all the ways, the answer depends on the model alone, not on which witness a solver
+    returned first."""
+    ways, complete = readings(query.model, c.expr, query.sublits, False)
     for way in ways:
         try:
             if eng.solve(query.selectors + [neg] + way) is False:
                 continue
         except LimitHit as e:
-            return None, e.reason
+            return first, e.reason
         hist = _witness(query, eng.values(), c)
-        if evaluate(hist, c.expr) is None:
-            raise RuntimeError(f"claim {c.name!r} unread on a witness meant to read it false")
+        if evaluate(hist, c.expr) is None:      # only a user function's `decisive` can do this
+            raise InputError("a function's decisive literals left its evaluator undecided on "
+                             "a witness (register_predicate(decisive=...))",
+                             field=c.where or f"claim {c.name!r}", value=c.text)
         return hist, None
-    return None, UNREADABLE
+    return first, UNREADABLE if complete else \
+        "the history model cannot decide this claim on its witness"
 
 
 def _uncertified(reason: str) -> str:
@@ -259,7 +261,7 @@ def _claim(query: Query, eng: _Engine, c: Constraint, explain: bool, certificate
     if res is True:
         hist = _witness(query, eng.values(), c)
         if evaluate(hist, c.expr) is None:
-            hist, why = _readable_witness(query, eng, c, neg)
+            hist, why = _readable_witness(query, eng, c, neg, hist)
             if why is not None:
                 return ClaimResult(c.name, c.text, Verdict.UNKNOWN, witness=hist, reason=why)
         result = ClaimResult(c.name, c.text, Verdict.REFUTED, witness=hist, reason=NOT_ENTAILED)

@@ -12,7 +12,7 @@ Solver-free: the deduction (retrologic.history.deduce) solves a Query, the certi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 import chess
 
@@ -313,38 +313,45 @@ def _decisive(m: Model, call: Call) -> list[int] | None:
     return [] if BUILTIN.get(call.name) is impl else None   # the library's own always decide
 
 
-def readings(m: Model, expr: Expr, lits: dict[int, int], value: bool) -> list[list[int]] | None:
-    """The ways a history can make `evaluate` read the expression as `value`, each a list of
-    literals to assume (`lits`: the subexpressions' literals, `compile_expr`'s record); None
-    when some function offers no decisive literals or the ways exceed `MAX_READINGS`.
+class Readings(NamedTuple):
+    """Ways a history can make `evaluate` read an expression one way (each a list of literals to
+    assume), and whether they are all the ways (not when a function offers no decisive literals
+    or the ways exceed `MAX_READINGS`)."""
+
+    ways: list[list[int]]
+    complete: bool
+
+
+def readings(m: Model, expr: Expr, lits: dict[int, int], value: bool) -> Readings:
+    """The ways a history can make `evaluate` read the expression as `value` (`lits`: the
+    subexpressions' literals, `compile_expr`'s record).
 
     Three-valued, as `evaluate`: an `and` reads false when one part does, true when all do; an
-    `or` the other way round; `not` swaps. So a refutation asks for a witness it can read
-    exactly when one exists, whichever witness a solver returned first."""
+    `or` the other way round; `not` swaps. With complete readings a refutation asks for a
+    witness it can read exactly when one exists, whichever witness a solver returned first."""
     if isinstance(expr, (Compare, BoolAtom)):
         decided: list[int] = []
         for call in constraints.calls(expr):
             more = _decisive(m, call)
             if more is None:
-                return None
+                return Readings([], False)
             decided += more
         lit = lits[id(expr)]
-        return [[lit if value else -lit] + decided]
+        return Readings([[lit if value else -lit] + decided], True)
     if isinstance(expr, Negation):
         return readings(m, expr.item, lits, not value)
     if isinstance(expr, Junction):
         parts = [readings(m, e, lits, value) for e in expr.items]
-        if any(p is None for p in parts):
-            return None
+        complete = all(part.complete for part in parts)
         if (expr.op == "and") != value:          # one part read so decides the whole
-            out = [way for part in parts for way in part]   # type: ignore[union-attr]
+            ways = [way for part in parts for way in part.ways]
         else:                                    # every part must be read so
-            out = [[]]
+            ways = [[]]
             for part in parts:
-                out = [way + more for way in out for more in part]  # type: ignore[union-attr]
-                if len(out) > MAX_READINGS:
-                    return None
-        return out if len(out) <= MAX_READINGS else None
+                ways = [way + more for way in ways for more in part.ways][:MAX_READINGS + 1]
+        if len(ways) > MAX_READINGS:
+            return Readings(ways[:MAX_READINGS], False)
+        return Readings(ways, complete)
     raise TypeError(expr)
 
 
