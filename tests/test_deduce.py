@@ -467,7 +467,9 @@ def test_both_engines_give_never_moved_claims_the_same_status():
         assert [c.status for c in answers[0].claims] == [c.status for c in answers[1].claims]
         for answer in answers:
             for claim, result in zip(claims, answer.claims):
-                if result.status == "refuted":
+                if result.status == "refuted" and result.witness is None:
+                    assert result.reason == DISPROVED     # no history meets it: none to read
+                elif result.status == "refuted":
                     assert evaluate(result.witness, claim.expr) is False
     statuses = {c.text: c.status for c in answers[0].claims}
     assert statuses['never_moved("f1") and never_moved("d8")'] == "refuted"
@@ -495,6 +497,24 @@ def test_a_user_function_without_decisive_literals_leaves_the_other_parts_exact(
     back = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 3 3"   # ...3.Qd1
     with pytest.raises(InputError, match="decisive literals left its evaluator undecided"):
         deduce(back, [], [Constraint.parse("q", 'home_promised("d1")')], explain=False)
+
+
+def test_an_assumed_never_moved_binds_the_same_claim(tmp_path):
+    """Review of 2026-12-06: each `never_moved` call had a variable of its own, one-sided, so
+    assuming `never_moved("d1")` did not prove the claim `never_moved("d1")` (unknown). One
+    literal per square now: proved, with a certificate `check` accepts; the negation false in
+    every history under that assumption, though no history can be read (the original queen on
+    d1): refuted as false everywhere, with no witness (the code before: unknown)."""
+    back = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 3 3"   # ...3.Qd1
+    assumed = [Constraint.parse("still", 'never_moved("d1")')]
+    claims = [Constraint.parse("same", 'never_moved("d1")'),
+              Constraint.parse("moved", 'not never_moved("d1")')]
+    for engine in ("sat", "cp-sat"):
+        d = deduce(back, assumed, claims, engine=engine, certificate_dir=str(tmp_path / engine))
+        assert [c.status for c in d.claims] == ["proved", "refuted"]
+        assert d.claims[0].core == ["still"] and d.claims[1].reason == DISPROVED
+        assert d.claims[1].witness is None
+        assert all(check_file(path).ok for path in d.certificates) and len(d.certificates) == 2
 
 
 def test_limits_give_unknown():

@@ -260,12 +260,14 @@ def _claim(query: Query, eng: _Engine, c: Constraint, explain: bool, certificate
         return ClaimResult(c.name, c.text, Verdict.UNKNOWN, reason=e.reason)
     if res is True:
         hist = _witness(query, eng.values(), c)
+        read: History | None = hist
         if evaluate(hist, c.expr) is None:
             hist, why = _readable_witness(query, eng, c, neg, hist)
-            if why is not None:
+            if why is not None and not _false_everywhere(query, eng, c):
                 return ClaimResult(c.name, c.text, Verdict.UNKNOWN, witness=hist, reason=why)
-        result = ClaimResult(c.name, c.text, Verdict.REFUTED, witness=hist, reason=NOT_ENTAILED)
-        if _false_everywhere(query, eng, c):
+            read = None if why is not None else hist  # false everywhere: no witness needed
+        result = ClaimResult(c.name, c.text, Verdict.REFUTED, witness=read, reason=NOT_ENTAILED)
+        if read is None or _false_everywhere(query, eng, c):
             result.reason = DISPROVED
             if certificate_dir:     # the proof of its negation, as a claim of its own
                 negation = Constraint(f"not-{c.name}", f"not ({c.text})", Negation(c.expr), c.where)

@@ -15,7 +15,7 @@ UNSAT proves; a model history is not necessarily a playable game.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 import chess
 
@@ -166,6 +166,14 @@ class Model:
                 self.add_clause([-v, lit])
             self.add_clause([v] + [-lit for lit in lits])
             self._cache[key] = v
+        return self._cache[key]
+
+    def cached(self, key: tuple, make: Callable[[], int]) -> int:
+        """One literal per `key`, made once: the same fact asked twice is one variable, so an
+        assumption about it binds a claim about it (`never_moved` is one-sided: two variables
+        for one square would leave `never_moved("d1")` unproved under that very assumption)."""
+        if key not in self._cache:
+            self._cache[key] = make()
         return self._cache[key]
 
     def or_(self, lits: Iterable[int], name: str = "or") -> int:

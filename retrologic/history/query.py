@@ -24,6 +24,7 @@ from retrologic.history.model import LinearForm, Model, rel_rank
 from retrologic.history.witness import History
 from retrologic.legality.static_cages import frozen_units
 from retrologic.position import Position, castling_frozen
+from retrologic.vocabulary import Unit
 
 if TYPE_CHECKING:
     from retrologic.limits import Budget
@@ -155,6 +156,11 @@ def _enc_never_moved(m: Model, call: Call) -> int:
     unit = m.home_unit(sq, piece)
     if unit is None or (unit, sq) not in m.on:
         return m.FALSE
+    return m.cached(("never_moved", sq), lambda: _never_moved_literal(m, unit, sq))
+
+
+def _never_moved_literal(m: Model, unit: Unit, sq: chess.Square) -> int:
+    """The literal of `never_moved` on a square its original unit may hold (one per square)."""
     a = m.new_var(f"never_moved {chess.square_name(sq)}")
     m.add_clause([-a, m.on[(unit, sq)]])
     name = chess.square_name(sq)
