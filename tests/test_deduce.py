@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -426,16 +425,6 @@ def test_never_moved_refutations_do_not_depend_on_the_solver_s_witness():
         assert result.status == "unknown" and result.reason == UNREADABLE
 
 
-def _random_position(rng: random.Random) -> chess.Board:
-    board = chess.Board()
-    for _ in range(rng.randint(10, 80)):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        board.push(rng.choice(moves))
-    return board
-
-
 def _never_moved_claims(squares: list[str]) -> list[Constraint]:
     """`never_moved` on each square, its negation, and compounds of neighbours in the list."""
     texts = [f'{neg}never_moved("{name}")' for name in squares for neg in ("", "not ")]
@@ -452,10 +441,10 @@ def test_both_engines_give_never_moved_claims_the_same_status():
     of the single claims, in 122 of 150 positions), a refutation's witness falsifying the claim
     when read. A review's case: a conjunction is refuted when one part is, though the other
     (f1's bishop, the original while every white pawn stands) cannot be read false."""
-    rng = random.Random(1)
+    from conftest import game_positions
     cases = []
-    for _ in range(3):
-        board = _random_position(rng)
+    for seed, plies in ((1, 30), (2, 50), (3, 70)):
+        board = game_positions(seed, plies)[-1]
         cases.append((board.fen(), [chess.square_name(sq) for sq, piece in board.piece_map().items()
                                     if piece.piece_type != chess.PAWN
                                     and sq in chess.SquareSet(chess.BB_BACKRANKS)][:4]))
