@@ -504,6 +504,12 @@ def test_an_assumed_never_moved_binds_the_same_claim(tmp_path):
         assert d.claims[0].core == ["still"] and d.claims[1].reason == DISPROVED
         assert d.claims[1].witness is None
         assert all(check_file(path).ok for path in d.certificates) and len(d.certificates) == 2
+    # an assumption named as the negation's certificate would be (third review): another name
+    d = deduce(back, [Constraint.parse("not-moved", 'never_moved("d1")')],
+               [Constraint.parse("moved", 'not never_moved("d1")')],
+               certificate_dir=str(tmp_path / "clash"))
+    assert d.claims[0].reason == DISPROVED and check_file(d.certificates[0]).ok
+    assert json.loads(Path(d.certificates[0]).read_text())["claim"]["name"] == "not-not-moved"
 
 
 def test_limits_give_unknown():

@@ -270,7 +270,10 @@ def _claim(query: Query, eng: _Engine, c: Constraint, explain: bool, certificate
         if read is None or _false_everywhere(query, eng, c):
             result.reason = DISPROVED
             if certificate_dir:     # the proof of its negation, as a claim of its own
-                negation = Constraint(f"not-{c.name}", f"not ({c.text})", Negation(c.expr), c.where)
+                name = f"not-{c.name}"
+                while name in query.model.groups:      # an assumption's name (review)
+                    name = f"not-{name}"
+                negation = Constraint(name, f"not ({c.text})", Negation(c.expr), c.where)
                 core, _ = _core(query, eng, [query.literal[c.name]], explain)
                 try:
                     result.certificate = _certify(query, core, negation, certificate_dir,
