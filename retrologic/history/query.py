@@ -40,9 +40,9 @@ class PredicateImpl:
 
     encode: Encoder
     evaluate: Evaluator | None = None
-    # Literals under which the evaluator decides the call on every witness (None: the
-    # evaluator always decides, for the library's own functions), so that a refutation can ask
-    # for a witness it can read (`readings`).
+    # Literals under which the evaluator decides the call on every witness, so that a
+    # refutation can ask for a witness it can read (`readings`); None: for the library's own
+    # functions, the evaluator always decides; for a user's, no such literals are known.
     decisive: Decider | None = None
 
 
@@ -251,9 +251,8 @@ def register_predicate(name: str, params: Sequence[Param], returns: str, doc: st
     (or returns None when it cannot), which refutations need; `decisive(model, call)`, the
     literals under which it never returns None (`[]` when it always decides), lets a refutation
     ask for a witness it can read (without it, a witness it cannot read leaves the claim
-    unknown). A function of the library's own
-    (`built_in`, e.g. `captures`) cannot be replaced (InputError): the certificate checker
-    reads the same registry.
+    unknown). A function of the library's own (`built_in`, e.g. `captures`) cannot be replaced
+    (InputError): the certificate checker reads the same registry.
     """
     constraints.register(name, list(params), returns, doc, compile=encode, built_in=built_in)
     USER[name] = PredicateImpl(encode, evaluate, decisive)
