@@ -260,26 +260,26 @@ def _claim(query: Query, eng: _Engine, c: Constraint, explain: bool, certificate
         return ClaimResult(c.name, c.text, Verdict.UNKNOWN, reason=e.reason)
     if res is True:
         hist = _witness(query, eng.values(), c)
-        read: History | None = hist
+        why = None
         if evaluate(hist, c.expr) is None:
             hist, why = _readable_witness(query, eng, c, neg, hist)
-            if why is not None and not _false_everywhere(query, eng, c):
-                return ClaimResult(c.name, c.text, Verdict.UNKNOWN, witness=hist, reason=why)
-            read = None if why is not None else hist  # false everywhere: no witness needed
-        result = ClaimResult(c.name, c.text, Verdict.REFUTED, witness=read, reason=NOT_ENTAILED)
-        if read is None or _false_everywhere(query, eng, c):
-            result.reason = DISPROVED
-            if certificate_dir:     # the proof of its negation, as a claim of its own
-                name = f"not-{c.name}"
-                while name in query.model.groups:      # an assumption's name (review)
-                    name = f"not-{name}"
-                negation = Constraint(name, f"not ({c.text})", Negation(c.expr), c.where)
-                core, _ = _core(query, eng, [query.literal[c.name]], explain)
-                try:
-                    result.certificate = _certify(query, core, negation, certificate_dir,
-                                                  asked=[negation.text])
-                except LimitHit as e:
-                    out.uncertified = out.uncertified or _uncertified(e.reason)
+        disproved = _false_everywhere(query, eng, c)
+        if why is not None and not disproved:
+            return ClaimResult(c.name, c.text, Verdict.UNKNOWN, witness=hist, reason=why)
+        # false everywhere needs no witness: an unread one is not shown
+        result = ClaimResult(c.name, c.text, Verdict.REFUTED, witness=None if why else hist,
+                             reason=DISPROVED if disproved else NOT_ENTAILED)
+        if disproved and certificate_dir:     # the proof of its negation, as a claim of its own
+            name = f"not-{c.name}"
+            while name in query.model.groups:      # an assumption's name (review)
+                name = f"not-{name}"
+            negation = Constraint(name, f"not ({c.text})", Negation(c.expr), c.where)
+            core, _ = _core(query, eng, [query.literal[c.name]], explain)
+            try:
+                result.certificate = _certify(query, core, negation, certificate_dir,
+                                              asked=[negation.text])
+            except LimitHit as e:
+                out.uncertified = out.uncertified or _uncertified(e.reason)
         return result
     result = ClaimResult(c.name, c.text, Verdict.PROVED)
     core, result.reason = _core(query, eng, [neg], explain)
