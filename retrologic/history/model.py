@@ -159,19 +159,21 @@ class Model:
             return self.TRUE
         if len(lits) == 1:
             return lits[0]
-        key = ("and", lits)
-        if key not in self._cache:
-            v = self.new_var(name)
-            for lit in lits:
-                self.add_clause([-v, lit])
-            self.add_clause([v] + [-lit for lit in lits])
-            self._cache[key] = v
-        return self._cache[key]
+        return self.cached(("and", lits), lambda: self._new_and(lits, name))
+
+    def _new_and(self, lits: tuple[int, ...], name: str) -> int:
+        """A fresh literal with the clauses of `v <-> and(lits)`."""
+        v = self.new_var(name)
+        for lit in lits:
+            self.add_clause([-v, lit])
+        self.add_clause([v] + [-lit for lit in lits])
+        return v
 
     def cached(self, key: tuple, make: Callable[[], int]) -> int:
-        """One literal per `key`, made once: the same fact asked twice is one variable, so an
-        assumption about it binds a claim about it (`never_moved` is one-sided: two variables
-        for one square would leave `never_moved("d1")` unproved under that very assumption)."""
+        """One literal per `key`, made once (`and_`, the reified sums, `never_moved`): the same
+        fact asked twice is one variable, so an assumption about it binds a claim about it
+        (`never_moved` is one-sided: two variables for one square would leave
+        `never_moved("d1")` unproved under that very assumption)."""
         if key not in self._cache:
             self._cache[key] = make()
         return self._cache[key]
@@ -212,14 +214,16 @@ class Model:
                 return self.TRUE
             if k > n:
                 return self.FALSE
-        key = ("card", tuple(sorted(lits)), op, k)
-        if key not in self._cache:
-            t = self.new_var(f"[sum {op} {k}]")
-            other = (">=", k + 1) if op == "<=" else ("<=", k - 1)
-            self.add_card(lits, op, k, guard=t)
-            self.add_card(lits, other[0], other[1], guard=-t)
-            self._cache[key] = t
-        return self._cache[key]
+        return self.cached(("card", tuple(sorted(lits)), op, k),
+                           lambda: self._new_card(lits, op, k))
+
+    def _new_card(self, lits: list[int], op: str, k: int) -> int:
+        """A fresh literal guarding `sum(lits) op k` and its complement the other way."""
+        t = self.new_var(f"[sum {op} {k}]")
+        other = (">=", k + 1) if op == "<=" else ("<=", k - 1)
+        self.add_card(lits, op, k, guard=t)
+        self.add_card(lits, other[0], other[1], guard=-t)
+        return t
 
     def exactly_one(self, lits: Iterable[int], guard: int | None = None) -> None:
         self.add_card(lits, "==", 1, guard)

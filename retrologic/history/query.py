@@ -153,10 +153,16 @@ def _enc_never_moved(m: Model, call: Call) -> int:
     sq, piece = _square(m, call)
     if _home_pawn(sq, piece):
         return m.TRUE
-    unit = m.home_unit(sq, piece)
-    if unit is None or (unit, sq) not in m.on:
+    unit = _original_at_home(m, sq, piece)
+    if unit is None:
         return m.FALSE
     return m.cached(("never_moved", sq), lambda: _never_moved_literal(m, unit, sq))
+
+
+def _original_at_home(m: Model, sq: chess.Square, piece: chess.Piece) -> Unit | None:
+    """The original unit of home square `sq` when the model lets it stand there (else None)."""
+    unit = m.home_unit(sq, piece)
+    return unit if unit is not None and (unit, sq) in m.on else None
 
 
 def _never_moved_literal(m: Model, unit: Unit, sq: chess.Square) -> int:
@@ -176,8 +182,8 @@ def _decisive_never_moved(m: Model, call: Call) -> list[int]:
     """The evaluator is undecided only when the original unit stands on its home square unfrozen
     (it may have left and come back): assume it does not stand there."""
     sq, piece = _square(m, call)
-    unit = None if _home_pawn(sq, piece) else m.home_unit(sq, piece)
-    if unit is None or (unit, sq) not in m.on or frozen_units(m.position) & chess.BB_SQUARES[sq]:
+    unit = None if _home_pawn(sq, piece) else _original_at_home(m, sq, piece)
+    if unit is None or frozen_units(m.position) & chess.BB_SQUARES[sq]:
         return []
     return [-m.on[(unit, sq)]]
 
