@@ -419,7 +419,9 @@ LOW_WEIGHT_TARGET = "1r1r2k1/2p2pbn/1pb1q1pQ/p2pP1B1/Pn2P2P/2N4R/1P2BPP1/1R1KN3 
 def test_the_second_low_weight_try_finds_a_game_the_old_try_needed_longer_for(monkeypatch):
     """Try 4 weighs the guides half with the "plies" guide (bench/README-legal.md,
     2026-12-03): on this target the finder's game comes within 4,000 positions; with try 4 as
-    it was (full weights, slack, the "moves" guide) the same finder needs over twice as many.
+    it was (full weights, slack, the "moves" guide) the same finder needs far more (7,794
+    against 3,419 before 2026-12-06; 6,226 since `kernel.plan_victims` spared that try a
+    plateau: over one and a half times as many).
     The game is replayed by python-chess and must reach the target (`reached_fault`). The
     proof kernel's cut (`legalgame.columns`) is left off: with it the game comes within 600
     positions, before try 4 runs at all."""
@@ -435,4 +437,4 @@ def test_the_second_low_weight_try_finds_a_game_the_old_try_needed_longer_for(mo
     monkeypatch.setattr(finder_module, "TRIES", heavy)
     before = Finder(target, Budget(None), node_cap=20_000)
     before.find()
-    assert before.nodes > 2 * finder.nodes
+    assert 2 * before.nodes > 3 * finder.nodes

@@ -18,8 +18,8 @@ from conftest import random_game, replayed
 from retrologic.legalgame.checker import reached_fault
 from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.kernel import (NOISE, locked_pawns, pawn_zone, plan_distance,
-                                         promotions_fit, promotions_to_come, route_cost,
-                                         side_plan, victims_fit)
+                                         plan_victims, promotions_fit, promotions_to_come,
+                                         route_cost, side_plan, victims_fit)
 from retrologic.limits import Budget
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.distances import INF
@@ -265,6 +265,75 @@ def test_victims_fit_counts_settled_pawns_as_locked():
     spare_one.remove_piece_at(chess.A7)
     spare_one.set_piece_at(chess.B7, chess.Piece(chess.KNIGHT, chess.BLACK))
     assert victims_fit(finder, spare_one)
+
+
+# Seed 78135 of bench/legal.py (unknown at 10 s, 2026-12-06) and the board its tries reached
+# with one capture left: Black must take White's left-over h2 pawn, which can never pass Black's
+# h5 pawn (settled: no Black pawn could replace it) nor leave the h-file (White has no capture
+# left), so it promotes to nothing and replaces none of White's pieces
+WALLED_TARGET = "2r3nr/4Bk2/2p1pn2/p4P1p/2p1P3/2QP2P1/5KB1/1b2R3 w - - 6 43"
+WALLED_SPARE = "2r3nr/2p1Bk2/4pn2/p4P1p/2p1P3/1bQP2P1/5KBP/4R3 w - - 0 1"
+
+
+def test_plan_victims_leave_out_what_a_walled_pawn_cannot_replace():
+    """The plan counts White's rook, queen and bishop replaceable by the h2 pawn's promotion;
+    the victims are h2 alone, and the capture search that walked thousands of positions around
+    Black's king next to the bishop on e7 now takes on h2 at once (the game replayed by
+    python-chess). With Black's h5 pawn gone, the pawn may promote: the victims are the
+    plan's expendable units again."""
+    finder = Finder(chess.Board(WALLED_TARGET), Budget(None))
+    board = chess.Board(WALLED_SPARE)
+    plan = finder.side_plan(board, chess.WHITE)
+    assert plan is not None and finder.captures_left(board, chess.WHITE) == 0
+    assert plan.spare == chess.BB_H2
+    assert plan.expendable == chess.BB_H2 | chess.BB_E7 | chess.BB_C3 | chess.BB_E1
+    assert finder.walls.of_side(board, chess.BLACK) & chess.BB_H5
+    assert plan_victims(finder, board, chess.WHITE, plan) == chess.BB_H2
+    assert plan_distance(finder, board) == 2            # Nf6-g4xh2
+    phase = finder.capture_phase(chess.popcount(board.occupied), 2.0, 4_000, 0)
+    moves = next(finder.search(board.copy(), phase))
+    assert finder.nodes <= 20
+    after = board.copy()
+    for move in moves:
+        assert after.is_legal(move)
+        after.push(move)
+    assert after.move_stack[-1].to_square == chess.H2 and not after.pawns & chess.BB_H2
+    open_file = board.copy()
+    open_file.remove_piece_at(chess.H5)
+    open_file.set_piece_at(chess.G5, chess.Piece(chess.PAWN, chess.BLACK))
+    open_plan = finder.side_plan(open_file, chess.WHITE)
+    assert open_plan is not None
+    assert plan_victims(finder, open_file, chess.WHITE, open_plan) == open_plan.expendable
+
+
+def test_plan_victims_lie_between_the_spare_and_the_expendable_units():
+    """On random quiet walks from WALLED_SPARE (and a random game's positions): the victims
+    hold every left-over unit and nothing the plan does not find expendable, and differ from
+    the expendable units only where a left-over pawn is walled in (its side without captures)."""
+    finder = Finder(chess.Board(WALLED_TARGET), Budget(None))
+    rng = random.Random(78135)
+    boards = [board for board, _ in random_game(3, 150)[::3]]
+    for _ in range(30):
+        walk = chess.Board(WALLED_SPARE)
+        for _ in range(rng.randint(1, 8)):
+            quiet = [m for m in walk.legal_moves if not walk.is_capture(m)]
+            if not quiet:
+                break
+            walk.push(rng.choice(quiet))
+        boards.append(walk.copy(stack=False))
+    differ = 0
+    for board in boards:
+        for color in chess.COLORS:
+            plan = finder.side_plan(board, color)
+            if plan is None:
+                continue
+            victims = plan_victims(finder, board, color, plan)
+            assert plan.spare & ~board.kings & ~victims == 0, board.fen()
+            assert victims & ~plan.expendable == 0, board.fen()
+            if victims != plan.expendable:
+                differ += 1
+                assert finder.captures_left(board, color) <= 0 and plan.spare & board.pawns
+    assert differ >= 10
 
 
 def test_pawn_zone_stops_short_of_a_blocker():

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import chess
 
-from retrologic.legalgame.kernel import Planner, SidePlan, locked_pawns
+from retrologic.legalgame.kernel import Planner, SidePlan, locked_pawns, plan_victims
 from retrologic.legalgame.reach import Reach
 from retrologic.legalgame.walls import Walls, stuck_pawns
 from retrologic.legality.reachability import capture_column, pawn_captures_needed
@@ -52,6 +52,7 @@ class Bounds(Reach):
     parts: dict[tuple, int]
     plans: dict[tuple, SidePlan | None]
     locks: dict[tuple, int]
+    victim_memo: dict[tuple, int]
     planner: Planner
     plan_salt: int
 
@@ -189,6 +190,18 @@ class Bounds(Reach):
     def settled(self, board: chess.BaseBoard, color: chess.Color) -> int:
         """`color`'s settled pawns (`Walls.of_side`)."""
         return self.walls.of_side(board, color)
+
+    def victims(self, board: chess.BaseBoard, color: chess.Color, plan: SidePlan) -> int:
+        """`kernel.plan_victims` of `color` under its `plan` (`side_plan`), memoised by
+        `plan_key` and the other side's pawns (all it depends on: the other side's settled
+        pawns depend on its pawns and captures left, the latter in the key)."""
+        key = self.plan_key(board, color) + (board.pawns & board.occupied_co[not color],)
+        hit = self.victim_memo.get(key)
+        if hit is None:
+            if len(self.victim_memo) > BOUNDS_MEMO:
+                self.victim_memo.clear()
+            hit = self.victim_memo[key] = plan_victims(self, board, color, plan)
+        return hit
 
     def locked(self, board: chess.BaseBoard, color: chess.Color, plan: SidePlan) -> int:
         """`kernel.locked_pawns` of `color` under its `plan` (`side_plan`), memoised by

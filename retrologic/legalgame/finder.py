@@ -159,6 +159,7 @@ class Finder(Bounds):
         self.blocked_memo: dict[tuple, tuple[int, ...]] = {}
         self.plans: dict[tuple, SidePlan | None] = {}
         self.locks: dict[tuple, int] = {}
+        self.victim_memo: dict[tuple, int] = {}
         self.planner = Planner(self.analysis)
         self.plan_salt = 0     # 0: the cheapest plan; else a salted one (`kernel.side_plan`)
         self.around_pawns = True  # the plan's guide walks pieces around the pawns (`find`)

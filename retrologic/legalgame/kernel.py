@@ -210,6 +210,8 @@ class Measures(Protocol):
 
     def locked(self, board: chess.BaseBoard, color: chess.Color, plan: SidePlan) -> int: ...
 
+    def victims(self, board: chess.BaseBoard, color: chess.Color, plan: SidePlan) -> int: ...
+
     def victim_arrival(self, color: chess.Color, square: chess.Square,
                        pieces: list[tuple[int, int]], foe_pawns: list[chess.Square],
                        cap: int, obstacles: int | None = None) -> int: ...
@@ -233,7 +235,7 @@ def plan_distance(finder: Measures, board: chess.BaseBoard) -> int:
         mine, theirs = finder.side_plan(board, color), finder.side_plan(board, not color)
         if mine is None or theirs is None:
             return INF
-        victims = theirs.expendable & ~finder.frozen
+        victims = finder.victims(board, not color, theirs) & ~finder.frozen
         # every capture takes a move (a unit never stands on its victim's square), so 1 is
         # the least any term can give: the side's other terms cannot beat it
         if not victims or best <= 1:
@@ -305,6 +307,45 @@ def _may_capture(rows: list[tuple[tuple[int, ...], tuple[float, ...]]], r: int,
         total += rows[i][0][c]
         used |= i == r and rows[i][0][c] > 0
     return used and total <= need
+
+
+def plan_victims(finder: Measures, board: chess.BaseBoard, color: chess.Color,
+                 plan: SidePlan) -> int:
+    """The units of `color` its opponent may take under `color`'s `plan`: `plan.expendable`,
+    except that a left-over pawn walled in for good -- its side has no capture left and a
+    settled pawn of the other side (`legalgame.walls`) stands ahead of it on its file, so it
+    can neither leave the file nor promote (`pawn_zone`) -- replaces only a target pawn in its
+    zone. Why (issue #19, seed 78135): Black's last capture was to take White's left-over h2
+    pawn, shut in by Black's settled h5; the plan counted the queen, rook and bishop as
+    replaceable by that pawn's promotion, the capture search read Black's king one move from
+    a victim on e7, and walked a plateau of some 55,000 positions where every capture in reach
+    was a dead end."""
+    spare, need = plan.spare & board.pawns, finder.captures_left(board, color)
+    if not spare or need > 0:
+        return plan.expendable
+    blockers = finder.settled(board, not color)
+    zones = {}
+    for sq in chess.scan_forward(spare):
+        zone, promotes = pawn_zone(color, sq, blockers)
+        if not promotes:
+            zones[sq] = zone
+    if not zones:
+        return plan.expendable
+    targets = finder.analysis.target_units[color]
+    free = [(sq, finder.planner.row(color, board.piece_type_at(sq) or 0, sq, need,
+                                    finder.plan_salt)[0])
+            for sq in chess.scan_forward(plan.spare)]
+    out = plan.spare
+    for usq, index, _ in plan.assignment:
+        tsq, ttype = targets[index]
+        for sq, captures in free:
+            if captures[index] != 0:
+                continue    # no capture left: only a capture-free route replaces it
+            zone = zones.get(sq)
+            if zone is None or ttype == chess.PAWN and zone & chess.BB_SQUARES[tsq]:
+                out |= chess.BB_SQUARES[usq]
+                break
+    return out & ~board.kings
 
 
 def pawn_zone(color: chess.Color, square: chess.Square, blockers: int) -> tuple[int, bool]:
