@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import chess
 
-from retrologic.legalgame.kernel import Planner, SidePlan, locked_pawns, plan_victims
+from retrologic.legalgame.kernel import (Planner, SidePlan, locked_pawns, may_wall_spares,
+                                         plan_victims)
 from retrologic.legalgame.reach import Reach
 from retrologic.legalgame.walls import Walls, stuck_pawns
 from retrologic.legality.reachability import capture_column, pawn_captures_needed
@@ -194,7 +195,11 @@ class Bounds(Reach):
     def victims(self, board: chess.BaseBoard, color: chess.Color, plan: SidePlan) -> int:
         """`kernel.plan_victims` of `color` under its `plan` (`side_plan`), memoised by
         `plan_key` and the other side's pawns (all it depends on: the other side's settled
-        pawns depend on its pawns and captures left, the latter in the key)."""
+        pawns depend on its pawns and captures left, the latter in the key); on the hot path
+        of the capture searches' guide, so the common case (`kernel.may_wall_spares` false:
+        the plan's own expendable units) builds no key."""
+        if not may_wall_spares(board, plan, self.captures_left(board, color)):
+            return plan.expendable
         key = self.plan_key(board, color) + (board.pawns & board.occupied_co[not color],)
         hit = self.victim_memo.get(key)
         if hit is None:

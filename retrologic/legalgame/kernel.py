@@ -309,6 +309,12 @@ def _may_capture(rows: list[tuple[tuple[int, ...], tuple[float, ...]]], r: int,
     return used and total <= need
 
 
+def may_wall_spares(board: chess.BaseBoard, plan: SidePlan, need: int) -> bool:
+    """Whether `plan_victims` can differ from `plan.expendable`: the side has a left-over pawn
+    and no capture left (`need`, its captures left); else it is the plan's own."""
+    return bool(plan.spare & board.pawns) and need <= 0
+
+
 def plan_victims(finder: Measures, board: chess.BaseBoard, color: chess.Color,
                  plan: SidePlan) -> int:
     """The units of `color` its opponent may take under `color`'s `plan`: `plan.expendable`,
@@ -320,12 +326,12 @@ def plan_victims(finder: Measures, board: chess.BaseBoard, color: chess.Color,
     replaceable by that pawn's promotion, the capture search read Black's king one move from
     a victim on e7, and walked a plateau of some 55,000 positions where every capture in reach
     was a dead end."""
-    spare, need = plan.spare & board.pawns, finder.captures_left(board, color)
-    if not spare or need > 0:
+    need = finder.captures_left(board, color)
+    if not may_wall_spares(board, plan, need):
         return plan.expendable
     blockers = finder.settled(board, not color)
-    zones = {}
-    for sq in chess.scan_forward(spare):
+    zones: dict[chess.Square, int] = {}
+    for sq in chess.scan_forward(plan.spare & board.pawns):
         zone, promotes = pawn_zone(color, sq, blockers)
         if not promotes:
             zones[sq] = zone
