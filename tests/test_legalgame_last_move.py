@@ -136,7 +136,7 @@ def test_the_turns_resume_after_a_limit_within_their_cap() -> None:
     before = last_move.bound_last_move(target)
     turns = last_move.Turns(target, before, 2_000, lambda board, cap: Finders(board, cap))
     finders = turns.live[0][0]
-    first = Budget(nodes=300)   # stops inside the first start's first turn
+    first = Budget(nodes=100)   # stops inside the first start's first turn
     with pytest.raises(LimitHit):
         turns.run(first)
     assert turns.spent == first.spent == finders.spent and len(turns.live) == len(before)

@@ -16,6 +16,7 @@ import pytest
 
 from conftest import game_targets, random_game
 from retrologic.legalgame.checker import replay
+from retrologic.legalgame import finder as finder_module
 from retrologic.legalgame.finder import Finder
 from retrologic.legalgame.walls import Walls, settled_pawns, stuck_pawns, unreplaceable_pawns
 from retrologic.limits import Budget
@@ -218,15 +219,27 @@ def test_the_kings_walls_let_the_finder_place_seed_41711(monkeypatch):
     assert Finder(target, Budget(), 1_000).find() is None
 
 
-def test_the_placement_guide_sees_pieces_held_on_their_target_squares():
+def test_the_placement_guide_sees_pieces_held_on_their_target_squares(monkeypatch):
     """Seed 6057's placement: Black's rook on f8 must reach a8 past its queen and rook on e8 and
     d8, which stand on their own target squares. The bound says one move; python-chess shows
-    the rook has no move to a8, and the guide (`Finder.placement_moves`) asks two more."""
+    the rook has no move to a8, nor a way there, alone, with either of them lifted (both: it
+    has), and the guide (`Finder.placement_moves`) asks four more: both step aside and back."""
     target = chess.Board("r2rq3/3pb2p/p1n1p1pn/1pQ2P2/4k3/2P4N/1Bb3KP/R3NB1R w - - 0 34")
     board = chess.Board("3rqr2/3pb2p/p1n1p1pn/1pQ2P2/4k3/2P4N/1Bb3KP/R3NB1R b - - 6 29")
     assert chess.Move(chess.F8, chess.A8) not in board.legal_moves
+    lifted = {name: board.copy() for name in ("e8", "d8", "both")}
+    lifted["e8"].remove_piece_at(chess.E8)
+    lifted["d8"].remove_piece_at(chess.D8)
+    for square in (chess.E8, chess.D8):
+        lifted["both"].remove_piece_at(square)
+    reached = {name: rook_squares(lifted_board, chess.F8) for name, lifted_board in lifted.items()}
+    assert not reached["e8"] & chess.BB_A8 and not reached["d8"] & chess.BB_A8
+    assert reached["both"] & chess.BB_A8
     finder = Finder(target, Budget(), 1_000)
     assert finder.side_bounds(board) == (0, 1)
+    assert finder.placement_moves(board) == finder.moves_left(board) + 4
+    monkeypatch.setattr(finder_module, "RELEASE_HELD", False)     # the guide before: two more
+    finder.held.clear()
     assert finder.placement_moves(board) == finder.moves_left(board) + 2
     for guide in ("moves", "plies"):        # every try's placement search: `placement_moves`
         finder.guide_name = guide
@@ -234,6 +247,59 @@ def test_the_placement_guide_sees_pieces_held_on_their_target_squares():
     # with nothing held (the initial array's own position as target) the guide is the bound
     start = Finder(chess.Board(), Budget(), 1_000)
     assert start.placement_moves(chess.Board()) == start.moves_left(chess.Board()) == 0
+
+
+def rook_squares(board: chess.Board, start: chess.Square) -> int:
+    """The squares the rook on `start` reaches moving alone (every other unit standing still),
+    by a breadth-first search of python-chess's rook attacks."""
+    reached, frontier = chess.BB_SQUARES[start], [start]
+    occupied = board.occupied & ~chess.BB_SQUARES[start]
+    while frontier:
+        square = frontier.pop()
+        for step in chess.scan_forward(chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square]
+                                                                     & occupied]
+                                       | chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square]
+                                                                       & occupied]):
+            if not chess.BB_SQUARES[step] & (occupied | reached):
+                reached |= chess.BB_SQUARES[step]
+                frontier.append(step)
+    return reached
+
+
+# seed 79426 of bench/legal.py: every capture made, Black's rook on a8 must reach h3, its only
+# way out past its bishops on d7 and e7, which stand on their own target squares
+SEED_79426 = "qn2n3/3bb1Pk/1p1p4/p2B1pp1/2P3p1/PPQp1N1r/3N1K1R/1RB5 w - - 7 55"
+CRAMPED = "rnq1n3/3bb1Pk/1p1p4/p2B1pp1/2P3p1/PPQp1N2/3N1K1R/1RB5 b - - 8 41"
+
+
+def test_the_placement_guide_counts_the_held_pieces_that_must_step_aside(monkeypatch):
+    """Seed 79426's cramped board: Black's rook on a8 must reach h3; with the pieces on their
+    own target squares standing still it has no way there (python-chess: it reaches neither h3
+    nor any square of the h-file), so the guide releases one held piece at a time, and the
+    placement search finds the target within 1,000 positions (python-chess replays it); with
+    the guide before (two moves more, whatever the held pieces), 3,000 are not enough."""
+    target, board = chess.Board(SEED_79426), chess.Board(CRAMPED)
+    held = spg_targets.anchored(target, 0, board) & ~board.pawns
+    still = board.copy()
+    still.clear_board()
+    for square in chess.scan_forward(held | board.pawns | chess.BB_A8):
+        piece = board.piece_at(square)
+        assert piece is not None
+        still.set_piece_at(square, piece)
+    assert not rook_squares(still, chess.A8) & chess.BB_FILE_H
+    finder = Finder(target, Budget(), 10_000)
+    assert finder.placement_moves(board) > finder.moves_left(board) + 2
+    moves = next(finder.search(board.copy(), finder.placement_phase(3.0, 1_000)), None)
+    assert moves is not None
+    for move in moves:
+        assert move in board.legal_moves
+        board.push(move)
+    assert (board.board_fen(), board.turn, board.castling_rights) == \
+        (target.board_fen(), target.turn, target.castling_rights)
+    monkeypatch.setattr(finder_module, "RELEASE_HELD", False)
+    before = Finder(target, Budget(), 10_000)
+    assert next(before.search(chess.Board(CRAMPED), before.placement_phase(3.0, 3_000)),
+                None) is None
 
 
 def test_a_plies_try_places_with_the_placement_guide():

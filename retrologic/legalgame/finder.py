@@ -93,6 +93,7 @@ FIND_NODES = 60_000  # positions one `find` expands at most over all its tries (
 TIE_MASK = (1 << 32) - 1  # the bits of a position's hash that make its tie-break (`tie`)
 CHECK_VICTIMS = True  # a capture is an outcome only when `kernel.victims_fit` holds after it
 ELITE_TRIES = 1  # tries per round from the deepest boards reached (`legalgame.elite`)
+RELEASE_HELD = True  # `placement_moves` releases held pieces one at a time (seed 79426)
 SALT = 0  # added to every jittered try's salt (bench/legal.py --salt: other draws, same rules)
 
 
@@ -189,8 +190,12 @@ class Finder(Bounds):
         """`moves_left` with the obstruction split of Malikovic §7 as a guide (a heuristic, not
         claimed a bound): either the pieces standing on their own target squares all stay there
         (the bound with them frozen too: a rook whose way along the back rank its own queen
-        and rook close, seed 6057) or one of them steps aside and back (two moves more); two
-        more as well for a check of the target given too early (`legalgame.last_check`).
+        and rook close, seed 6057) or one of them steps aside and back (two moves more) or
+        two or more do (four). Where the frozen bound asks more than two, the split goes one
+        level down: each held piece of the sides it hinders, released alone, gives the bound
+        with the others frozen plus two (seed 79426: a rook shut in behind its own bishops,
+        placed from that board in 692 positions against none in 5,000 with two more flat);
+        two more as well for a check of the target given too early (`legalgame.last_check`).
         Memoised by placement, castling rights and side to move."""
         key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
                board.kings, board.occupied_co[chess.WHITE], board.castling_rights, board.turn)
@@ -209,14 +214,42 @@ class Finder(Bounds):
         held = anchored(self.target, self.frozen, board) & ~board.pawns
         if plain is None or not held:
             return plain
-        view = self.walls.view(self.walls.of(board) | held)
+        walls = self.walls.of(board)
+        stay = self.staying(board, walls | held)
+        if not RELEASE_HELD or stay <= plain + 2:
+            return max(plain, min(stay, plain + 2))
+        # the held pieces hinder more than one step aside can explain: one of them steps aside
+        # and back (the bound with the others held, two moves more), or two or more do (four)
+        best = plain + 4
+        for square in chess.scan_forward(held & self.crowded(board, walls | held)):
+            best = min(best, self.staying(board, walls | held & ~chess.BB_SQUARES[square]) + 2)
+            if best <= plain + 2:
+                break                   # no release can give less
+        return max(plain, best)
+
+    def crowded(self, board: chess.Board, walls: int) -> int:
+        """The units of the sides whose bound the units on `walls` (never moving) raise by more
+        than two moves: the held pieces `_placement_moves` releases one at a time are theirs."""
+        view = self.walls.view(walls)
+        plain = self.side_bounds(board)
+        assert plain is not None        # the caller's `moves_left` was finite
+        out = 0
+        for color, part in zip((chess.WHITE, chess.BLACK), plain):
+            if view.bound.side_bound(board, color) + \
+                    self.rights_moves(board.castling_rights & BACK_RANK[color]) > part + 2:
+                out |= board.occupied_co[color]
+        return out
+
+    def staying(self, board: chess.Board, walls: int) -> int:
+        """Both sides' bounds with the units on `walls` never moving (INF: never)."""
+        view = self.walls.view(walls)
         stay = 0
         for color in chess.COLORS:
             part = view.bound.side_bound(board, color)
             if part >= INF:
-                return plain + 2
+                return INF
             stay += part + self.rights_moves(board.castling_rights & BACK_RANK[color])
-        return max(plain, min(self.with_parity(board, stay), plain + 2))
+        return self.with_parity(board, stay)
 
     # the phases ---------------------------------------------------------------------------------
 
