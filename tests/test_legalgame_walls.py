@@ -251,19 +251,31 @@ def test_the_placement_guide_sees_pieces_held_on_their_target_squares(monkeypatc
 
 def rook_squares(board: chess.Board, start: chess.Square) -> int:
     """The squares the rook on `start` reaches moving alone (every other unit standing still),
-    by a breadth-first search of python-chess's rook attacks."""
+    by a search over python-chess's rook attacks."""
+    piece, alone = board.piece_at(start), board.copy()
+    assert piece is not None and piece.piece_type == chess.ROOK
+    alone.remove_piece_at(start)
     reached, frontier = chess.BB_SQUARES[start], [start]
-    occupied = board.occupied & ~chess.BB_SQUARES[start]
     while frontier:
         square = frontier.pop()
-        for step in chess.scan_forward(chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square]
-                                                                     & occupied]
-                                       | chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square]
-                                                                       & occupied]):
-            if not chess.BB_SQUARES[step] & (occupied | reached):
-                reached |= chess.BB_SQUARES[step]
-                frontier.append(step)
+        alone.set_piece_at(square, piece)
+        steps = alone.attacks_mask(square) & ~alone.occupied & ~reached
+        alone.remove_piece_at(square)
+        reached |= steps
+        frontier.extend(chess.scan_forward(steps))
     return reached
+
+
+def assert_places(board: chess.Board, moves: list[chess.Move] | None,
+                  target: chess.Board) -> None:
+    """python-chess plays `moves` from `board` to the target's placement, side to move and
+    rights."""
+    assert moves is not None
+    for move in moves:
+        assert move in board.legal_moves
+        board.push(move)
+    assert (board.board_fen(), board.turn, board.castling_rights) == \
+        (target.board_fen(), target.turn, target.castling_rights)
 
 
 # seed 79426 of bench/legal.py: every capture made, Black's rook on a8 must reach h3, its only
@@ -289,13 +301,8 @@ def test_the_placement_guide_counts_the_held_pieces_that_must_step_aside(monkeyp
     assert not rook_squares(still, chess.A8) & chess.BB_FILE_H
     finder = Finder(target, Budget(), 10_000)
     assert finder.placement_moves(board) > finder.moves_left(board) + 2
-    moves = next(finder.search(board.copy(), finder.placement_phase(3.0, 1_000)), None)
-    assert moves is not None
-    for move in moves:
-        assert move in board.legal_moves
-        board.push(move)
-    assert (board.board_fen(), board.turn, board.castling_rights) == \
-        (target.board_fen(), target.turn, target.castling_rights)
+    assert_places(board, next(finder.search(board.copy(), finder.placement_phase(3.0, 1_000)),
+                              None), target)
     monkeypatch.setattr(finder_module, "RELEASE_HELD", False)
     before = Finder(target, Budget(), 10_000)
     assert next(before.search(chess.Board(CRAMPED), before.placement_phase(3.0, 3_000)),
@@ -313,10 +320,5 @@ def test_a_plies_try_places_with_the_placement_guide():
     finder = Finder(target, Budget(), 10_000)
     assert finder.captures_left(board, chess.WHITE) == finder.captures_left(board, chess.BLACK) == 0
     finder.guide_name = "plies"
-    moves = next(finder.search(board.copy(), finder.placement_phase(3.0, 100)), None)
-    assert moves is not None
-    for move in moves:
-        assert move in board.legal_moves
-        board.push(move)
-    assert (board.board_fen(), board.turn, board.castling_rights) == \
-        (target.board_fen(), target.turn, target.castling_rights)
+    assert_places(board, next(finder.search(board.copy(), finder.placement_phase(3.0, 100)),
+                              None), target)
