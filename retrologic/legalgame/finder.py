@@ -224,7 +224,9 @@ class Finder(Bounds):
         for square in chess.scan_forward(held & self.crowded(board, walls | held)):
             best = min(best, self.staying(board, walls | held & ~chess.BB_SQUARES[square]) + 2)
             if best <= plain + 2:
-                break                   # no release can give less
+                # walls never lower a bound, so no other release gives less (but for the two of
+                # a check given too early, which `plain` counts and `staying` does not)
+                break
         return max(plain, best)
 
     def crowded(self, board: chess.Board, walls: int) -> int:
