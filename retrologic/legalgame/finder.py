@@ -215,43 +215,43 @@ class Finder(Bounds):
         if plain is None or not held:
             return plain
         walls = self.walls.of(board)
-        stay = self.staying(board, walls | held)
+        parts = self.frozen_parts(board, walls | held)
+        stay = self.staying(board, parts)
         if not RELEASE_HELD or stay <= plain + 2:
             return max(plain, min(stay, plain + 2))
         # the held pieces hinder more than one step aside can explain: one of them steps aside
-        # and back (the bound with the others held, two moves more), or two or more do (four)
+        # and back (the bound with the others held, two moves more), or two or more do (four);
+        # the pieces released are those of the sides the held ones raise by more than two
+        bounds = self.side_bounds(board)
+        assert bounds is not None       # `moves_left` was finite
+        crowded = 0
+        for color, part, bound in zip((chess.WHITE, chess.BLACK), parts, bounds):
+            if part > bound + 2:
+                crowded |= board.occupied_co[color]
         best = plain + 4
-        for square in chess.scan_forward(held & self.crowded(board, walls | held)):
-            best = min(best, self.staying(board, walls | held & ~chess.BB_SQUARES[square]) + 2)
+        for square in chess.scan_forward(held & crowded):
+            release = self.frozen_parts(board, walls | held & ~chess.BB_SQUARES[square])
+            best = min(best, self.staying(board, release) + 2)
             if best <= plain + 2:
                 # walls never lower a bound, so no other release gives less (but for the two of
                 # a check given too early, which `plain` counts and `staying` does not)
                 break
         return max(plain, best)
 
-    def crowded(self, board: chess.Board, walls: int) -> int:
-        """The units of the sides whose bound the units on `walls` (never moving) raise by more
-        than two moves: the held pieces `_placement_moves` releases one at a time are theirs."""
+    def frozen_parts(self, board: chess.Board, walls: int) -> tuple[int, int]:
+        """(White's, Black's) bounds with the units on `walls` never moving, each with two more
+        per castling right kept that the target has lost (INF: never)."""
         view = self.walls.view(walls)
-        plain = self.side_bounds(board)
-        assert plain is not None        # the caller's `moves_left` was finite
-        out = 0
-        for color, part in zip((chess.WHITE, chess.BLACK), plain):
-            if view.bound.side_bound(board, color) + \
-                    self.rights_moves(board.castling_rights & BACK_RANK[color]) > part + 2:
-                out |= board.occupied_co[color]
-        return out
+        return (view.bound.side_bound(board, chess.WHITE)
+                + self.rights_moves(board.castling_rights & BACK_RANK[chess.WHITE]),
+                view.bound.side_bound(board, chess.BLACK)
+                + self.rights_moves(board.castling_rights & BACK_RANK[chess.BLACK]))
 
-    def staying(self, board: chess.Board, walls: int) -> int:
-        """Both sides' bounds with the units on `walls` never moving (INF: never)."""
-        view = self.walls.view(walls)
-        stay = 0
-        for color in chess.COLORS:
-            part = view.bound.side_bound(board, color)
-            if part >= INF:
-                return INF
-            stay += part + self.rights_moves(board.castling_rights & BACK_RANK[color])
-        return self.with_parity(board, stay)
+    def staying(self, board: chess.Board, parts: tuple[int, int]) -> int:
+        """Both sides' `frozen_parts` added up, with the side to move (INF: never)."""
+        if max(parts) >= INF:
+            return INF
+        return self.with_parity(board, sum(parts))
 
     # the phases ---------------------------------------------------------------------------------
 
