@@ -242,10 +242,10 @@ class Finder(Bounds):
         """(White's, Black's) bounds with the units on `walls` never moving, each with two more
         per castling right kept that the target has lost (INF: never)."""
         view = self.walls.view(walls)
-        return (view.bound.side_bound(board, chess.WHITE)
-                + self.rights_moves(board.castling_rights & BACK_RANK[chess.WHITE]),
-                view.bound.side_bound(board, chess.BLACK)
-                + self.rights_moves(board.castling_rights & BACK_RANK[chess.BLACK]))
+        white, black = (view.bound.side_bound(board, color)
+                        + self.rights_moves(board.castling_rights & BACK_RANK[color])
+                        for color in chess.COLORS)
+        return white, black
 
     def staying(self, board: chess.Board, parts: tuple[int, int]) -> int:
         """Both sides' `frozen_parts` added up, with the side to move (INF: never)."""
