@@ -51,7 +51,8 @@ from retrologic.legalgame.elite import Elite
 from retrologic.legalgame.bounds import BOUNDS_MEMO, Bounds
 from retrologic.legalgame.kernel import (Planner, SidePlan, plan_distance, promotions_fit,
                                          victims_fit)
-from retrologic.legalgame.last_check import check_lines, early_check
+from retrologic.legalgame.last_check import (check_lines, early_check, early_checkers,
+                                             late_arrival)
 from retrologic.legalgame.stipulated import immobile
 from retrologic.legalgame.walls import Walls
 from retrologic.limits import Budget, LimitHit
@@ -95,6 +96,7 @@ CHECK_VICTIMS = True  # a capture is an outcome only when `kernel.victims_fit` h
 ELITE_TRIES = 1  # tries per round from the deepest boards reached (`legalgame.elite`)
 RELEASE_HELD = True  # `placement_moves` releases held pieces one at a time (seed 79426)
 SALT = 0  # added to every jittered try's salt (bench/legal.py --salt: other draws, same rules)
+LATE_ARRIVAL = True  # the placement guide counts a checker's way round (`last_check`, 79597)
 
 
 class GiveUp(Exception):
@@ -171,6 +173,8 @@ class Finder(Bounds):
         self.exhausted = False  # the node cap is spent or every start is dead
         self.elite = Elite()   # the deepest boards the tries reached (`_extend`)
         self.checks = check_lines(target)
+        self.checked_king = target.king(target.turn)   # the checks' king's target square
+        self.late_memo: dict[tuple, int] = {}          # `last_check.late_arrival`'s figures
         self.columns = Columns(target)  # the proof kernel's check of capture outcomes
 
     # the guides ---------------------------------------------------------------------------------
@@ -195,7 +199,9 @@ class Finder(Bounds):
         level down: each held piece of the sides it hinders, released alone, gives the bound
         with the others frozen plus two (seed 79426: a rook shut in behind its own bishops,
         placed from that board in 692 positions against none in 5,000 with two more flat);
-        two more as well for a check of the target given too early (`legalgame.last_check`).
+        two more as well for a check of the target given too early, or the moves a checker
+        needs to keep off the checked king's square until the king is there
+        (`legalgame.last_check`, whichever is more).
         Memoised by placement, castling rights and side to move."""
         key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
                board.kings, board.occupied_co[chess.WHITE], board.castling_rights, board.turn)
@@ -209,9 +215,15 @@ class Finder(Bounds):
     def _placement_moves(self, board: chess.Board) -> int | None:
         """`placement_moves` computed."""
         plain = self.moves_left(board)
-        if plain is not None and self.checks and early_check(board, self.checks):
-            plain += 2
-        held = anchored(self.target, self.frozen, board) & ~board.pawns
+        early = early_checkers(board, self.checks) if self.checks else 0
+        if plain is not None and self.checks:
+            late = late_arrival(board, self.checks, self.checked_king, self.frozen,
+                                self.analysis.distances.piece_distance, self.late_memo) \
+                if LATE_ARRIVAL and self.checked_king is not None else 0
+            plain += max(2 if early else 0, late)
+        # a checker there too early is not held: it steps aside and back (counted above)
+        held = anchored(self.target, self.frozen, board) & ~board.pawns & \
+            ~(early if LATE_ARRIVAL else 0)
         if plain is None or not held:
             return plain
         walls = self.walls.of(board)
