@@ -93,8 +93,8 @@ def late_arrival(board: chess.BaseBoard, lines: tuple[CheckLine, ...], king: che
     79597: a bishop on g8 that must give Bf7+ to a king on g7 leaves by f7 and e8 and comes
     back, three moves where the bound counts one). As in the bound's `distance`, only the
     `frozen` units stand in the way (so the squares covering `king` are those of an open
-    line); the unit of the checker's type nearest its square is taken for it. 0 when the
-    king is there, when a unit stands between the checker's square and the king's (a
+    line); both ways are the least over the units of the checker's type. 0 when the king
+    is there, when a unit stands between the checker's square and the king's (a
     discovered check may come), and for a pawn's check (the finders go through its
     predecessors, `last_move.checked_by_pawn`). A heuristic of the placement guide, never a
     bound; `memo` keeps each line's figure by the squares of the checker's type's units."""
