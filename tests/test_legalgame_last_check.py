@@ -11,8 +11,9 @@ import chess
 from conftest import random_game
 from retrologic.legalgame import finder as finder_module
 from retrologic.legalgame.finder import Finder
-from retrologic.legalgame.last_check import check_lines, covering, early_check, late_arrival
+from retrologic.legalgame.last_check import check_lines, early_check, late_arrival
 from retrologic.limits import Budget
+from retrologic.retract import unit_attacks
 
 
 def test_the_position_before_a_check_never_has_it_early() -> None:
@@ -59,15 +60,16 @@ SEED_79597 = "1r3qk1/p1pp1B1p/2b3p1/1p6/1n1P1P2/bN6/1PPB2rP/R4R1K b - - 0 26"
 TANGLED = "1r3qB1/p1pp2kp/2b3p1/1p6/1n1P1P2/bN6/1PPB2rP/R4R1K b - - 25 30"
 
 
-def test_covering_matches_python_chess_attacks() -> None:
-    """`covering`: the squares from which a unit of a type would attack a square, against
+def test_the_squares_covering_a_square_are_a_units_attacks_from_it() -> None:
+    """What `late_arrival` takes for the squares from which a unit of a type would attack a
+    square (`retract.unit_attacks` from that square: a piece's attacks are symmetric), against
     python-chess's attacks of that unit put on each empty square of real positions."""
     tried = 0
     for seed in range(3):
         for before, _ in random_game(seed)[::9]:
             for king in (chess.E8, chess.G1, chess.D4):
                 for piece_type in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
-                    got = covering(piece_type, king, before.occupied)
+                    got = unit_attacks(piece_type, chess.WHITE, king, before.occupied, False)
                     for square in chess.scan_forward(~before.occupied & chess.BB_ALL):
                         board = before.copy(stack=False)
                         board.set_piece_at(square, chess.Piece(piece_type, chess.WHITE))

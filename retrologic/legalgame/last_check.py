@@ -25,6 +25,7 @@ from typing import Callable, NamedTuple
 
 import chess
 
+from retrologic.retract import unit_attacks
 from retrologic.spg.distances import INF
 
 MEMO_SIZE = 50_000  # `late_arrival`'s figures kept at most (then the memo starts afresh)
@@ -70,20 +71,6 @@ def early_checkers(board: chess.BaseBoard, lines: tuple[CheckLine, ...]) -> int:
     return mask
 
 
-def covering(piece_type: int, king: chess.Square, occupied: int) -> int:
-    """The squares from which a unit of `piece_type` attacks `king` with `occupied` standing
-    (a piece's attacks are symmetric: those of the same unit standing on `king`)."""
-    if piece_type == chess.KNIGHT:
-        return chess.BB_KNIGHT_ATTACKS[king]
-    attacks = 0
-    if piece_type in (chess.BISHOP, chess.QUEEN):
-        attacks |= chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied]
-    if piece_type in (chess.ROOK, chess.QUEEN):
-        attacks |= chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied] | \
-            chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied]
-    return attacks
-
-
 def late_arrival(board: chess.BaseBoard, lines: tuple[CheckLine, ...], king: chess.Square,
                  frozen: int, distance: Distance, memo: dict[tuple, int]) -> int:
     """The moves a piece checker of the target needs beyond its way to its square when the
@@ -110,7 +97,9 @@ def late_arrival(board: chess.BaseBoard, lines: tuple[CheckLine, ...], king: che
         if hit is None:
             if len(memo) > MEMO_SIZE:
                 memo.clear()
-            free = ~covering(piece_type, king, frozen) & ~chess.BB_SQUARES[king] & chess.BB_ALL
+            # a piece's attacks are symmetric: the squares covering `king` are its attacks there
+            covering = unit_attacks(piece_type, color, king, frozen, False)
+            free = ~covering & ~chess.BB_SQUARES[king] & chess.BB_ALL
             straight = via = INF
             for unit in chess.scan_forward(units):
                 straight = min(straight, distance(piece_type, color, unit, line.square))
@@ -122,5 +111,4 @@ def late_arrival(board: chess.BaseBoard, lines: tuple[CheckLine, ...], king: che
     return extra
 
 
-__all__ = ["CheckLine", "Distance", "check_lines", "covering", "early_check", "early_checkers",
-           "late_arrival"]
+__all__ = ["CheckLine", "Distance", "check_lines", "early_check", "early_checkers", "late_arrival"]
