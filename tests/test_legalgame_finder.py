@@ -10,8 +10,8 @@ import random
 import chess
 import pytest
 
-from conftest import (plain_blocked_distance, plain_blocked_ways, random_walk, replayed,
-                      stub_tries)
+from conftest import (game_positions, plain_blocked_distance, plain_blocked_ways, random_walk,
+                      replayed, stub_tries)
 
 from retrologic.legalgame import finder as finder_module
 from retrologic.legalgame.checker import reached_fault
@@ -438,3 +438,64 @@ def test_the_second_low_weight_try_finds_a_game_the_old_try_needed_longer_for(mo
     before = Finder(target, Budget(None), node_cap=20_000)
     before.find()
     assert 2 * before.nodes > 3 * finder.nodes
+
+
+def expansions(monkeypatch, target: chess.Board, late: bool, nodes: int) -> tuple:
+    """The positions the finder expands, in order, the game and the positions charged, with
+    children scored late (`finder.LATE_SCORES`) or at once; and how many capture-plan
+    distances were computed."""
+    expanded: list[str] = []
+    near = [0]
+    monkeypatch.setattr(finder_module, "LATE_SCORES", late)
+    plain_moves, plain_near = Finder.legal_moves, Finder.capture_near
+
+    def legal_moves(self, board):
+        expanded.append(board.fen())       # `search` asks for the moves of each expanded node
+        return plain_moves(self, board)
+
+    def capture_near(self, board):
+        near[0] += 1
+        return plain_near(self, board)
+
+    monkeypatch.setattr(Finder, "legal_moves", legal_moves)
+    monkeypatch.setattr(Finder, "capture_near", capture_near)
+    finder = Finder(target, Budget(), nodes)
+    game = finder.find()
+    monkeypatch.setattr(Finder, "legal_moves", plain_moves)
+    monkeypatch.setattr(Finder, "capture_near", plain_near)
+    return expanded, game, finder.nodes, near[0]
+
+
+@pytest.mark.parametrize("fen", TARGETS)
+def test_late_scores_expand_what_scores_at_once_expand(monkeypatch, fen):
+    """Oracle: the search that scores every child at once. Children queued under a floor of
+    their score and scored when they come out expand the same positions in the same order
+    (restarts, jitter and backtracking included) and find the same game, with far fewer
+    capture-plan distances computed."""
+    target = chess.Board(fen)
+    at_once = expansions(monkeypatch, target, False, 1_500)
+    late = expansions(monkeypatch, target, True, 1_500)
+    assert late[:3] == at_once[:3]
+    assert len(at_once[0]) > 100
+    assert late[3] * 2 < at_once[3]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_floors_never_exceed_the_scores(seed):
+    """Along random games (python-chess's moves), for a finder aimed at the game's last
+    position: each phase's floor is at most its score, and None exactly where the score is
+    None (the capture plan's distance is at least one move; the placement guide never falls
+    below `moves_left`), so scoring late cannot change the search's order."""
+    boards = game_positions(7300 + seed, 90)
+    finder = Finder(boards[-1], Budget(), 1_000)
+    compared = 0
+    for board in boards:
+        phases = [finder.placement_phase(3.0, 100)]
+        if not finder.captures_done(board):
+            phases.append(finder.capture_phase(chess.popcount(board.occupied), 2.0, 100, 0))
+        for phase in phases:
+            score, floor = phase.score(board, 3), phase.floor(board, 3)
+            assert (score is None) == (floor is None)
+            assert score is None or floor <= score
+            compared += score is not None
+    assert compared > 30

@@ -46,11 +46,13 @@ PLACEMENT_SCALE = 3  # a layer's search may expand this many times a capture sea
 @dataclass
 class Phase:
     """What a layer's search is after (the plain finder's `Phase` by shape: `done`, `score`,
-    `nodes`; this module does not import the finder, which calls it)."""
+    `nodes`, no `floor`: every child scored at once; this module does not import the finder,
+    which calls it)."""
 
     done: Callable[[chess.Board, chess.Board], bool]
     score: Callable[[chess.Board, int], float | None]
     nodes: int
+    floor: Callable[[chess.Board, int], float | None] | None = None
 
 
 @functools.cache
