@@ -485,11 +485,17 @@ def test_the_floors_never_exceed_the_scores(seed):
     """Along random games (python-chess's moves), for a finder aimed at the game's last
     position: each phase's floor is at most its score, and None exactly where the score is
     None (the capture plan's distance is at least one move; the placement guide never falls
-    below `moves_left`), so scoring late cannot change the search's order."""
+    below `moves_left`; the bounds without `captures_fit`, `side_floor`, never exceed
+    `side_bounds`), so scoring late cannot change the search's order."""
     boards = game_positions(7300 + seed, 90)
     finder = Finder(boards[-1], Budget(), 1_000)
     compared = 0
     for board in boards:
+        floors = finder.side_floor(board)      # before `side_bounds` fills the memo
+        bounds = finder.side_bounds(board)
+        assert floors is not None or bounds is None
+        assert bounds is None or floors is not None and floors[0] <= bounds[0] and \
+            floors[1] <= bounds[1]
         phases = [finder.placement_phase(3.0, 100)]
         if not finder.captures_done(board):
             phases.append(finder.capture_phase(chess.popcount(board.occupied), 2.0, 100, 0))

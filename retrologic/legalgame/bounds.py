@@ -51,6 +51,7 @@ class Bounds(Reach):
     fit_blocks: dict[tuple, int]
     bounds: dict[tuple, tuple[int, int] | None]
     parts: dict[tuple, int]
+    raw_parts: dict[tuple, int]
     plans: dict[tuple, SidePlan | None]
     locks: dict[tuple, int]
     victim_memo: dict[tuple, int]
@@ -108,6 +109,43 @@ class Bounds(Reach):
             if len(self.parts) > BOUNDS_MEMO:
                 self.parts.clear()
             self.parts[key] = hit
+        return hit
+
+    def side_floor(self, board: chess.Board) -> tuple[int, int] | None:
+        """(White's, Black's) `side_bounds` without our two checks that only turn finite
+        bounds into none (`captures_fit`, `stuck_pawns`): never above `side_bounds`, and None
+        only where it is None, so a floor of a search's score (`finder.Phase.floor`): the
+        capture plan behind `captures_fit` is left for the children that come out."""
+        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+               board.kings, board.occupied_co[chess.WHITE], board.castling_rights)
+        hit = self.bounds.get(key, False)
+        if hit is not False:
+            return hit
+        white = self.raw_part(board, chess.WHITE)
+        if white >= INF:
+            return None
+        black = self.raw_part(board, chess.BLACK)
+        return None if black >= INF else (white, black)
+
+    def raw_part(self, board: chess.Board, color: chess.Color) -> int:
+        """`side_part` without `captures_fit` (the part itself where it is known)."""
+        mask, other = board.occupied_co[color], board.occupied_co[not color]
+        rights = board.castling_rights & BACK_RANK[color]
+        key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
+               board.rooks & mask, board.queens & mask, board.kings & mask, rights,
+               board.pawns & other, chess.popcount(other))
+        hit = self.parts.get(key)
+        if hit is None:
+            hit = self.raw_parts.get(key)
+        if hit is None:
+            walls = self.walls.of(board)
+            analysis = self.walls.view(walls) if walls else self.analysis
+            hit = analysis.bound.side_bound(board, color)
+            if hit < INF:
+                hit += self.rights_moves(rights)
+            if len(self.raw_parts) > BOUNDS_MEMO:
+                self.raw_parts.clear()
+            self.raw_parts[key] = hit
         return hit
 
     def captures_fit(self, board: chess.Board, color: chess.Color) -> bool:

@@ -28,7 +28,9 @@ counts as an outcome only when the opponent can still give up the right units at
 places (`kernel.victims_fit`: seed 3000's last capture was b5xa4 with White's left-over unit a
 pawn walled in on c2; the settled pawns, `legalgame.walls`, count as never leaving their files,
 `kernel.locked_pawns`) and the proof kernel still leads to the target's pawn columns
-(`legalgame.columns`). The per-node work is memoised by what it depends on. Dead ends the
+(`legalgame.columns`). The per-node work is memoised by what it depends on, and a child is
+scored only when it comes out of the queue first (under a floor of its score: `Phase.floor`,
+the same order of expansion). Dead ends the
 bound misses are cut by two checks of our own (`legalgame.bounds`, with the bound itself): the
 pawns' captures must fit within the captures left all together (`captures_fit`), and pawns
 that can never move again must stand on target pawns (`stuck_pawns`); and the bound treats the
@@ -48,7 +50,7 @@ import chess
 
 from retrologic.legalgame.columns import Columns
 from retrologic.legalgame.elite import Elite
-from retrologic.legalgame.bounds import BOUNDS_MEMO, Bounds
+from retrologic.legalgame.bounds import BOUNDS_MEMO, Bounds, plies_needed
 from retrologic.legalgame.kernel import (Planner, SidePlan, plan_distance, promotions_fit,
                                          victims_fit)
 from retrologic.legalgame.last_check import (check_lines, early_check, early_checkers,
@@ -162,6 +164,7 @@ class Finder(Bounds):
         self.bounds: dict[tuple, tuple[int, int] | None] = {}
         self.held: dict[tuple, int | None] = {}
         self.parts: dict[tuple, int] = {}
+        self.raw_parts: dict[tuple, int] = {}
         self.ring_memo: dict[tuple, tuple[int, ...]] = {}
         self.blocked_memo: dict[tuple, tuple[int, ...]] = {}
         self.plans: dict[tuple, SidePlan | None] = {}
@@ -191,6 +194,20 @@ class Finder(Bounds):
             return self.placement_moves(board)
         moves = self.plies_left(board) if self.guide_name != "moves" else self.moves_left(board)
         if moves is not None and self.checks and early_check(board, self.checks):
+            moves += 2
+        return moves
+
+    def guide_floor(self, board: chess.Board) -> int | None:
+        """A floor of `guide` while captures are left: its bounds from `side_floor`."""
+        if self.captures_done(board):
+            return self.guide(board)
+        bounds = self.side_floor(board)
+        if bounds is None:
+            return None
+        white, black = bounds
+        moves = plies_needed(board.turn, white, black, self.target.turn) \
+            if self.guide_name != "moves" else self.with_parity(board, white + black)
+        if self.checks and early_check(board, self.checks):
             moves += 2
         return moves
 
@@ -297,7 +314,7 @@ class Finder(Bounds):
         else queued again under its score. The positions expanded and their order are the
         same as when every child is scored at once (ties go by the same index), but most
         children are never scored: the capture plan's distance, a fifth of the search's CPU,
-        was computed for about eight times fewer children (bench/README-legal.md, 2026-12-07)."""
+        was computed for seven to nine times fewer children (bench/README-legal.md, 2026-12-07)."""
         first = phase.score(board, 0)
         if first is None:
             return
@@ -318,7 +335,7 @@ class Finder(Bounds):
             return moves[::-1]
 
         while heap:
-            key, index, node, depth, scored = heapq.heappop(heap)
+            _, index, node, depth, scored = heapq.heappop(heap)
             if not scored:
                 score = phase.score(node, depth)
                 if score is None:
@@ -391,7 +408,7 @@ class Finder(Bounds):
             # `capture_near` is at least 1: a capture takes a move (`kernel.plan_distance`)
             if chess.popcount(board.occupied) < units:
                 return None
-            moves = self.guide(board)
+            moves = self.guide_floor(board)
             return None if moves is None else weight + 0.5 * moves
 
         return Phase(done, score, nodes, floor)
