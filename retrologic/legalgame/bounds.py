@@ -92,23 +92,36 @@ class Bounds(Reach):
         the side's units and rights, the opponent's pawns and unit count (a move of the other
         side that neither captures nor moves a pawn leaves it as it was, so about half the
         parts of a node's children are look-ups)."""
-        mask, other = board.occupied_co[color], board.occupied_co[not color]
-        rights = board.castling_rights & BACK_RANK[color]
-        key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
-               board.rooks & mask, board.queens & mask, board.kings & mask, rights,
-               board.pawns & other, chess.popcount(other))
+        key = self.part_key(board, color)
         hit = self.parts.get(key)
         if hit is None:
-            walls = self.walls.of(board)
-            analysis = self.walls.view(walls) if walls else self.analysis
-            hit = analysis.bound.side_bound(board, color)
+            hit = self.raw_parts.get(key)
+            if hit is None:
+                hit = self.bare_part(board, color)
             if hit < INF and not self.captures_fit(board, color):
                 hit = INF
-            if hit < INF:
-                hit += self.rights_moves(rights)
             if len(self.parts) > BOUNDS_MEMO:
                 self.parts.clear()
             self.parts[key] = hit
+        return hit
+
+    @staticmethod
+    def part_key(board: chess.Board, color: chess.Color) -> tuple:
+        """What `color`'s part depends on (`side_part`)."""
+        mask, other = board.occupied_co[color], board.occupied_co[not color]
+        return (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
+                board.rooks & mask, board.queens & mask, board.kings & mask,
+                board.castling_rights & BACK_RANK[color], board.pawns & other,
+                chess.popcount(other))
+
+    def bare_part(self, board: chess.Board, color: chess.Color) -> int:
+        """`side_part` without `captures_fit`, computed: the bound with the walls, and the
+        rights' moves."""
+        walls = self.walls.of(board)
+        analysis = self.walls.view(walls) if walls else self.analysis
+        hit = analysis.bound.side_bound(board, color)
+        if hit < INF:
+            hit += self.rights_moves(board.castling_rights & BACK_RANK[color])
         return hit
 
     def side_floor(self, board: chess.Board) -> tuple[int, int] | None:
@@ -128,21 +141,13 @@ class Bounds(Reach):
         return None if black >= INF else (white, black)
 
     def raw_part(self, board: chess.Board, color: chess.Color) -> int:
-        """`side_part` without `captures_fit` (the part itself where it is known)."""
-        mask, other = board.occupied_co[color], board.occupied_co[not color]
-        rights = board.castling_rights & BACK_RANK[color]
-        key = (color, board.pawns & mask, board.knights & mask, board.bishops & mask,
-               board.rooks & mask, board.queens & mask, board.kings & mask, rights,
-               board.pawns & other, chess.popcount(other))
+        """`bare_part` memoised by `part_key` (the part itself where it is known)."""
+        key = self.part_key(board, color)
         hit = self.parts.get(key)
         if hit is None:
             hit = self.raw_parts.get(key)
         if hit is None:
-            walls = self.walls.of(board)
-            analysis = self.walls.view(walls) if walls else self.analysis
-            hit = analysis.bound.side_bound(board, color)
-            if hit < INF:
-                hit += self.rights_moves(rights)
+            hit = self.bare_part(board, color)
             if len(self.raw_parts) > BOUNDS_MEMO:
                 self.raw_parts.clear()
             self.raw_parts[key] = hit
