@@ -11,7 +11,8 @@ game) when the side's pawn captures do not fit within the captures it has left a
 (`walls.stuck_pawns`). The capture plan (`legalgame.kernel`: one joint assignment of a side's
 units to its target units) guides the capture searches and answers `captures_fit` when it
 exists. Everything is memoised by what it depends on (restarts and sibling searches meet the
-same positions).
+same positions). `side_floor` is the bounds without those checks, never above them: the floor
+under which the capture searches queue a child before scoring it (`finder.Phase.floor`).
 """
 
 from __future__ import annotations
