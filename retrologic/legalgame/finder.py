@@ -192,16 +192,18 @@ class Finder(Bounds):
         more for a check of the target given too early (`legalgame.last_check`)."""
         if self.captures_done(board):
             return self.placement_moves(board)
-        moves = self.plies_left(board) if self.guide_name != "moves" else self.moves_left(board)
-        if moves is not None and self.checks and early_check(board, self.checks):
-            moves += 2
-        return moves
+        return self.capture_guide(board, self.side_bounds(board))
 
     def guide_floor(self, board: chess.Board) -> int | None:
         """A floor of `guide` while captures are left: its bounds from `side_floor`."""
         if self.captures_done(board):
             return self.guide(board)
-        bounds = self.side_floor(board)
+        return self.capture_guide(board, self.side_floor(board))
+
+    def capture_guide(self, board: chess.Board, bounds: tuple[int, int] | None) -> int | None:
+        """The capture searches' guide from both sides' `bounds` (None: never): the plies they
+        need (`plies_left`) or the moves (`moves_left`), as the try says, and two more for a
+        check of the target given too early."""
         if bounds is None:
             return None
         white, black = bounds
