@@ -103,7 +103,7 @@ def plain_side_bounds(finder: Finder, board: chess.Board) -> tuple[int, int] | N
     """Both sides' bounds (with the position's walls, as the finder takes them), the captures
     check, stuck pawns and lost rights, nothing cached but the walls' analyses."""
     walls = finder.walls.of(board)
-    bound = (finder.walls.view(walls) if walls else finder.analysis).bound
+    bound = finder.walls.view(walls) if walls else finder.analysis.bound
     sides = []
     for color in (chess.WHITE, chess.BLACK):
         value = bound.side_bound(board, color)

@@ -92,6 +92,29 @@ def test_unreplaceable_pawns_stay_along_real_games():
     assert held_with_captures > 1000          # the check is not vacuous
 
 
+def test_a_walls_view_is_the_whole_analysis_bound():
+    """`Walls.view` builds the proof-game bound alone (2026-12-07); the whole analysis with the
+    same units frozen, as the views were built before, is the oracle: the same side bounds
+    along real games, with the settled pawns frozen, and with the pieces standing on their
+    own target squares held too (the placement guide's sets, `Finder.frozen_parts`)."""
+    compared = finite = 0
+    for boards, k in game_targets(range(5000, 5010), max_plies=100):
+        target = boards[k]
+        walls_of = Walls(chess.Board(), target, 0)
+        for board in boards[:k:3]:
+            walls = walls_of.of(board)
+            held = spg_targets.anchored(target, 0, board) & ~board.pawns
+            for frozen in {walls, walls | held} - {0}:
+                whole = Analysis(chess.Board(), target, extra_frozen=frozen).bound
+                view = walls_of.view(frozen)
+                for color in chess.COLORS:
+                    value = view.side_bound(board, color)
+                    assert value == whole.side_bound(board, color), (target.fen(), board.fen())
+                    compared += 1
+                    finite += value < INF
+    assert compared > 200 and finite > 100      # the check is not vacuous
+
+
 def test_settled_pawns_stay_and_the_walled_bound_holds_along_real_games():
     """Targets every 10 plies of 20 random games, each earlier position of the game checked:
     the real game is the oracle (the settled pawns never leave; each side plays at least the
@@ -113,7 +136,7 @@ def test_settled_pawns_stay_and_the_walled_bound_holds_along_real_games():
             view = walls_of.view(walls)
             for color in chess.COLORS:
                 played = sum(1 for m in range(i, k) if boards[m].turn == color)
-                walled = view.bound.side_bound(board, color)
+                walled = view.side_bound(board, color)
                 assert walled <= played, (target.fen(), i, k, color, board.fen())
                 stronger += walled > plain.bound.side_bound(board, color)
     assert with_walls > 500 and stronger > 0      # the check is not vacuous
@@ -137,7 +160,7 @@ def test_a_bishop_shut_in_by_settled_pawns_has_no_bound():
     walls = walls_of.of(board)
     assert walls & squares("g4", "f3", "e3", "d3")
     assert not bishop_reaches(chess.H3, chess.D7, walls)
-    assert walls_of.view(walls).bound.side_bound(board, chess.WHITE) >= INF
+    assert walls_of.view(walls).side_bound(board, chess.WHITE) >= INF
     assert Analysis(chess.Board(), target).bound.side_bound(board, chess.WHITE) < INF
 
 
@@ -154,7 +177,7 @@ def test_pawns_no_other_pawn_can_replace_shut_in_a_bishop():
     walls = walls_of.of(board)
     assert walls & squares("d6", "e5", "h6") == squares("d6", "e5", "h6")
     assert not bishop_reaches(chess.G7, chess.A1, walls | squares("d8", "h7"))
-    assert walls_of.view(walls).bound.side_bound(board, chess.BLACK) >= INF
+    assert walls_of.view(walls).side_bound(board, chess.BLACK) >= INF
     assert Analysis(chess.Board(), target).bound.side_bound(board, chess.BLACK) == 1
 
 

@@ -63,11 +63,11 @@ def test_the_walled_king_bound_holds_along_real_games() -> None:
                     if later.turn != color:    # after the king's side moved
                         assert not later.kings & later.occupied_co[color] & walls
                 played = sum(1 for m in range(i, k) if boards[m].turn == color)
-                assert view.bound.side_bound(board, color) <= played, \
+                assert view.side_bound(board, color) <= played, \
                     (target.fen(), i, k, color, board.fen())
                 king, goal = board.king(color), target.king(color)
-                walled = view.piece_map(chess.KING, color, king)[goal]
-                plain = trajectory.piece_map(chess.KING, king, view.frozen, INF)[goal]
+                walled = view.distances.piece_map(chess.KING, color, king)[goal]
+                plain = trajectory.piece_map(chess.KING, king, view.targets.frozen, INF)[goal]
                 assert walled >= plain
                 longer += walled > plain
     assert positions > 10_000 and longer > 10

@@ -119,8 +119,8 @@ class Bounds(Reach):
         """`side_part` without `captures_fit`, computed: the bound with the walls, and the
         rights' moves."""
         walls = self.walls.of(board)
-        analysis = self.walls.view(walls) if walls else self.analysis
-        hit = analysis.bound.side_bound(board, color)
+        bound = self.walls.view(walls) if walls else self.analysis.bound
+        hit = bound.side_bound(board, color)
         if hit < INF:
             hit += self.rights_moves(board.castling_rights & BACK_RANK[color])
         return hit

@@ -277,7 +277,7 @@ class Finder(Bounds):
         """(White's, Black's) bounds with the units on `walls` never moving, each with two more
         per castling right kept that the target has lost (INF: never)."""
         view = self.walls.view(walls)
-        white, black = (view.bound.side_bound(board, color)
+        white, black = (view.side_bound(board, color)
                         + self.rights_moves(board.castling_rights & BACK_RANK[color])
                         for color in chess.COLORS)
         return white, black

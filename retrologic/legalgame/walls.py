@@ -7,7 +7,7 @@ order (a pawn never passes another on its file without capturing). When the file
 of its pawns as the target does, the k-th from the side's home rank must become the target's
 k-th: a pawn already on that square never moves again (it cannot come back) and is never
 captured (the side could not replace it). The finder's bound is then taken with those pawns
-frozen (`Walls.view`: a proof-game analysis whose distance tables treat them as obstacles), so
+frozen (`Walls.view`: the proof-game bound whose distance tables treat them as obstacles), so
 a bishop shut in behind them, or a rook whose file they close, has no finite bound and the
 search leaves that branch at once (seed 6204 of bench/legal.py: a light bishop on h3 behind
 g4 with its target on d7, placement searched to the cap before).
@@ -34,9 +34,16 @@ from functools import cache
 
 import chess
 
-from retrologic.spg.analysis import Analysis, Solver, hungarian
+from retrologic.spg.analysis import Solver, hungarian
+from retrologic.spg.bound import Bound
+from retrologic.spg.distances import shared as shared_distances
+from retrologic.spg.options import BoundOptions
+from retrologic.spg.targets import Targets
 
-MAX_VIEWS = 64  # analyses kept, one per set of walls (the least recently used dropped first)
+# bounds kept, one per set of walls (the least recently used dropped first): the placement
+# guide's releases (`Finder._placement_moves`) make one set per held piece, which 64 thrashed
+# (0.925 of the CPU with 512, the same positions; bench/README-legal.md, 2026-12-07)
+MAX_VIEWS = 512
 MAX_SETTLED = 1 << 16  # `Walls.of_side` results kept (all dropped when full)
 
 
@@ -113,8 +120,8 @@ def unreplaceable_pawns(pawns: int, goal: int, color: chess.Color, captures: int
 
 
 class Walls:
-    """The settled pawns of a position on the way to `target`, and the analysis with them
-    frozen (memoised by the walls, at most `MAX_VIEWS` kept), its assignment blocks solved by
+    """The settled pawns of a position on the way to `target`, and the proof-game bound with
+    them frozen (memoised by the walls, at most `MAX_VIEWS` kept), its assignment blocks solved by
     `assignment` (the finder passes its own)."""
 
     def __init__(self, start: chess.Board, target: chess.BaseBoard, frozen: int,
@@ -123,7 +130,7 @@ class Walls:
         self.assignment = assignment
         self.goal = {c: target.pawns & target.occupied_co[c] for c in chess.COLORS}
         self.count = {c: chess.popcount(target.occupied_co[c]) for c in chess.COLORS}
-        self.views: OrderedDict[int, Analysis] = OrderedDict()
+        self.views: OrderedDict[int, Bound] = OrderedDict()
         # `of_side` by (colour, its pawns, its captures left), all it depends on
         self.settled: dict[tuple[chess.Color, int, int], int] = {}
 
@@ -149,13 +156,17 @@ class Walls:
             self.settled[key] = out
         return out
 
-    def view(self, walls: int) -> Analysis:
-        """The proof-game analysis from the initial array to the target with the units on
-        `walls` (and the finder's own frozen units) never moving nor captured."""
+    def view(self, walls: int) -> Bound:
+        """The proof-game bound from the initial array to the target with the units on
+        `walls` (and the finder's own frozen units) never moving nor captured: the bound of
+        `spg.analysis.Analysis` with the default options, built without the rest of an
+        analysis (its move filter, coupling and rules), which the finder never asks of a view
+        (0.96 of the CPU, the same positions; bench/README-legal.md, 2026-12-07)."""
         hit = self.views.get(walls)
         if hit is None:
-            hit = Analysis(self.start, self.target, extra_frozen=self.frozen | walls,
-                           assignment=self.assignment)
+            targets = Targets.of(self.start, self.target, self.frozen | walls)
+            hit = Bound(targets, shared_distances(targets.frozen, targets.king_walls),
+                        BoundOptions(), self.assignment)
             self.views[walls] = hit
             if len(self.views) > MAX_VIEWS:
                 self.views.popitem(last=False)
