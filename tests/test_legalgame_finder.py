@@ -101,7 +101,7 @@ def plain_captures_fit(finder: Finder, board: chess.Board, color: chess.Color) -
 
 def plain_side_bounds(finder: Finder, board: chess.Board) -> tuple[int, int] | None:
     """Both sides' bounds (with the position's walls, as the finder takes them), the captures
-    check, stuck pawns and lost rights, nothing cached but the walls' analyses."""
+    check, stuck pawns and lost rights, nothing cached but the walls' bounds."""
     walls = finder.walls.of(board)
     bound = finder.walls.view(walls) if walls else finder.analysis.bound
     sides = []

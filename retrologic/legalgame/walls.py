@@ -161,7 +161,7 @@ class Walls:
         `walls` (and the finder's own frozen units) never moving nor captured: the bound of
         `spg.analysis.Analysis` with the default options, built without the rest of an
         analysis (its move filter, coupling and rules), which the finder never asks of a view
-        (0.96 of the CPU, the same positions; bench/README-legal.md, 2026-12-07)."""
+        (about 0.96 of the CPU, the same positions; bench/README-legal.md, 2026-12-07)."""
         hit = self.views.get(walls)
         if hit is None:
             targets = Targets.of(self.start, self.target, self.frozen | walls)
