@@ -63,14 +63,19 @@ class Bounds(Reach):
         """(White's, Black's) lower bounds on their remaining moves; None when either is INF
         or a check of ours (`captures_fit`, `stuck_pawns`) finds the target out of reach.
         Memoised by placement and castling rights (all it depends on)."""
-        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-               board.kings, board.occupied_co[chess.WHITE], board.castling_rights)
+        key = self.bounds_key(board)
         hit = self.bounds.get(key, False)
         if hit is False:
             if len(self.bounds) > BOUNDS_MEMO:
                 self.bounds.clear()
             hit = self.bounds[key] = self._side_bounds(board)
         return hit
+
+    @staticmethod
+    def bounds_key(board: chess.Board) -> tuple[int, ...]:
+        """What `side_bounds` (and `side_floor`) depend on: the placement and castling rights."""
+        return (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                board.kings, board.occupied_co[chess.WHITE], board.castling_rights)
 
     def _side_bounds(self, board: chess.Board) -> tuple[int, int] | None:
         """`side_bounds` computed: each side's part, then the pawns that can never move."""
@@ -130,8 +135,7 @@ class Bounds(Reach):
         bounds into none (`captures_fit`, `stuck_pawns`): never above `side_bounds`, and None
         only where it is None, so a floor of a search's score (`finder.Phase.floor`): the
         capture plan behind `captures_fit` is left for the children that come out."""
-        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-               board.kings, board.occupied_co[chess.WHITE], board.castling_rights)
+        key = self.bounds_key(board)
         hit = self.bounds.get(key, False)
         if hit is not False:
             return hit

@@ -226,8 +226,7 @@ class Finder(Bounds):
         needs to keep off the checked king's square until the king is there
         (`legalgame.last_check`, whichever is more).
         Memoised by placement, castling rights and side to move."""
-        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-               board.kings, board.occupied_co[chess.WHITE], board.castling_rights, board.turn)
+        key = self.bounds_key(board) + (board.turn,)
         hit = self.held.get(key, False)
         if hit is False:
             if len(self.held) > BOUNDS_MEMO:
