@@ -34,11 +34,9 @@ from functools import cache
 
 import chess
 
-from retrologic.spg.analysis import Solver, hungarian
+from retrologic.spg.analysis import Solver, bound_of, hungarian
 from retrologic.spg.bound import Bound
-from retrologic.spg.distances import shared as shared_distances
 from retrologic.spg.options import BoundOptions
-from retrologic.spg.targets import Targets
 
 # bounds kept, one per set of walls (the least recently used dropped first): the placement
 # guide's releases (`Finder._placement_moves`) make one set per held piece, which 64 thrashed
@@ -159,14 +157,13 @@ class Walls:
     def view(self, walls: int) -> Bound:
         """The proof-game bound from the initial array to the target with the units on
         `walls` (and the finder's own frozen units) never moving nor captured: the bound of
-        `spg.analysis.Analysis` with the default options, built without the rest of an
-        analysis (its move filter, coupling and rules), which the finder never asks of a view
-        (about 0.96 of the CPU, the same positions; bench/README-legal.md, 2026-12-07)."""
+        `spg.analysis.Analysis` with the default options (`analysis.bound_of`), without the
+        rest of an analysis (its move filter, coupling and rules), which the finder never asks
+        of a view (about 0.96 of the CPU, the same positions; bench/README-legal.md, 2026-12-07)."""
         hit = self.views.get(walls)
         if hit is None:
-            targets = Targets.of(self.start, self.target, self.frozen | walls)
-            hit = Bound(targets, shared_distances(targets.frozen, targets.king_walls),
-                        BoundOptions(), self.assignment)
+            hit = bound_of(self.start, self.target, BoundOptions(), self.frozen | walls,
+                           self.assignment)
             self.views[walls] = hit
             if len(self.views) > MAX_VIEWS:
                 self.views.popitem(last=False)

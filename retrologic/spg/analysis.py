@@ -90,12 +90,12 @@ class Analysis:
 
     def __post_init__(self) -> None:
         self.options = BoundOptions(**{name: getattr(self, name) for name in SWITCHES})
-        self.targets = Targets.of(self.start, self.target, self.extra_frozen)
+        self.bound = bound_of(self.start, self.target, self.options, self.extra_frozen,
+                              self.assignment)
+        self.targets, self.distances = self.bound.targets, self.bound.distances
         self.frozen, self.impossible = self.targets.frozen, self.targets.impossible
         self.target_units, self.target_count = self.targets.units, self.targets.count
-        self.distances = shared_distances(self.frozen, self.targets.king_walls)
         self.routes = Routes(self.distances)
-        self.bound = Bound(self.targets, self.distances, self.options, self.assignment)
         self.coupler = Coupling(self.targets, self.distances, self.routes, self.bound,
                                 self.options)
         # the views' maker holds what it needs, not the analysis: no reference cycle, so an
@@ -244,6 +244,15 @@ class Analysis:
     def candidate_moves(self, board: chess.Board, plies: int) -> list[chess.Move]:
         """The legal moves `move_filter` lets through, generated once per position."""
         return self.mover.candidate_moves(board, plies)
+
+
+def bound_of(start: chess.Board, target: chess.BaseBoard, options: BoundOptions,
+             extra_frozen: int = 0, assignment: Solver = hungarian) -> Bound:
+    """The proof-game bound from `start` to `target` with the units on `extra_frozen` never
+    moving: `Analysis.bound`, and all of it that `legalgame.walls`'s views build."""
+    targets = Targets.of(start, target, extra_frozen)
+    return Bound(targets, shared_distances(targets.frozen, targets.king_walls), options,
+                 assignment)
 
 
 def _view(start: chess.Board, target: chess.BaseBoard, options: BoundOptions, extra_frozen: int,
