@@ -130,12 +130,16 @@ def translate(proto) -> Cnf:
     return cnf
 
 
+GERMAN = str.maketrans("SLTD", "NBRQ")  # Springer, Läufer, Turm, Dame: the letters of some notes
+
+
 def published_game(notes: str) -> list[chess.Move]:
-    """The moves after "published:" in a file's notes, read as SAN until the first non-move."""
+    """The moves after "published:" in a file's notes, read as SAN (German piece letters too)
+    until the first non-move."""
     text = notes.split("published:", 1)[1]
     board, moves = chess.Board(), []
     for token in text.split():
-        token = token.strip(",;").split(".")[-1]
+        token = token.strip(",;").split(".")[-1].translate(GERMAN)
         if not token:
             continue
         try:
