@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from conftest import published_games  # noqa: E402
 from retrologic.limits import Budget  # noqa: E402
 from retrologic.spg import solver as spg  # noqa: E402
-from retrologic.spg.certify import blocking_clause, first_illegal  # noqa: E402
+from retrologic.spg.certify import blocking_clause, first_illegal, model_moves  # noqa: E402
 from retrologic.spg.cnf import encode  # noqa: E402
 from retrologic.spg.search import Limits  # noqa: E402
 
@@ -94,11 +94,7 @@ def oracle(target: chess.BaseBoard, plies: int, cap: int, first_only: bool = Fal
         return out
     with Solver(name="cadical195", bootstrap_with=enc.clauses) as solver:
         while solver.solve():
-            true = {v for v in solver.get_model() if v > 0}
-            moves = []
-            for t in range(1, plies + 1):
-                var = next(v for v in enc.moves[t].values() if v in true)
-                moves.append(enc.move_of(var)[1])
+            moves = model_moves(enc, solver.get_model())
             bad = first_illegal(moves)
             if bad is None:
                 out.games.add(tuple(m.uci() for m in moves))
@@ -114,10 +110,10 @@ def oracle(target: chess.BaseBoard, plies: int, cap: int, first_only: bool = Fal
 
 def replays(target: chess.BaseBoard, game: list[chess.Move]) -> bool:
     """The game is legal from the initial array and ends on the target's placement."""
+    if first_illegal(game) is not None:
+        return False
     board = chess.Board()
     for move in game:
-        if not board.is_legal(move):
-            return False
         board.push(move)
     return board.board_fen() == target.board_fen()
 

@@ -149,6 +149,13 @@ def first_illegal(moves: list[chess.Move]) -> int | None:
     return None
 
 
+def model_moves(enc: Encoding, model: list[int]) -> list[chess.Move]:
+    """The moves a model of the CNF plays, ply by ply (each ply has one true move variable)."""
+    true = {v for v in model if v > 0}
+    return [enc.move_of(next(v for v in enc.moves[t].values() if v in true))[1]
+            for t in range(1, enc.plies + 1)]
+
+
 def blocking_clause(enc: Encoding, moves: list[chess.Move]) -> list[int]:
     """The clause "not all of these moves" over the moves' variables (pseudo-legal replay)."""
     board = chess.Board()
@@ -175,11 +182,7 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
 
     def listed(model: list[int]) -> list[int]:
         """Record the model's game (or illegal prefix); its blocking clause."""
-        true = {v for v in model if v > 0}
-        moves = []
-        for t in range(1, plies + 1):
-            var = next(v for v in enc.moves[t].values() if v in true)
-            moves.append(enc.move_of(var)[1])
+        moves = model_moves(enc, model)
         bad = first_illegal(moves)
         if bad is None:
             board = chess.Board()
