@@ -7,7 +7,9 @@ every engine's verdict on their final placements compared with an exhaustive SAT
 
 Case k plays a random game from the initial array (seed K + k; captures and promotions weighted
 up, so that the diagrams have victims and promoted units), of a length drawn from `--plies`, and
-puts its final placement as a proof game of that length. With `--prefixes DIR` the game is
+puts its final placement as a proof game of that length. `auto` races the search and the
+schedule model on two cores when one is idle, as the command does (RETROLOGIC_RACE=0 audits
+it as a batch's `auto`, one engine after the other). With `--prefixes DIR` the game is
 instead a prefix, of a length drawn from `--plies`, of a published game of DIR's proof-game files
 (a composed game's first plies: fewer transpositions than a random game's, so more unique
 verdicts). `--shift D` asks for D plies more than the game has (even D: -2 mostly gives *no
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import random
 import sys
 import time
@@ -43,8 +46,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "tests"))
+RACE_SET = "RETROLOGIC_RACE" in os.environ
 
 from conftest import published_games  # noqa: E402
+
+if not RACE_SET:      # the suite's conftest turns the race off; `auto` is audited with it on
+    os.environ.pop("RETROLOGIC_RACE", None)
 from retrologic.limits import Budget  # noqa: E402
 from retrologic.spg import solver as spg  # noqa: E402
 from retrologic.spg.certify import blocking_clause, first_illegal, model_moves  # noqa: E402
