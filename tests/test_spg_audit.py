@@ -69,7 +69,9 @@ def test_the_check_passes_a_right_answer_and_flags_each_wrong_one(audit) -> None
     short = dataclasses.replace(main, games=main.games - {listed})    # an oracle missing it
     assert any("does not admit" in f
                for f in audit.disagreements(answer, target, short, shorter))
-    assert any("no shorter game" in f for f in flagged(shorter=None, shorter_game=None,
-                                                        shorter_complete=True))
+    for complete in (True, False):
+        assert any("no shorter game" in f for f in flagged(shorter=None, shorter_game=None,
+                                                            shorter_complete=True,
+                                                            complete=complete))
     assert any("shortest said" in f for f in flagged(shorter=2, shorter_game=game[:2],
                                                       shorter_exact=True))
