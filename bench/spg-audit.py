@@ -216,7 +216,8 @@ def main() -> int:
                    "oracle_shortest": real[0] if real else "",
                    "oracle_cpu": round(oracle_cpu, 2), "engine": engine,
                    "status": answer.status.value, "count": answer.count,
-                   "complete": answer.complete, "shorter": "" if answer.shorter is None else answer.shorter,
+                   "complete": answer.complete,
+                   "shorter": "" if answer.shorter is None else answer.shorter,
                    "cpu": round(cpu, 2), "verdict": verdict, "faults": "; ".join(found)}
             if out is not None:     # a row per engine as it ends: a stopped run keeps them
                 if writer is None:
