@@ -14,6 +14,7 @@ import chess
 import pytest
 
 from retrologic.spg.distances import INF
+from spg_games import published_games  # noqa: F401  (the tests import it from here)
 
 # The suite runs in two processes on two cores: the proof-game engines' race (spg/race.py) would
 # only oversubscribe them, so it is off here (tests/test_spg_race.py turns it on for itself);
@@ -118,32 +119,6 @@ def puzzle_walk(seed: int, plies: int) -> int:
             break
         key = p4.play(key, rng.choice(ms))
     return key
-
-
-def published_games(folder, extra: dict | None = None) -> list[tuple[str, list[chess.Move]]]:
-    """The published solutions of a folder's proof-game files (their [expect] answers and a
-    meta note "published: ..."), replayed by python-chess: (file stem, moves). `extra` gives
-    more solution texts by stem prefix, for files whose answer is not written out."""
-    import re
-    import tomllib
-    out = []
-    for path in sorted(folder.glob("*.toml")):
-        data = tomllib.loads(path.read_text())
-        texts = list(data.get("expect", {}).get("answer", []))
-        notes = data.get("meta", {}).get("notes", "")
-        if notes.startswith("published: "):
-            texts.append(notes[len("published: "):])
-        for prefix, more in (extra or {}).items():
-            if path.stem.startswith(prefix) and not texts:
-                texts += more
-        for text in texts:
-            board = chess.Board()
-            for token in text.split():
-                token = re.sub(r"^\d+\.(\.\.)?", "", token)
-                if token:
-                    board.push_san(token)
-            out.append((path.stem, list(board.move_stack)))
-    return out
 
 
 def listing_nodes(pos, plies: int) -> int:
