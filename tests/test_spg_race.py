@@ -124,6 +124,51 @@ def test_a_search_that_gives_up_runs_on_when_neither_listing_decides(monkeypatch
     assert main["second_listing"]["reason"] == "withheld by the test"
 
 
+@pytest.mark.parametrize("fen, plies", CASES)
+def test_a_search_that_gives_up_decides_the_shorter_lengths_beside(monkeypatch, fen: str,
+                                                                   plies: int) -> None:
+    """The schedule process lists nothing: the search's process decides the shorter lengths
+    first (spg/shorter.py), telling the parent each, then gives up on the stipulated length
+    and lists it a second way; the parent takes those lengths as told (entries marked
+    `beside`) instead of deciding them again, and the verdict is the search alone's."""
+    target = spg.parse_target(fen, plies)
+    alone = spg.solve(target, plies, engine="search")
+    real = spg.list_games
+
+    def withheld(analysis, plies, parameters=None, **kwargs):
+        if parameters is None:
+            return ScheduleReport(plies, Listing.UNKNOWN, reason="withheld by the test")
+        return real(analysis, plies, parameters=parameters, **kwargs)
+
+    raced = _race_giving_up_at_once(monkeypatch, withheld, target, plies)
+    assert _key(raced) == _key(alone)
+    assert (raced.shorter_exact, raced.shorter_complete) == \
+        (alone.shorter_exact, alone.shorter_complete)
+    shorter = raced.searches[1:]
+    assert [s["plies"] for s in shorter] == [s["plies"] for s in alone.searches[1:]]
+    assert shorter and all(s.get("beside") for s in shorter)
+    assert raced.searches[0]["engine"] == "schedule" and "second_listing" in raced.searches[0]
+
+
+def test_a_note_outlives_the_worker_that_told_it() -> None:
+    """A worker's note (`race.tell`) reaches `on_note` even when another job's answer stops
+    that worker before its own answer."""
+    def telling() -> dict:
+        race.tell({"plies": 4, "complete": True})
+        time.sleep(30)
+        return {"complete": True, "who": "telling"}
+
+    def quick() -> dict:
+        time.sleep(0.5)
+        return {"complete": True, "who": "quick"}
+
+    notes: list[tuple[str, dict]] = []
+    answers = race.first_complete({"telling": telling, "quick": quick}, stop=lambda: False,
+                                  on_note=lambda name, note: notes.append((name, note)))
+    assert answers == {"quick": {"complete": True, "who": "quick"}}
+    assert notes == [("telling", {"plies": 4, "complete": True})]
+
+
 def test_an_undecided_race_says_how_far_the_search_got(monkeypatch) -> None:
     """Stopped by the time limit, the race's unknown verdict gives the search's estimate of
     the share of the length's tree it searched (`Search.share_done`), said to be an

@@ -105,7 +105,9 @@ def answer_result(answer: spg.SpgAnswer, show: int | None = SHOWN,
     lines.extend(schedule_lines(answer))
     lines.append(f"search: {answer.nodes} nodes, {answer.seconds:.2f} s; lengths searched: "
                  + ", ".join(f"{spg.moves_text(s['plies'])}"
-                             + ("" if s["complete"] else " (incomplete)") for s in answer.searches))
+                             + ("" if s["complete"] else " (incomplete)")
+                             + (" (beside the stipulated length)" if s.get("beside") else "")
+                             for s in answer.searches))
     details = {"pgn": [spg.pgn_text(g, answer.target, tags=tags) for g in answer.games],
                "searches": answer.searches, "nodes": answer.nodes,
                "seconds": round(answer.seconds, 3)}

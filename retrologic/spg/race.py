@@ -5,9 +5,10 @@ Both engines (the search, spg/search.py, and the schedule model, spg/listing.py)
 so whichever exhausts a length first decides it; the race changes only how fast, never what is
 answered. A job returns a plain dict (picklable: games as UCI strings) with at least
 `complete`; a job that dies gives an error record instead of an answer, never a verdict.
-Ctrl-C (or `limits.request_stop`) is relayed by the parent to each child, which stops softly
-and sends what it found; after `GRACE` seconds the parent stops them outright. A child whose
-parent dies exits.
+A job may also `tell` the parent notes before its answer (work finished on the side, kept
+even when another job's answer stops it). Ctrl-C (or `limits.request_stop`) is relayed by the
+parent to each child, which stops softly and sends what it found; after `GRACE` seconds the
+parent stops them outright. A child whose parent dies exits.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ POLL = 0.1     # seconds between the parent's checks of Ctrl-C and the deadline
 # 35-ply diagram of 326,449 variables: answers 0.5-2.3 s past the deadline, both lost once).
 EARLY = 1.0
 EARLY_SHARE = 0.1
+
+_notes: "Connection | None" = None    # in a worker: the pipe `tell` sends its notes on
 
 
 def available() -> bool:
@@ -104,7 +107,9 @@ def _child(job: Job, send: "Connection", parent: int,
     without the parent's exit handlers. The worker leaves the terminal's process group, so a
     Ctrl-C reaches it once, relayed by the parent (a soft stop: it still sends its games).
     `budget`, this process's copy of the jobs' budget, ends early (`answer_early`)."""
+    global _notes
     try:
+        _notes = send
         os.setpgrp()
         limits.after_fork()
         if budget is not None:
@@ -122,6 +127,13 @@ def _child(job: Job, send: "Connection", parent: int,
         os._exit(0)
 
 
+def tell(note: dict[str, Any]) -> None:
+    """In a worker: send `note` (picklable) to the parent now, ahead of the job's answer, so
+    that what the job finished on the side survives its being stopped; elsewhere nothing."""
+    if _notes is not None:
+        _notes.send({"note": note})
+
+
 def answer_early(budget: limits.Budget) -> None:
     """In a worker: end its copy of `budget` EARLY seconds (at most EARLY_SHARE of the time
     left) before the parent's deadline, so that its answer, games included, reaches the parent
@@ -134,9 +146,12 @@ def answer_early(budget: limits.Budget) -> None:
 
 def first_complete(jobs: dict[str, Job], stop: Callable[[], bool],
                    deadline: float | None = None,
-                   budget: limits.Budget | None = None) -> dict[str, dict[str, Any]]:
+                   budget: limits.Budget | None = None,
+                   on_note: Callable[[str, dict[str, Any]], None] | None = None
+                   ) -> dict[str, dict[str, Any]]:
     """Run `jobs` in parallel processes; return every answer received, by job name. As soon as
-    one answer says `complete`, the others are stopped (their entries are then missing). When
+    one answer says `complete`, the others are stopped (their entries are then missing). A
+    job's notes (`tell`) go to `on_note(name, note)` as they arrive. When
     `stop()` turns true (Ctrl-C) or the `deadline` (a time.monotonic() value) passes, the
     children get GRACE seconds to answer, then are terminated. `budget`: the jobs' budget,
     which each child's copy ends early (`answer_early`)."""
@@ -160,7 +175,12 @@ def first_complete(jobs: dict[str, Job], stop: Callable[[], bool],
                 if recv not in ready:
                     continue
                 try:
-                    answers[name] = recv.recv()
+                    message = recv.recv()
+                    if "note" in message and "complete" not in message:
+                        if on_note is not None:
+                            on_note(name, message["note"])
+                        continue
+                    answers[name] = message
                 except (EOFError, OSError):
                     process.join(1.0)
                     answers[name] = {"complete": False,

@@ -27,6 +27,7 @@ from retrologic.spg import race
 from retrologic.spg import pgntext
 from retrologic.spg.quick import Settled, settle
 from retrologic.spg.search import Limits, Search, SearchResult, share_text
+from retrologic.spg.shorter import ShorterLengths
 from retrologic.spg.status import Feasibility, Listing, SpgStatus
 from retrologic.vocabulary import side_name
 
@@ -195,35 +196,47 @@ def solve(target: chess.Board, plies: int, limits: Limits | None = None,
             None if top else 1), lambda length: plain.prune(start, length), plies, limits)
         if settled is not None and settled.done:  # the search alone settled every length
             return _quick(settled, target, plies)
+    # shorter lengths in rising order, so that the first game found is the shortest one when
+    # every length below it was decided (issue #22: a witness of 19 plies is no proof that the
+    # shortest game has 19 plies when one of 15 exists)
+    lengths = [n for n in range(plies % 2, plies - 1, 2)
+               if check_shorter and not plain.prune(start, n)]
+
+    def shorter(length: int, lim: Limits, main_analysis: Analysis,
+                search_first: float | None = None,
+                give_up: tuple[float, float] | None = None) -> _Length:
+        sub_report, sub_analysis = _prepared(plain, target, length, start, lim, strategies)
+        if sub_analysis.extra_frozen == main_analysis.extra_frozen:
+            sub_analysis = main_analysis  # the same frozen units: keep the first one's caches
+        return _decide(target, length, start, sub_analysis, sub_report, lim, engine, 1, 1,
+                       search_first=search_first, give_up=give_up)
+    beside = ShorterLengths(lengths, shorter) if lengths else None
     if settled is not None and settled.main.complete:  # the quick search listed the length
         report, main = None, settled.main              # (spg/quick.py): not searched again
         main.entry["quick"] = True
     else:
         report, analysis = _prepared(plain, target, plies, start, limits, strategies)
-        main = _decide(target, plies, start, analysis, report, limits, engine, max_games, None)
+        main = _decide(target, plies, start, analysis, report, limits, engine, max_games, None,
+                       beside=beside)
     answer = SpgAnswer(target, plies, main.games, main.count, main.complete, main.reason,
                        nodes=main.nodes, seconds=main.seconds, strategy=report)
     answer.searches.append(main.entry)
     if not check_shorter:
         answer.shorter_complete = False
         return _interrupted(answer, limits)
-    # shorter lengths in rising order, so that the first game found is the shortest one when
-    # every length below it was decided (issue #22: a witness of 19 plies is no proof that the
-    # shortest game has 19 plies when one of 15 exists)
-    for length in range(plies % 2, plies - 1, 2):
-        if plain.prune(start, length):
-            continue
-        if limits.budget.expired() or limits.budget.nodes_used_up():
+    for length in lengths:
+        note = beside.settled(length) if beside is not None else None
+        if note is not None:        # decided beside the stipulated length (spg/shorter.py)
+            sub = _told(note, start, target, main.analysis)
+        elif limits.budget.expired() or limits.budget.nodes_used_up():
             # out of time or nodes, Ctrl-C: the shorter lengths left are undecided
             from retrologic.spg.strategy import limit_reason    # the listing's own words
             answer.shorter_complete = False
             if answer.reason is None:
                 answer.reason = f"{limit_reason(limits.budget)} (before {moves_text(length)})"
             break
-        sub_report, sub_analysis = _prepared(plain, target, length, start, limits, strategies)
-        if sub_analysis.extra_frozen == main.analysis.extra_frozen:
-            sub_analysis = main.analysis  # the same frozen units: keep the first one's caches
-        sub = _decide(target, length, start, sub_analysis, sub_report, limits, engine, 1, 1)
+        else:
+            sub = shorter(length, limits, main.analysis)
         answer.nodes += sub.nodes
         answer.seconds += sub.seconds
         answer.searches.append(sub.entry)
@@ -260,6 +273,16 @@ def _quick(settled: Settled[_Length], target: chess.Board, plies: int) -> SpgAns
     return answer
 
 
+def _told(note: dict[str, Any], start: chess.Board, target: chess.Board,
+          analysis: Analysis) -> _Length:
+    """A shorter length as the race's search worker decided it (spg/shorter.py), its games
+    replayed here like every other engine's."""
+    games = [replay_checked(start, [chess.Move.from_uci(u) for u in g], target)
+             for g in note["games"]]
+    return _Length(games, note["complete"], note["count"], note["reason"], note["nodes"],
+                   note["seconds"], note["entry"], analysis)
+
+
 def _interrupted(answer: SpgAnswer, limits: Limits) -> SpgAnswer:
     """After Ctrl-C, an answer left undecided says so first: its reason starts with
     "interrupted" (the CLI exits 130), the details of each engine following."""
@@ -271,9 +294,13 @@ def _interrupted(answer: SpgAnswer, limits: Limits) -> SpgAnswer:
 
 def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analysis,
             report: StrategyReport | None, limits: Limits, engine: str,
-            max_games: int | None, enough: int | None) -> _Length:
+            max_games: int | None, enough: int | None, search_first: float | None = None,
+            give_up: tuple[float, float] | None = None,
+            beside: ShorterLengths | None = None) -> _Length:
     """The games of one length by the chosen engine(s); `enough` games stop the listing (a
-    shorter length needs one to be refuted)."""
+    shorter length needs one to be refuted). `search_first`: the seconds of search alone in
+    "auto" without a race, `give_up` its rule for stopping sooner (`Search.give_up`);
+    `beside`: the shorter lengths the race's search process decides before it runs on."""
     if report is not None and report.status == Feasibility.INFEASIBLE:  # no strategy: no game
         return _Length([], True, 0, None, 0, 0.0, _search_entry(plies, None, 0, report), analysis)
     found: dict[tuple[str, ...], list[chess.Move]] = {}
@@ -286,10 +313,11 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
     if racing and RACE_AFTER <= 0 and not limits.budget.expired():   # the race from the start
         search, _ = _search(target, plies, limits, start, analysis)
         return _race(search, target, plies, start, analysis, report, limits, max_games,
-                     enough, _search_entry(plies, None, None, report), found)
+                     enough, _search_entry(plies, None, None, report), found, beside)
     if engine in ("search", "auto"):
-        sub = limits if engine == "search" else _share(limits, racing)
+        sub = limits if engine == "search" else _share(limits, racing, search_first)
         search, _ = _search(target, plies, sub, start, analysis)
+        search.give_up = give_up
         res = search.run()
         limits.absorb(sub)
         nodes, seconds = res.nodes, res.seconds
@@ -303,7 +331,7 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
         found.update((_uci(g), g) for g in games)
         if racing and not limits.budget.expired() and not (enough and found):
             return _race(search, target, plies, start, analysis, report, limits, max_games,
-                         enough, entry, found)
+                         enough, entry, found, beside)
     if engine in ("schedule", "auto") and not (enough and found):
         listing = None if max_games is None else max(max_games, enough or 0)
         rep = list_games(analysis, plies, limit=enough or listing,
@@ -324,7 +352,7 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
         if search is not None and len(found) < (enough or 2) and not limits.budget.expired():
             # the schedule model could not decide the length for a reason of its own (see
             # AUTO_SEARCH_SECONDS): the search runs on with the rest of the user's budget
-            search.limits = limits
+            search.limits, search.give_up = limits, None
             res = search.run()
             nodes, seconds = res.nodes, seconds + res.seconds
             games = [replay_checked(start, g, target) for g in res.games(max_games)]
@@ -346,14 +374,18 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
 def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
           analysis: Analysis, report: StrategyReport | None, limits: Limits,
           max_games: int | None, enough: int | None, entry: dict[str, Any],
-          found: dict[tuple[str, ...], list[chess.Move]]) -> _Length:
+          found: dict[tuple[str, ...], list[chess.Move]],
+          beside: ShorterLengths | None = None) -> _Length:
     """"auto" on two cores (spg/race.py): the stopped search runs on in one process and the
     schedule model lists the length in another, each with the user's whole budget; the first
-    to decide the length answers. `enough` games decide a shorter length too. A search that
-    finds itself hopeless (GIVE_UP) lists the length a second way (SECOND_LISTING)."""
+    to decide the length answers. `enough` games decide a shorter length too. The search's
+    process first decides the shorter lengths `beside` (spg/shorter.py). A search that finds
+    itself hopeless (GIVE_UP) lists the length a second way (SECOND_LISTING)."""
     search.limits = limits
 
     def run_search() -> dict[str, Any]:
+        if beside is not None:      # needed whichever engine decides this length
+            beside.run(limits, analysis)
         search.give_up = GIVE_UP
         res = search.run()
         out = {"complete": res.complete, "searched": res.complete,
@@ -391,7 +423,8 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
 
     answers = race.first_complete({"search": run_search, "schedule": run_schedule},
                                   stop=limits.interrupted, deadline=limits.budget.deadline,
-                                  budget=limits.budget)
+                                  budget=limits.budget,
+                                  on_note=beside.take if beside is not None else None)
     entry["race"] = {name: ("decided" if a.get("complete") else a.get("error") or a["reason"])
                      for name, a in answers.items()}
     nodes, seconds = entry.get("nodes", 0), entry.get("seconds", 0.0)
@@ -454,13 +487,15 @@ def _merged(games: list[list[str]], more: list[list[str]]) -> list[list[str]]:
     return games + [g for g in more if tuple(g) not in known]
 
 
-def _share(limits: Limits, racing: bool = False) -> Limits:
+def _share(limits: Limits, racing: bool = False, seconds: float | None = None) -> Limits:
     """The search's limits in "auto": its share of the time left, or AUTO_SEARCH_SECONDS;
     under a node limit, that share of the nodes left and no wall-clock slice (the engine that
     answers then depends on the figures alone); RACE_AFTER seconds when the engines race on
-    two cores afterwards. Ctrl-C applies unchanged."""
+    two cores afterwards, `seconds` when given (no node limit). Ctrl-C applies unchanged."""
     if racing:
         return limits.share(seconds=RACE_AFTER)
+    if seconds is not None and limits.budget.nodes is None:
+        return limits.share(seconds=seconds)
     budget = limits.budget
     if budget.nodes is not None:
         return limits.share(AUTO_SEARCH_SHARE if budget.deadline is not None else 1.0,
