@@ -2,14 +2,18 @@
 every engine's verdict on their final placements compared with an exhaustive SAT listing.
 
     python bench/spg-audit.py [--seed K] [--cases N] [--plies 9-14] [--timeout S]
-                              [--engines auto,search,schedule] [--cap GAMES] [--csv FILE]
+                              [--engines auto,search,schedule,race] [--cap GAMES]
+                              [--csv FILE]
                               [--prefixes DIR] [--shift D]
 
 Case k plays a random game from the initial array (seed K + k; captures and promotions weighted
 up, so that the diagrams have victims and promoted units), of a length drawn from `--plies`, and
 puts its final placement as a proof game of that length. `auto` races the search and the
 schedule model on two cores when one is idle, as the command does (RETROLOGIC_RACE=0 audits
-it as a batch's `auto`, one engine after the other). With `--prefixes DIR` the game is
+it as a batch's `auto`, one engine after the other); `race` is `auto` racing from the start
+whatever the load, the quick path off (as tests/test_spg_race.py does), so that the race's
+second listing and its shorter lengths told beside (spg/shorter.py) meet the oracle on
+diagrams the quick path would settle alone. With `--prefixes DIR` the game is
 instead a prefix, of a length drawn from `--plies`, of a published game of DIR's proof-game files
 (a composed game's first plies: fewer transpositions than a random game's, so more unique
 verdicts). `--shift D` asks for D plies more than the game has (even D: -2 mostly gives *no
@@ -47,6 +51,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from spg_games import published_games  # noqa: E402  (not conftest: it turns the race off)
 from retrologic.limits import Budget  # noqa: E402
+from retrologic.spg import race  # noqa: E402
 from retrologic.spg import solver as spg  # noqa: E402
 from retrologic.spg.certify import blocking_clause, first_illegal, model_moves  # noqa: E402
 from retrologic.spg.cnf import encode  # noqa: E402
@@ -146,13 +151,28 @@ def disagreements(answer: spg.SpgAnswer, target: chess.BaseBoard, main: Oracle,
     return faults
 
 
+def solve(target: chess.Board, plies: int, timeout: float, engine: str) -> spg.SpgAnswer:
+    """The engine's answer under `timeout`; "race": `auto` racing from its start (no slice of
+    search alone, no quick path, no idle-core check), the module's switches restored after."""
+    limits = Limits(budget=Budget(timeout=timeout))
+    if engine != "race":
+        return spg.solve(target, plies, limits, engine=engine)
+    saved = spg.RACE_AFTER, spg.QUICK, race.available
+    spg.RACE_AFTER, spg.QUICK, race.available = 0.0, False, race.possible
+    try:
+        return spg.solve(target, plies, limits, engine="auto")
+    finally:
+        spg.RACE_AFTER, spg.QUICK, race.available = saved
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cases", type=int, default=20)
     ap.add_argument("--plies", default="9-14", help="LO-HI, the lengths drawn from")
     ap.add_argument("--timeout", type=float, default=30.0, help="per engine and case")
-    ap.add_argument("--engines", default="auto,search,schedule")
+    ap.add_argument("--engines", default="auto,search,schedule",
+                    help="among auto, search, schedule and race (auto racing from the start)")
     ap.add_argument("--cap", type=int, default=1000, help="games the oracle lists at most")
     ap.add_argument("--csv", type=Path)
     ap.add_argument("--prefixes", type=Path, help="a folder of proof-game files")
@@ -194,8 +214,7 @@ def main() -> int:
                 f"({oracle_cpu:.1f} s)"]
         for engine in engines:
             start = time.process_time()
-            answer = spg.solve(target, plies, Limits(budget=Budget(timeout=args.timeout)),
-                               engine=engine)
+            answer = solve(target, plies, args.timeout, engine)
             cpu = time.process_time() - start
             found = disagreements(answer, target, main_oracle, shorter)
             decided = answer.status.value != "unknown"

@@ -75,3 +75,20 @@ def test_the_check_passes_a_right_answer_and_flags_each_wrong_one(audit) -> None
                                                             complete=complete))
     assert any("shortest said" in f for f in flagged(shorter=2, shorter_game=game[:2],
                                                       shorter_exact=True))
+
+
+@pytest.mark.skipif(not spg.race.possible(), reason="racing needs two cores and fork")
+def test_the_race_engine_races_and_agrees(audit) -> None:
+    """`--engines race`: `auto` racing from its start on a diagram the quick path would settle
+    alone (1.Nf3 Nf6 2.Ng1 Ng8 at 4 plies: cooked, a 0-ply game shorter); it agrees with the
+    oracle and the solver's switches are restored after. (Which process decides the 0-ply
+    length is the race's luck here: tests/test_spg_race.py pins the told lengths down.)"""
+    game = [chess.Move.from_uci(u) for u in ("g1f3", "g8f6", "f3g1", "f6g8")]
+    target = _target(game)
+    main = audit.oracle(target, 4, cap=1000)
+    shorter = {n: audit.oracle(target, n, 1000, first_only=True) for n in (0, 2)}
+    switches = spg.RACE_AFTER, spg.QUICK, spg.race.available
+    answer = audit.solve(target, 4, 30.0, "race")
+    assert (spg.RACE_AFTER, spg.QUICK, spg.race.available) == switches
+    assert "race" in answer.searches[0]
+    assert answer.shorter == 0 and audit.disagreements(answer, target, main, shorter) == []

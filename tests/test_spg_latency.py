@@ -231,8 +231,8 @@ def test_a_listed_length_is_handed_to_the_full_path(monkeypatch: pytest.MonkeyPa
     decide = spg._decide
     calls: list[tuple[int, bool]] = []
 
-    def undecided_below(tgt, length, start, analysis, report, limits, *args):
-        found = decide(tgt, length, start, analysis, report, limits, *args)
+    def undecided_below(tgt, length, start, analysis, report, limits, *args, **kwargs):
+        found = decide(tgt, length, start, analysis, report, limits, *args, **kwargs)
         quick_run = report is None and limits.budget.nodes == quick.QUICK_NODES
         calls.append((length, quick_run))
         if quick_run and length < 7:
