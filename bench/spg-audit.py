@@ -28,7 +28,8 @@ its count equal to the oracle's, each listed game replayed legal and among the o
 no shorter game when it says none, its shortest length the oracle's when it says exact.
 The exit status is 1 if any engine disagreed with the oracle, else 0; one line per case, a
 summary and the disagreements at the end; `--csv` gets a row per case and engine as it ends (the
-CPU column is this process's: the race's worker processes are not in it). The oracle's listing
+CPU column is this process's: the race's worker processes are not in it; `told`: the shorter
+lengths the race's search process decided and told, spg/shorter.py). The oracle's listing
 takes seconds up to 16 plies and can take minutes from 18 on.
 """
 
@@ -221,8 +222,9 @@ def main() -> int:
             verdict = "wrong" if found else "agree" if decided else "unknown"
             tally[engine][verdict] += 1
             faults += [f"seed {args.seed + k} {engine}: {f}" for f in found]
+            told = sum(1 for entry in answer.searches[1:] if entry.get("beside"))
             line.append(f"{engine} {answer.status.value} count {answer.count} {cpu:.1f} s "
-                        f"{verdict}")
+                        f"{verdict}" + (f", {told} shorter length(s) told" if told else ""))
             row = {"seed": args.seed + k, "plies": plies, "fen": board.board_fen(),
                    "oracle_games": len(main_oracle.games), "oracle_whole": main_oracle.whole,
                    "oracle_shortest": real[0] if real else "",
@@ -230,7 +232,8 @@ def main() -> int:
                    "status": answer.status.value, "count": answer.count,
                    "complete": answer.complete,
                    "shorter": "" if answer.shorter is None else answer.shorter,
-                   "cpu": round(cpu, 2), "verdict": verdict, "faults": "; ".join(found)}
+                   "cpu": round(cpu, 2), "told": told, "verdict": verdict,
+                   "faults": "; ".join(found)}
             if out is not None:     # a row per engine as it ends: a stopped run keeps them
                 if writer is None:
                     writer = csv.DictWriter(out, fieldnames=list(row))
