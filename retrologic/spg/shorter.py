@@ -7,7 +7,7 @@ schedule process lists the stipulated length; the parent skips every length deci
 it. A length's engines are those the parent would use after the stipulated length (the
 search alone first, then the schedule model); only the core and the time change, never the
 answer (each note's games are replayed by the parent). Measured: bench/README-spg.md,
-2026-12-07 17:00 UTC.
+"Session of 2026-12-07, 16:35 UTC".
 """
 
 from __future__ import annotations
