@@ -54,7 +54,7 @@ from spg_games import published_games  # noqa: E402  (not conftest: it turns the
 from retrologic.limits import Budget  # noqa: E402
 from retrologic.spg import race  # noqa: E402
 from retrologic.spg import solver as spg  # noqa: E402
-from retrologic.spg.certify import blocking_clause, first_illegal, model_moves  # noqa: E402
+from retrologic.spg.certify import blocking_clause, first_illegal, model_game  # noqa: E402
 from retrologic.spg.cnf import encode  # noqa: E402
 from retrologic.spg.search import Limits  # noqa: E402
 
@@ -101,15 +101,12 @@ def oracle(target: chess.BaseBoard, plies: int, cap: int, first_only: bool = Fal
         return out
     with Solver(name="cadical195", bootstrap_with=enc.clauses) as solver:
         while solver.solve():
-            moves = model_moves(enc, solver.get_model())
-            bad = first_illegal(moves)
-            if bad is None:
+            moves, game = model_game(enc, solver.get_model())
+            if game:
                 out.games.add(tuple(m.uci() for m in moves))
                 if len(out.games) >= (1 if first_only else cap):
                     out.whole = False
                     break
-            else:
-                moves = moves[:bad + 1]
             solver.add_clause(blocking_clause(enc, moves))
     out.seconds = time.process_time() - start
     return out

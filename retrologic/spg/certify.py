@@ -156,6 +156,14 @@ def model_moves(enc: Encoding, model: list[int]) -> list[chess.Move]:
             for t in range(1, enc.plies + 1)]
 
 
+def model_game(enc: Encoding, model: list[int]) -> tuple[list[chess.Move], bool]:
+    """A model's moves and whether they are a legal game; if not, cut after the first move
+    python-chess rejects (the illegal prefix that the model's blocking clause forbids)."""
+    moves = model_moves(enc, model)
+    bad = first_illegal(moves)
+    return (moves, True) if bad is None else (moves[:bad + 1], False)
+
+
 def blocking_clause(enc: Encoding, moves: list[chess.Move]) -> list[int]:
     """The clause "not all of these moves" over the moves' variables (pseudo-legal replay)."""
     board = chess.Board()
@@ -182,9 +190,8 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
 
     def listed(model: list[int]) -> list[int]:
         """Record the model's game (or illegal prefix); its blocking clause."""
-        moves = model_moves(enc, model)
-        bad = first_illegal(moves)
-        if bad is None:
+        moves, game = model_game(enc, model)
+        if game:
             board = chess.Board()
             for m in moves:
                 board.push(m)
@@ -193,9 +200,8 @@ def list_length(target: chess.BaseBoard, plies: int, budget: Budget, hints: bool
             out.games.append(moves)
             say(f"{plies} plies: game {len(out.games)} found")
         else:
-            moves = moves[:bad + 1]
             out.illegal.append(moves)
-        found.append((bad is None, blocking_clause(enc, moves)))
+        found.append((game, blocking_clause(enc, moves)))
         return found[-1][1]
 
     def in_order() -> tuple[list[list[int]], list[int]]:
