@@ -6,6 +6,7 @@ every engine shares, what `--nodes` limits.
 Read by the web page's worker (`web.worker`, a progress line every half second) and, with
 `--progress`, by `legal` and `last-move` on the command line (`node_bar`: a tqdm counter on
 stderr; the web worker turns the counters off with `without_bars`, as it prints its own lines).
+`ticking` is a heartbeat for one step that tells nothing until it ends (a CP-SAT solve).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Callable, Iterator
 from retrologic import limits
 
 INTERVAL = 0.5              # seconds between two readings of the count
+TICK = 5.0                  # seconds between two heartbeat lines of one long step (`ticking`)
 _bars = {"shown": True}     # False in the web worker: its own progress lines say the same
 
 
@@ -94,6 +96,35 @@ def node_bar(label: str, show: bool, total: int | None = None,
         bar.close()
 
 
+@contextlib.contextmanager
+def ticking(say: Callable[[float], None] | None, every: float = TICK) -> Iterator[None]:
+    """While the block runs, `say(seconds)` from a thread every `every` seconds (the seconds
+    since the block began): a heartbeat for a step that tells nothing until it ends, as one
+    CP-SAT solve of a schedule model (nallusamy-2022's first solve ran 597 s without a line).
+    Nothing without `say`; a `say` that raises OSError or ValueError (stderr gone) ends the
+    ticks, never the step."""
+    if say is None:
+        yield
+        return
+    stop = threading.Event()
+    started = time.monotonic()
+
+    def beat() -> None:
+        while not stop.wait(every):
+            try:
+                say(time.monotonic() - started)
+            except (OSError, ValueError):
+                return
+
+    thread = threading.Thread(target=beat, name="progress-ticks", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(1.0)        # a line being written to a stalled pipe must not hold the step
+
+
 class _Unfailing:
     """A stream whose writes never raise: once stderr is gone (a closed pipe), the counter's
     output is dropped. tqdm holds its lock while it writes, and a write that raises leaves the
@@ -129,4 +160,4 @@ def without_bars() -> None:
     _bars["shown"] = False
 
 
-__all__ = ["Census", "INTERVAL", "node_bar", "without_bars"]
+__all__ = ["Census", "INTERVAL", "TICK", "node_bar", "ticking", "without_bars"]

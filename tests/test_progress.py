@@ -243,3 +243,28 @@ def test_the_exact_rating_counts_its_positions(capsys) -> None:
                        "--progress"])
     err = capsys.readouterr().err
     assert status == 4 and "positions" in err and "/2000" in err and "position/s" in err
+
+
+def test_ticking_beats_while_the_block_runs_and_stops_after_it() -> None:
+    """The heartbeat of one long step: seconds that rise, from a thread, and none after."""
+    beats: list[float] = []
+    with progress.ticking(beats.append, every=0.01):
+        threading.Event().wait(0.2)
+    after = len(beats)
+    threading.Event().wait(0.05)
+    assert len(beats) == after >= 3
+    assert all(0.0 < a < b for a, b in zip(beats, beats[1:]))
+    with progress.ticking(None, every=0.01):        # no `say`: no thread, no line
+        assert not any(t.name == "progress-ticks" for t in threading.enumerate())
+
+
+def test_a_beat_that_cannot_be_written_ends_the_ticks_not_the_step() -> None:
+    calls: list[float] = []
+
+    def gone(seconds: float) -> None:
+        calls.append(seconds)
+        raise BrokenPipeError
+
+    with progress.ticking(gone, every=0.01):
+        threading.Event().wait(0.1)
+    assert len(calls) == 1

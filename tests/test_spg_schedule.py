@@ -7,6 +7,7 @@ answers on problem files, and a mutant model without double steps is caught by t
 from __future__ import annotations
 
 import json
+import threading
 import tomllib
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from retrologic.cli import main
 from retrologic.spg.search import Limits
 from retrologic.spg.listing import play_out, schedule
 from retrologic.spg.schedule import ScheduleModel
+from retrologic.spg.status import Listing
 from retrologic.spg.strategy import StrategyModel, analyse
 from test_spg import OPENING_CASES, SPECIAL_CASES, _window
 from test_spg_bounds import PUBLISHED
@@ -214,3 +216,33 @@ def test_cli_engine_option(capsys: pytest.CaptureFixture) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["answer"] == [solution]
     assert out["details"]["searches"][0]["schedule"]["status"] == "complete"
+
+
+def test_a_long_solve_of_the_listing_says_it_is_running(monkeypatch) -> None:
+    """`--progress`: a line every `progress.TICK` seconds of one CP-SAT solve, not only after it
+    (nallusamy-2022's first solve ran 597 s without a line). Each solve is slowed here to
+    outlast a tick made short; the listing and its lines after each solve are unchanged."""
+    from retrologic import progress
+    from retrologic.spg import listing
+
+    monkeypatch.setattr(listing, "ticking", lambda say: progress.ticking(say, every=0.01))
+    target = chess.Board()
+    for san in ("e4", "e5", "Ke2", "Ke7"):
+        target.push_san(san)
+    solve = StrategyModel.solve
+
+    def slow(self, *args, **kwargs):
+        threading.Event().wait(0.1)
+        return solve(self, *args, **kwargs)
+
+    monkeypatch.setattr(StrategyModel, "solve", slow)
+    lines: list[tuple[int, float | None]] = []
+    report = schedule(target, 4, progress=lambda rep, running: lines.append((rep.solves,
+                                                                             running)))
+    assert report.status == Listing.COMPLETE
+    assert [[m.uci() for m in g] for g in report.games] == [["e2e4", "e7e5", "e1e2", "e8e7"]]
+    # a line after the solve that found the game; the last solve (no model) ends the listing
+    assert [n for n, running in lines if running is None] == [1]
+    running = [(n, s) for n, s in lines if s is not None]
+    assert {n for n, _ in running} == {0, 1}        # both solves, while they run
+    assert all(0.0 < s < 5.0 for _, s in running)

@@ -17,6 +17,7 @@ from typing import Any
 import chess
 
 from retrologic.limits import Budget, LimitHit
+from retrologic.progress import ticking
 from retrologic.spg.analysis import Analysis
 from retrologic.spg.schedule import ModelTooLarge, ScheduleModel
 from retrologic.spg.status import Feasibility, Listing
@@ -135,7 +136,9 @@ def list_schedule(model: ScheduleModel, report: ScheduleReport, budget: Budget,
     """The listing loop on a built schedule model (its strategy model's own constraints
     included: bench/spg-strategy-split.py fixes a strategy there): solve, play the solution
     out with python-chess, forbid the game or its illegal prefix, until the model has no
-    solution (`report` complete), `limit` games, or `budget`'s limits."""
+    solution (`report` complete), `limit` games, or `budget`'s limits. `progress(report,
+    running)`: after each solve (`running` None), and every `progress.TICK` seconds of a
+    solve (`running` its seconds so far: one solve may run for minutes)."""
     a: Analysis = model.strategy.analysis
     start, target_fen = a.start, a.target.board_fen()
     report.variables = model.size()
@@ -143,7 +146,8 @@ def list_schedule(model: ScheduleModel, report: ScheduleReport, budget: Budget,
         if limit is not None and len(report.games) >= limit:
             report.reason = f"stopped after {limit} game(s) (the listing limit)"
             break
-        solver, status = model.strategy.solve(deadline=budget.deadline)
+        with ticking(None if progress is None else lambda ran: progress(report, ran)):
+            solver, status = model.strategy.solve(deadline=budget.deadline)
         report.solves += 1
         if status == Feasibility.UNKNOWN:
             report.reason = limit_reason(budget)
@@ -162,4 +166,4 @@ def list_schedule(model: ScheduleModel, report: ScheduleReport, budget: Budget,
             report.games.append(moves)
             model.forbid(used)
         if progress is not None:
-            progress(report)
+            progress(report, None)

@@ -412,8 +412,9 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
     def run_schedule(parameters: dict[str, Any] | None = None,
                      fixed_groups: bool = False) -> dict[str, Any]:
         listing = None if max_games is None else max(max_games, enough or 0)
+        shown = _second_progress if fixed_groups else _schedule_progress
         rep = list_games(analysis, plies, limit=enough or listing,
-                         progress=_schedule_progress if limits.progress else None,
+                         progress=shown if limits.progress else None,
                          budget=limits.budget, parameters=parameters,
                          fixed_groups=fixed_groups)
         games = [[m.uci() for m in g] for g in rep.games]
@@ -516,10 +517,21 @@ def _uci(game: list[chess.Move]) -> tuple[str, ...]:
     return tuple(m.uci() for m in game)
 
 
-def _schedule_progress(report: Any) -> None:
-    """Progress of the schedule model's listing on stderr."""
-    print(f"schedule model: {report.solves} solves, {len(report.games)} game(s), "
-          f"{report.rejected} cut off by the play-out", file=sys.stderr, flush=True)
+def _schedule_progress(report: Any, running: float | None = None,
+                       label: str = "schedule model") -> None:
+    """Progress of a schedule model's listing on stderr: after each solve, and every few
+    seconds of one (`running`, spg/listing.py's `list_schedule`). `label`: which listing."""
+    if running is None:
+        text = (f"{report.solves} solves, {len(report.games)} game(s), "
+                f"{report.rejected} cut off by the play-out")
+    else:
+        text = f"solve {report.solves + 1} running, {running:.0f} s, {report.variables:,} variables"
+    print(f"{label}, {report.plies} plies: {text}", file=sys.stderr, flush=True)
+
+
+def _second_progress(report: Any, running: float | None = None) -> None:
+    """`_schedule_progress` of the race's second listing (in the search's process)."""
+    _schedule_progress(report, running, "second listing")
 
 
 def _prepared(plain: Analysis, target: chess.Board, plies: int, start: chess.Board,
