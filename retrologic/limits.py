@@ -367,22 +367,41 @@ def _soft_stop(cause: str) -> None:
         _cause = cause
     with _timer_lock:       # armed first: a stop callback that blocks must not prevent it
         if _timer is None and not _hard_stop_held:
-            _timer = threading.Timer(HARD_STOP_AFTER, os.kill, (os.getpid(), signal.SIGINT))
-            _timer.daemon = True
-            _timer.start()
+            _arm_hard_stop()
     request_stop()
 
 
-def hold_hard_stop() -> None:
+def _arm_hard_stop() -> None:
+    """Start the hard stop's timer (`_timer_lock` held): SIGINT to this process, a second
+    signal, HARD_STOP_AFTER seconds from now."""
+    global _timer
+    _timer = threading.Timer(HARD_STOP_AFTER, os.kill, (os.getpid(), signal.SIGINT))
+    _timer.daemon = True
+    _timer.start()
+
+
+def hold_hard_stop() -> bool:
     """Disarm the automatic hard stop of this stop, for a caller that stays responsive and
     bounds the stop itself (the batch's pool, giving its workers time to return what they
-    finished); a second Ctrl-C or SIGTERM still raises KeyboardInterrupt at once."""
+    finished; the proof-game race, its GRACE); a second Ctrl-C or SIGTERM still raises
+    KeyboardInterrupt at once. Returns whether it was held already (`release_hard_stop`)."""
     global _timer, _hard_stop_held
     with _timer_lock:
-        _hard_stop_held = True
+        held, _hard_stop_held = _hard_stop_held, True
         if _timer is not None:
             _timer.cancel()
             _timer = None
+    return held
+
+
+def release_hard_stop() -> None:
+    """End a `hold_hard_stop` whose bounded wait is over: a stop by a signal still under way
+    gets its hard stop again, HARD_STOP_AFTER seconds from now."""
+    global _hard_stop_held
+    with _timer_lock:
+        _hard_stop_held = False
+        if _cause is not None and _interrupt.is_set() and _timer is None:
+            _arm_hard_stop()
 
 
 def _fresh_locks_in_child() -> None:

@@ -297,3 +297,50 @@ def test_idle_cores_reads_the_machine() -> None:
     online, or None where it cannot be read -- then the race is allowed."""
     idle = race._idle_cores(0.05)
     assert idle is None or 0.0 <= idle <= (os.cpu_count() or 1) + 1e-9
+
+
+HARD_STOP_DURING_THE_GRACE = """
+import os, signal, sys, threading, time
+from retrologic import limits
+from retrologic.spg import race
+race.GRACE = 3.0
+limits.install_interrupt()
+
+def search():                 # stops softly, and needs 2 s to send what it found
+    limits.hold_hard_stop()   # (its own stop is bounded here; the parent's is under test)
+    while not limits.interrupted():
+        time.sleep(0.01)
+    time.sleep(2.0)
+    return {"complete": False, "reason": "interrupted", "found": 3}
+
+def schedule():               # never answers of itself (its own hard stop makes an error)
+    while True:
+        time.sleep(1)
+
+threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+t = time.monotonic()
+answers = race.first_complete({"search": search, "schedule": schedule}, stop=limits.interrupted)
+decided = any(a.get("complete") for a in answers.values())
+print(decided, answers["search"]["found"], round(time.monotonic() - t, 1), flush=True)
+try:
+    time.sleep(limits.HARD_STOP_AFTER + 2.0)
+    print("no hard stop after the race")
+except KeyboardInterrupt:
+    print("hard stop after the race")
+"""
+
+
+def test_the_command_s_hard_stop_waits_for_the_race_s_grace() -> None:
+    """Ctrl-C: the command's hard stop (HARD_STOP_AFTER) came as soon as the race's GRACE
+    ended and lost the answers on their way: 2 of 4 Ctrl-Cs on nallusamy-2022 printed no
+    verdict ("1 not run"). The race holds it while it waits, and arms it again after."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", HARD_STOP_DURING_THE_GRACE],
+                         capture_output=True, text=True, timeout=60)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2, out.stdout + out.stderr
+    decided, found, took = lines[0].split()
+    assert decided == "False" and found == "3"
+    assert 3.0 <= float(took) < 1.0 + 3.0 + 3.0        # the answer at about 3 s, in the grace
+    assert lines[1] == "hard stop after the race"
