@@ -344,3 +344,42 @@ def test_the_command_s_hard_stop_waits_for_the_race_s_grace() -> None:
     assert decided == "False" and found == "3"
     assert 3.0 <= float(took) < 1.0 + 3.0 + 3.0        # the answer at about 3 s, in the grace
     assert lines[1] == "hard stop after the race"
+
+
+BELL = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"   # 17.0, unique
+BELL_GAME = ("1.h4 a5 2.Rh3 Ra6 3.Rf3 Rf6 4.g3 d6 5.Bg2 Kd7 6.Kf1 Kc6 7.Rc3+ Kb5 8.Bc6+ Kb4 "
+             "9.Kg2 Nd7 10.Kh3 e5 11.Kg4 Ne7 12.Nh3 Ng6 13.Qh1 Be7 14.Qf3 Rf8 15.Qe3 Rf3 "
+             "16.Nf4 Nf6+ 17.Kg5 Ne4+")     # problems/spg/bell-2000.toml's answer
+
+
+def test_a_game_listed_outlives_a_worker_slow_to_stop(monkeypatch) -> None:
+    """A schedule worker that found a game, then sat in a solve that does not heed Ctrl-C (as
+    CP-SAT's presolve on a large model may), is stopped outright after GRACE: the game it told
+    the parent as soon as it was listed is in the answer all the same."""
+    board = chess.Board()
+    game = [board.push_san(san.split(".")[-1]) for san in BELL_GAME.split()]
+
+    def listing(analysis, plies, limit=None, progress=None, budget=None, parameters=None,
+                fixed_groups=False, on_game=None):
+        if plies == 34 and not fixed_groups:
+            if on_game is not None:
+                on_game(game)
+            time.sleep(60)                      # deaf to the stop
+        return ScheduleReport(plies, Listing.UNKNOWN, reason="not listed here")
+
+    monkeypatch.setattr(spg, "list_games", listing)
+    monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
+    monkeypatch.setattr(spg, "QUICK", False)
+    monkeypatch.setattr(spg, "GIVE_UP", (3600.0, 0.0))  # the search never gives up its core
+    timer = threading.Timer(3.0, limits.request_stop)
+    timer.start()
+    try:
+        t0 = time.monotonic()
+        answer = spg.solve(spg.parse_target(BELL, 34), 34, Limits(timeout=120))
+        took = time.monotonic() - t0
+    finally:
+        timer.cancel()
+        limits.reset()
+    assert answer.status == "unknown" and answer.reason.startswith("interrupted")
+    assert [spg.san_text(g) for g in answer.games] == [spg.san_text(game)]
+    assert took < 3.0 + race.GRACE + 5.0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import chess
 
@@ -84,7 +84,8 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
                limit: int | None = None, progress: Any = None,
                budget: Budget | None = None,
                parameters: dict[str, Any] | None = None,
-               fixed_groups: bool = False) -> ScheduleReport:
+               fixed_groups: bool = False,
+               on_game: Callable[[list[chess.Move]], None] | None = None) -> ScheduleReport:
     """Every game of `plies` plies from `analysis.start` to `analysis.target`, listed by the
     schedule model and checked by python-chess (see the module's docstring): status
     'complete' when the list is all of them, 'unknown' after `limit` games, at the deadline of
@@ -92,7 +93,8 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
     listed so far. `budget`'s node limit bounds CP-SAT (cpsat_limits), charged to it.
     `parameters`: CP-SAT parameters over the model's own (another `random_seed`: the race's
     second listing), and `fixed_groups` the strategy model's groups as hard constraints
-    (`StrategyModel.fix_groups`): they change how fast, never what is listed."""
+    (`StrategyModel.fix_groups`): they change how fast, never what is listed. `on_game`: each
+    game as it is listed (the race's worker tells it to the parent at once, spg/solver.py)."""
     t0 = time.monotonic()
     if budget is None:
         budget = Budget(None, None, deadline)
@@ -100,15 +102,15 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
     spent = budget.spent
     try:
         return _listing(analysis, plies, limit, progress, budget, report, t0, parameters,
-                        fixed_groups)
+                        fixed_groups, on_game)
     finally:
         report.conflicts = budget.spent - spent
 
 
 def _listing(analysis: Analysis, plies: int, limit: int | None, progress: Any, budget: Budget,
              report: ScheduleReport, t0: float,
-             parameters: dict[str, Any] | None = None,
-             fixed_groups: bool = False) -> ScheduleReport:
+             parameters: dict[str, Any] | None = None, fixed_groups: bool = False,
+             on_game: Callable[[list[chess.Move]], None] | None = None) -> ScheduleReport:
     """`list_games` after its arguments are settled: `report` filled in and returned."""
     if budget.expired() or budget.nodes_used_up():
         report.reason = f"{limit_reason(budget)} (schedule model not built)"
@@ -126,19 +128,21 @@ def _listing(analysis: Analysis, plies: int, limit: int | None, progress: Any, b
     model.strategy.parameters.update(parameters or {})
     if fixed_groups:
         model.strategy.fix_groups()
-    list_schedule(model, report, budget, limit, progress)
+    list_schedule(model, report, budget, limit, progress, on_game)
     report.seconds = time.monotonic() - t0
     return report
 
 
 def list_schedule(model: ScheduleModel, report: ScheduleReport, budget: Budget,
-                  limit: int | None = None, progress: Any = None) -> None:
+                  limit: int | None = None, progress: Any = None,
+                  on_game: Callable[[list[chess.Move]], None] | None = None) -> None:
     """The listing loop on a built schedule model (its strategy model's own constraints
     included: bench/spg-strategy-split.py fixes a strategy there): solve, play the solution
     out with python-chess, forbid the game or its illegal prefix, until the model has no
     solution (`report` complete), `limit` games, or `budget`'s limits. `progress(report,
     running)`: after each solve (`running` None), and every `progress.TICK` seconds of a
-    solve (`running` its seconds so far: one solve may run for minutes)."""
+    solve (`running` its seconds so far: one solve may run for minutes); `on_game(moves)`
+    after each game."""
     a: Analysis = model.strategy.analysis
     start, target_fen = a.start, a.target.board_fen()
     report.variables = model.size()
@@ -165,5 +169,7 @@ def list_schedule(model: ScheduleModel, report: ScheduleReport, budget: Budget,
                 raise AssertionError("internal error: a schedule does not reach the diagram")
             report.games.append(moves)
             model.forbid(used)
+            if on_game is not None:
+                on_game(moves)
         if progress is not None:
             progress(report, None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import chess
@@ -412,20 +413,28 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
     def run_schedule(parameters: dict[str, Any] | None = None,
                      fixed_groups: bool = False) -> dict[str, Any]:
         listing = None if max_games is None else max(max_games, enough or 0)
-        shown = _second_progress if fixed_groups else _schedule_progress
+        shown = partial(_schedule_progress, label="second listing" if fixed_groups
+                        else "schedule model")
         rep = list_games(analysis, plies, limit=enough or listing,
                          progress=shown if limits.progress else None,
                          budget=limits.budget, parameters=parameters,
-                         fixed_groups=fixed_groups)
+                         fixed_groups=fixed_groups, on_game=_tell_game)
         games = [[m.uci() for m in g] for g in rep.games]
         return {"complete": rep.status == Listing.COMPLETE or bool(enough and games),
                 "listed": rep.status == Listing.COMPLETE, "games": games,
                 "reason": rep.reason, "report": rep.as_dict(), "seconds": rep.seconds}
 
+    def on_note(name: str, note: dict[str, Any]) -> None:
+        if "listed" in note:        # a game a listing found (`_tell_game`): kept if stopped
+            game = replay_checked(start, [chess.Move.from_uci(u) for u in note["listed"]],
+                                  target)
+            found.setdefault(_uci(game), game)
+        elif beside is not None:
+            beside.take(name, note)
+
     answers = race.first_complete({"search": run_search, "schedule": run_schedule},
                                   stop=limits.interrupted, deadline=limits.budget.deadline,
-                                  budget=limits.budget,
-                                  on_note=beside.take if beside is not None else None)
+                                  budget=limits.budget, on_note=on_note)
     entry["race"] = {name: ("decided" if a.get("complete") else a.get("error") or a["reason"])
                      for name, a in answers.items()}
     nodes, seconds = entry.get("nodes", 0), entry.get("seconds", 0.0)
@@ -463,6 +472,12 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
     entry.update(engine="auto", complete=False)
     games = list(found.values())
     return _Length(games, False, len(games), "; ".join(reasons), nodes, seconds, entry, analysis)
+
+
+def _tell_game(moves: list[chess.Move]) -> None:
+    """In a race's worker: tell the parent a game its listing found, as soon as it is found, so
+    that the game outlives a worker stopped before it answers (CP-SAT slow to stop)."""
+    race.tell({"listed": [m.uci() for m in moves]})
 
 
 def _search_on(search: Search, max_games: int | None, out: dict[str, Any]) -> dict[str, Any]:
@@ -527,11 +542,6 @@ def _schedule_progress(report: Any, running: float | None = None,
     else:
         text = f"solve {report.solves + 1} running, {running:.0f} s, {report.variables:,} variables"
     print(f"{label}, {report.plies} plies: {text}", file=sys.stderr, flush=True)
-
-
-def _second_progress(report: Any, running: float | None = None) -> None:
-    """`_schedule_progress` of the race's second listing (in the search's process)."""
-    _schedule_progress(report, running, "second listing")
 
 
 def _prepared(plain: Analysis, target: chess.Board, plies: int, start: chess.Board,
