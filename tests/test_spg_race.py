@@ -313,7 +313,7 @@ def search():                 # stops softly, and needs 2 s to send what it foun
     time.sleep(2.0)
     return {"complete": False, "reason": "interrupted", "found": 3}
 
-def schedule():               # never answers of itself (its own hard stop makes an error)
+def schedule():               # never answers of itself (its own hard stop ends it)
     while True:
         time.sleep(1)
 
@@ -382,4 +382,8 @@ def test_a_game_listed_outlives_a_worker_slow_to_stop(monkeypatch) -> None:
         limits.reset()
     assert answer.status == "unknown" and answer.reason.startswith("interrupted")
     assert [spg.san_text(g) for g in answer.games] == [spg.san_text(game)]
+    # stopped outright, or by its own hard stop: said as a stop, never as an error
+    assert "KeyboardInterrupt" not in answer.reason
+    assert ("schedule model: interrupted (before it answered)" in answer.reason
+            or "schedule: stopped (interrupted)" in answer.reason), answer.reason
     assert took < 3.0 + race.GRACE + 5.0

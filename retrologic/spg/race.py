@@ -118,6 +118,8 @@ def _child(job: Job, send: "Connection", parent: int,
         threading.Thread(target=_orphan_watch, args=(parent,), daemon=True).start()
         try:
             result = job()
+        except KeyboardInterrupt:   # its own hard stop, a Ctrl-C it took too long to heed
+            result = {"complete": False, "reason": f"{limits.INTERRUPTED} (before it answered)"}
         except BaseException as e:  # noqa: BLE001 - reported to the parent as this job's error
             result = {"complete": False,
                       "error": f"{type(e).__name__}: {e}",
