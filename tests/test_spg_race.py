@@ -32,6 +32,10 @@ CASES = [  # diagram, plies: a unique game, a cooked length, a shorter game belo
     (chess.STARTING_BOARD_FEN, 4),
     ("rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b", 5),
 ]
+BELL = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"   # 17.0, unique
+BELL_GAME = ("1.h4 a5 2.Rh3 Ra6 3.Rf3 Rf6 4.g3 d6 5.Bg2 Kd7 6.Kf1 Kc6 7.Rc3+ Kb5 8.Bc6+ Kb4 "
+             "9.Kg2 Nd7 10.Kh3 e5 11.Kg4 Ne7 12.Nh3 Ng6 13.Qh1 Be7 14.Qf3 Rf8 15.Qe3 Rf3 "
+             "16.Nf4 Nf6+ 17.Kg5 Ne4+")     # problems/spg/bell-2000.toml's answer
 
 
 def _key(answer: spg.SpgAnswer) -> tuple:
@@ -175,8 +179,7 @@ def test_an_undecided_race_says_how_far_the_search_got(monkeypatch) -> None:
     estimate, in the reason and the JSON's `search_share_estimate`."""
     monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
     monkeypatch.setattr(spg, "GIVE_UP", (3600.0, 0.0))   # tracked, never given up
-    bell = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"   # 17.0: long
-    answer = spg.solve(spg.parse_target(bell, 34), 34, Limits(timeout=4))
+    answer = spg.solve(spg.parse_target(BELL, 34), 34, Limits(timeout=4))
     assert answer.status == "unknown"
     # the stipulated length's entry (a shorter length may be raced in the second left after it)
     share = next(s for s in answer.searches if s["plies"] == 34)["search_share_estimate"]
@@ -260,18 +263,23 @@ def test_a_stop_request_stops_both_workers(monkeypatch) -> None:
     """request_stop in the parent is relayed to the workers: the answer comes back within
     the grace period, unknown and "interrupted"."""
     monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
-    bell = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"   # 17.0: long
-    timer = threading.Timer(2.0, limits.request_stop)
+    answer, took = _bell_stopped_after(2.0)
+    assert answer.status == "unknown" and answer.reason.startswith("interrupted")
+    assert took < 2.0 + race.GRACE + 3.0
+
+
+def _bell_stopped_after(seconds: float) -> tuple[spg.SpgAnswer, float]:
+    """bell-2000 (17.0: long) solved under a 120 s limit, a stop requested after `seconds`:
+    the answer and the seconds it took."""
+    timer = threading.Timer(seconds, limits.request_stop)
     timer.start()
     try:
         t0 = time.monotonic()
-        answer = spg.solve(spg.parse_target(bell, 34), 34, Limits(timeout=120))
-        took = time.monotonic() - t0
+        answer = spg.solve(spg.parse_target(BELL, 34), 34, Limits(timeout=120))
+        return answer, time.monotonic() - t0
     finally:
         timer.cancel()
         limits.reset()
-    assert answer.status == "unknown" and answer.reason.startswith("interrupted")
-    assert took < 2.0 + race.GRACE + 3.0
 
 
 def _report_possible(queue) -> None:
@@ -346,11 +354,6 @@ def test_the_command_s_hard_stop_waits_for_the_race_s_grace() -> None:
     assert lines[1] == "hard stop after the race"
 
 
-BELL = "2bq1r2/1pp1bppp/2Bp2n1/p3p1K1/1k2nN1P/2R1QrP1/PPPPPP2/RNB5"   # 17.0, unique
-BELL_GAME = ("1.h4 a5 2.Rh3 Ra6 3.Rf3 Rf6 4.g3 d6 5.Bg2 Kd7 6.Kf1 Kc6 7.Rc3+ Kb5 8.Bc6+ Kb4 "
-             "9.Kg2 Nd7 10.Kh3 e5 11.Kg4 Ne7 12.Nh3 Ng6 13.Qh1 Be7 14.Qf3 Rf8 15.Qe3 Rf3 "
-             "16.Nf4 Nf6+ 17.Kg5 Ne4+")     # problems/spg/bell-2000.toml's answer
-
 
 def test_a_game_listed_outlives_a_worker_slow_to_stop(monkeypatch) -> None:
     """A schedule worker that found a game, then sat in a solve that does not heed Ctrl-C (as
@@ -371,15 +374,7 @@ def test_a_game_listed_outlives_a_worker_slow_to_stop(monkeypatch) -> None:
     monkeypatch.setattr(spg, "RACE_AFTER", 0.0)
     monkeypatch.setattr(spg, "QUICK", False)
     monkeypatch.setattr(spg, "GIVE_UP", (3600.0, 0.0))  # the search never gives up its core
-    timer = threading.Timer(3.0, limits.request_stop)
-    timer.start()
-    try:
-        t0 = time.monotonic()
-        answer = spg.solve(spg.parse_target(BELL, 34), 34, Limits(timeout=120))
-        took = time.monotonic() - t0
-    finally:
-        timer.cancel()
-        limits.reset()
+    answer, took = _bell_stopped_after(3.0)
     assert answer.status == "unknown" and answer.reason.startswith("interrupted")
     assert [spg.san_text(g) for g in answer.games] == [spg.san_text(game)]
     # stopped outright, or by its own hard stop: said as a stop, never as an error
