@@ -84,9 +84,9 @@ def _race_giving_up_at_once(monkeypatch, listing, target: chess.Board,
 def test_a_search_that_gives_up_lists_the_length_a_second_way(monkeypatch, fen: str,
                                                              plies: int) -> None:
     """The search gives up at once (GIVE_UP) and the schedule model's own listing answers
-    nothing: the search's process lists the length with SECOND_LISTING's parameters and the
-    strategy groups fixed (a worker that fails its assertion is an error, never "decided"),
-    and the verdict is the search alone's."""
+    nothing: the search's process lists the length with SECOND_LISTING's parameters, the
+    strategy groups fixed and the walk counts (a worker that fails its assertion is an error,
+    never "decided"), and the verdict is the search alone's."""
     target = spg.parse_target(fen, plies)
     alone = spg.solve(target, plies, engine="search")
     real = spg.list_games
@@ -94,9 +94,10 @@ def test_a_search_that_gives_up_lists_the_length_a_second_way(monkeypatch, fen: 
 
     def withheld(analysis, plies, parameters=None, **kwargs):
         if parameters is None:
-            assert not kwargs.get("fixed_groups")
+            assert not kwargs.get("fixed_groups") and not kwargs.get("walk_counts")
             return ScheduleReport(plies, Listing.UNKNOWN, reason="withheld by the test")
         assert parameters == spg.SECOND_LISTING and kwargs.get("fixed_groups") is True
+        assert kwargs.get("walk_counts") is True
         here.append(parameters)
         return real(analysis, plies, parameters=parameters, **kwargs)
 
@@ -363,7 +364,7 @@ def test_a_game_listed_outlives_a_worker_slow_to_stop(monkeypatch) -> None:
     game = [board.push_san(san.split(".")[-1]) for san in BELL_GAME.split()]
 
     def listing(analysis, plies, limit=None, progress=None, budget=None, parameters=None,
-                fixed_groups=False, on_game=None):
+                fixed_groups=False, on_game=None, walk_counts=False):
         if plies == 34 and not fixed_groups:
             if on_game is not None:
                 on_game(game)

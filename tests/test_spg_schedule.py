@@ -39,13 +39,13 @@ def _target_of(start: chess.Board, moves: list[chess.Move]) -> tuple[chess.Board
     return target, plies
 
 
-def _admits(start: chess.Board, moves: list[chess.Move]) -> str:
+def _admits(start: chess.Board, moves: list[chess.Move], walk_counts: bool = False) -> str:
     """'feasible' when the schedule model of the game's own diagram admits the game."""
     target, plies = _target_of(start, moves)
     report, analysis = analyse(target, plies, start=start, enumerate_strategies=False)
     if report.status != "feasible":
         return f"strategy layer: {report.status} ({report.reason})"
-    model = ScheduleModel(StrategyModel(analysis, plies))
+    model = ScheduleModel(StrategyModel(analysis, plies), walk_counts=walk_counts)
     try:
         lits = model.literals_of(moves)
     except KeyError as e:
@@ -53,8 +53,9 @@ def _admits(start: chess.Board, moves: list[chess.Move]) -> str:
     return model.strategy.solve(lits)[1]
 
 
-def _games(start: chess.Board, target: chess.Board, plies: int) -> set[tuple[str, ...]]:
-    report = schedule(target, plies, start=start, timeout=120)
+def _games(start: chess.Board, target: chess.Board, plies: int,
+           walk_counts: bool = False) -> set[tuple[str, ...]]:
+    report = schedule(target, plies, start=start, timeout=120, walk_counts=walk_counts)
     assert report.status == "complete", report.reason
     for g in report.games:
         assert play_out(start, g)[0] is None
@@ -173,6 +174,48 @@ def test_a_mutant_without_double_steps_is_caught(monkeypatch: pytest.MonkeyPatch
     caught = [name for name, moves in PUBLISHED[:10]
               if _admits(chess.Board(), moves) != "feasible"]
     assert caught, "the oracle did not notice that double steps were gone"
+
+
+# the walk counts (the race's second listing): every real game still admitted, the same game
+# sets as brute force, and a mutant that counts one move too many from home is caught
+WALKED = ADMITTED[::3]
+
+
+@pytest.mark.parametrize("name,moves", WALKED, ids=[name for name, _ in WALKED])
+def test_published_solutions_are_admitted_with_walk_counts(name: str, moves: list) -> None:
+    assert _admits(chess.Board(), moves, walk_counts=True) == "feasible", name
+
+
+@pytest.mark.parametrize("seed", range(0, 30, 3))
+def test_random_windows_are_admitted_with_walk_counts(seed: int) -> None:
+    game = random_game(seed, 40)
+    for first in (0, 10 + seed % 7, len(game) - 8):
+        window = game[first:first + 8]
+        assert _admits(window[0][0], [m for _, m in window], walk_counts=True) == "feasible", \
+            f"seed {seed} window {first}"
+
+
+@pytest.mark.parametrize("seed,first,plies", [(0, 0, 4), (5, 0, 5), (20, 0, 6), (37, 0, 6),
+                                              (1, 29, 4), (30, 9, 5), (6, 47, 4)])
+def test_game_sets_with_walk_counts_equal_brute_force(seed: int, first: int, plies: int) -> None:
+    start, target = _window(seed, first, plies)
+    assert _games(start, target, plies, walk_counts=True) == all_games(start, target, plies)
+
+
+def test_a_mutant_walk_count_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ScheduleModel._reach
+
+    def one_more(self, u, budget):
+        reach = real(self, u, budget)
+        d_from, d_to = self.walks[u]
+        self.walks[u] = ({st: d + 1 if d else 0 for st, d in d_from.items()}, d_to)
+        return reach
+
+    monkeypatch.setattr(ScheduleModel, "_reach", one_more)
+    caught = next((name for name, moves in PUBLISHED[:10]
+                   if _admits(chess.Board(), moves, walk_counts=True) != "feasible"), None)
+    assert caught, "the oracle did not notice a unit's moves counted one too many"
+    assert _admits(chess.Board(), PUBLISHED[0][1]) == "feasible"   # the mutant needs the option
 
 
 def test_solve_engines_agree_and_auto_falls_back() -> None:

@@ -61,7 +61,7 @@ def play_out(start: chess.Board, moves: list[chess.Move]) -> tuple[int | None, c
 def schedule(target: chess.BaseBoard, plies: int, start: chess.Board | None = None,
              base: Analysis | None = None, timeout: float | None = None,
              limit: int | None = None, progress: Any = None,
-             budget: Budget | None = None) -> ScheduleReport:
+             budget: Budget | None = None, walk_counts: bool = False) -> ScheduleReport:
     """Every game of `plies` plies from `start` to `target`: the strategy layer first (no
     strategy: no game; still units frozen), then `list_games`; `budget` (default: one of
     `timeout` seconds) holds both."""
@@ -73,7 +73,8 @@ def schedule(target: chess.BaseBoard, plies: int, start: chess.Board | None = No
     if strat.status == Feasibility.INFEASIBLE:
         return ScheduleReport(plies, Listing.COMPLETE, reason=strat.reason, still=strat.frozen,
                               solves=strat.solves, seconds=time.monotonic() - t0)
-    report = list_games(analysis, plies, limit=limit, progress=progress, budget=budget)
+    report = list_games(analysis, plies, limit=limit, progress=progress, budget=budget,
+                        walk_counts=walk_counts)
     report.still, report.solves = strat.frozen, report.solves + strat.solves
     report.conflicts += strat.conflicts
     report.seconds = time.monotonic() - t0
@@ -85,7 +86,8 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
                budget: Budget | None = None,
                parameters: dict[str, Any] | None = None,
                fixed_groups: bool = False,
-               on_game: Callable[[list[chess.Move]], None] | None = None) -> ScheduleReport:
+               on_game: Callable[[list[chess.Move]], None] | None = None,
+               walk_counts: bool = False) -> ScheduleReport:
     """Every game of `plies` plies from `analysis.start` to `analysis.target`, listed by the
     schedule model and checked by python-chess (see the module's docstring): status
     'complete' when the list is all of them, 'unknown' after `limit` games, at the deadline of
@@ -93,8 +95,9 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
     listed so far. `budget`'s node limit bounds CP-SAT (cpsat_limits), charged to it.
     `parameters`: CP-SAT parameters over the model's own (another `random_seed`: the race's
     second listing), and `fixed_groups` the strategy model's groups as hard constraints
-    (`StrategyModel.fix_groups`): they change how fast, never what is listed. `on_game`: each
-    game as it is listed (the race's worker tells it to the parent at once, spg/solver.py)."""
+    (`StrategyModel.fix_groups`) and `walk_counts` (`ScheduleModel`'s): they change how fast,
+    never what is listed. `on_game`: each game as it is listed (the race's worker tells it to
+    the parent at once, spg/solver.py)."""
     t0 = time.monotonic()
     if budget is None:
         budget = Budget(None, None, deadline)
@@ -102,7 +105,7 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
     spent = budget.spent
     try:
         return _listing(analysis, plies, limit, progress, budget, report, t0, parameters,
-                        fixed_groups, on_game)
+                        fixed_groups, on_game, walk_counts)
     finally:
         report.conflicts = budget.spent - spent
 
@@ -110,13 +113,15 @@ def list_games(analysis: Analysis, plies: int, deadline: float | None = None,
 def _listing(analysis: Analysis, plies: int, limit: int | None, progress: Any, budget: Budget,
              report: ScheduleReport, t0: float,
              parameters: dict[str, Any] | None = None, fixed_groups: bool = False,
-             on_game: Callable[[list[chess.Move]], None] | None = None) -> ScheduleReport:
+             on_game: Callable[[list[chess.Move]], None] | None = None,
+             walk_counts: bool = False) -> ScheduleReport:
     """`list_games` after its arguments are settled: `report` filled in and returned."""
     if budget.expired() or budget.nodes_used_up():
         report.reason = f"{limit_reason(budget)} (schedule model not built)"
         return report
     try:
-        model = ScheduleModel(StrategyModel(analysis, plies, node_budget=budget), budget=budget)
+        model = ScheduleModel(StrategyModel(analysis, plies, node_budget=budget), budget=budget,
+                              walk_counts=walk_counts)
     except ModelTooLarge as e:
         report.reason = str(e)
         report.seconds = time.monotonic() - t0

@@ -14,7 +14,9 @@ castle out of, through or into such an attack.
 
 The model is a relaxation of the games of that length (it holds every game), used as a complete
 game generator by spg/listing.py, which plays each solution out with python-chess. The steps
-and attack lines come from spg/geometry.py.
+and attack lines come from spg/geometry.py. With `walk_counts`, redundant counts tie each
+unit's square after each ply of its side to its move count (`_walk_counts`): the same games,
+found faster by the race's second listing (bench/README-spg.md, 2026-12-07 22:25 UTC).
 """
 
 from __future__ import annotations
@@ -43,9 +45,9 @@ class ScheduleModel:
     """Units' squares ply by ply, added to a strategy model (see the module's docstring)."""
 
     def __init__(self, strategy: StrategyModel, deadline: float | None = None,
-                 budget: Budget | None = None) -> None:
+                 budget: Budget | None = None, walk_counts: bool = False) -> None:
         """Build the model; `budget` (or a bare `deadline`) is looked at while building:
-        LimitHit when it is used up or Ctrl-C arrives."""
+        LimitHit when it is used up or Ctrl-C arrives. `walk_counts`: add `_walk_counts`."""
         self.budget = budget if budget is not None else Budget(None, None, deadline)
         deadline = self.budget.deadline
         self.strategy = strategy
@@ -68,6 +70,9 @@ class ScheduleModel:
         self._occupant_cache: dict[int, dict] = {}
         self._flags: dict[tuple[chess.Color, int, int], Any] = {}
         self._exact: set[tuple[chess.Color, int, int]] = set()
+        self.walk_counts = walk_counts
+        # per unit, its moves from its start (`d_from`) and to its fates (`d_to`) by state
+        self.walks: dict[Unit, tuple[dict[State, int], dict[State, int]]] = {}
         if strategy.impossible:
             return
         self._build(deadline)
@@ -134,6 +139,7 @@ class ScheduleModel:
                             d_to[prev] = d_to[st] + 1
                             nxt_frontier.append(prev)
                 frontier = nxt_frontier
+        self.walks[u] = (d_from, d_to)
         mine = [1 if self.mover(p) == u.color else 0 for p in range(self.plies + 1)]
         mine[0] = 0
         done = 0
@@ -453,6 +459,8 @@ class ScheduleModel:
         target = s.analysis.target
         for u in self.units:
             m.add(s.moves[u] == sum(self.moved[u].values()))
+            if self.walk_counts:
+                self._walk_counts(u)
             if u in s.captured:
                 m.add(s.captured[u] + self.alive[u][self.plies] == 1)
             for (w, tsq), x in s.becomes.items():
@@ -463,6 +471,27 @@ class ScheduleModel:
                     m.add(x == 0)
                 else:
                     m.add_implication(x, lit)
+
+    def _walk_counts(self, u: Unit) -> None:
+        """After each ply of `u`'s side, the moves `u` has made are at least its state's
+        distance from its start, and the moves it has left (its move count less those made)
+        at least the state's distance to its fates (a unit that may be captured: none).
+        Every game obeys both, its steps being moves of the unit's own graph; the chain of
+        transitions implies them, but only ply by ply: said at once (Natch's move counting,
+        per unit and per ply), CP-SAT cuts a unit that lags or strays as soon as it is placed.
+        """
+        s, m = self.strategy, self.model
+        d_from, d_to = self.walks[u]
+        made: list[Any] = []
+        for ply in sorted(self.moved[u]):
+            made.append(self.moved[u][ply])
+            here = self.pos[u][ply].items()
+            walked = [(d_from[st], lit) for st, lit in here if d_from[st] > 0]
+            if walked:
+                m.add(sum(made) >= sum(d * lit for d, lit in walked))
+            ahead = [(d_to[st], lit) for st, lit in here if d_to[st] > 0]
+            if ahead and u not in s.captured:
+                m.add(s.moves[u] - sum(made) >= sum(d * lit for d, lit in ahead))
 
     # reading solutions -------------------------------------------------------------------------
 

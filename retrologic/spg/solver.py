@@ -138,11 +138,11 @@ RACE = True
 RACE_AFTER = 1.0
 # In the race, the search that has run GIVE_UP[0] seconds on a length and estimates it has
 # searched under GIVE_UP[1] of that length's tree (Search.share_done) gives its core to a second
-# listing of the schedule model with SECOND_LISTING's CP-SAT parameters and the strategy
-# model's groups fixed (`StrategyModel.fix_groups`: another configuration, faster on some
-# problems, slower on others; bench/README-spg.md, 2026-12-03). The six undecided 23-40-ply
-# problems read 0.11 % at most by 5 s, the six slowest the search decides 9 % or more. Both
-# listings are complete: the rule chooses the engine, not the answer.
+# listing with SECOND_LISTING's CP-SAT parameters, the strategy model's groups fixed and the
+# walk counts (`fix_groups`, `ScheduleModel(walk_counts=)`: another configuration; the walk
+# counts make it 1.05-1.3x faster on 8 problems, bench/README-spg.md 2026-12-07). The six undecided
+# 23-40-ply problems read 0.11 % at most by 5 s, the six slowest the search decides 9 % or
+# more. Both listings are complete: the rule chooses the engine, not the answer.
 GIVE_UP: tuple[float, float] | None = (5.0, 0.01)
 SECOND_LISTING: dict[str, Any] = {"random_seed": 1}
 # The search runs on after a second listing that could not decide (a model too large) when at
@@ -398,7 +398,7 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
             out["share"] = search.share_done()          # tracked since give_up is set
         if search.gave_up and not limits.budget.expired():
             search.graph.clear()                       # its memory, for the second model
-            second = run_schedule(SECOND_LISTING, fixed_groups=True)
+            second = run_schedule(SECOND_LISTING, second=True)
             out.update(complete=second["complete"], listed=second["listed"],
                        second=second["report"], seconds=res.seconds + second["seconds"],
                        reason=f"{res.reason}; second listing: {second['reason']}",
@@ -411,14 +411,14 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
         return out
 
     def run_schedule(parameters: dict[str, Any] | None = None,
-                     fixed_groups: bool = False) -> dict[str, Any]:
+                     second: bool = False) -> dict[str, Any]:
         listing = None if max_games is None else max(max_games, enough or 0)
-        shown = partial(_schedule_progress, label="second listing" if fixed_groups
+        shown = partial(_schedule_progress, label="second listing" if second
                         else "schedule model")
         rep = list_games(analysis, plies, limit=enough or listing,
                          progress=shown if limits.progress else None,
                          budget=limits.budget, parameters=parameters,
-                         fixed_groups=fixed_groups, on_game=_tell_game)
+                         fixed_groups=second, walk_counts=second, on_game=_tell_game)
         games = [[m.uci() for m in g] for g in rep.games]
         return {"complete": rep.status == Listing.COMPLETE or bool(enough and games),
                 "listed": rep.status == Listing.COMPLETE, "games": games,
