@@ -355,7 +355,6 @@ def test_the_command_s_hard_stop_waits_for_the_race_s_grace() -> None:
     assert lines[1] == "hard stop after the race"
 
 
-
 def test_a_game_listed_outlives_a_worker_slow_to_stop(monkeypatch) -> None:
     """A schedule worker that found a game, then sat in a solve that does not heed Ctrl-C (as
     CP-SAT's presolve on a large model may), is stopped outright after GRACE: the game it told
