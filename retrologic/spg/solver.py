@@ -138,13 +138,15 @@ RACE = True
 RACE_AFTER = 1.0
 # In the race, the search that has run GIVE_UP[0] seconds on a length and estimates it has
 # searched under GIVE_UP[1] of that length's tree (Search.share_done) gives its core to a second
-# listing with SECOND_LISTING's CP-SAT parameters, the strategy model's groups fixed and the
-# walk counts (`fix_groups`, `ScheduleModel(walk_counts=)`: another configuration; the walk
-# counts make it 1.05-1.3x faster on 8 problems, bench/README-spg.md 2026-12-07). The six undecided
-# 23-40-ply problems read 0.11 % at most by 5 s, the six slowest the search decides 9 % or
-# more. Both listings are complete: the rule chooses the engine, not the answer.
+# listing with SECOND_LISTING's CP-SAT parameters (another seed). The six undecided 23-40-ply
+# problems read 0.11 % at most by 5 s, the six slowest the search decides 9 % or more. Both
+# listings are complete: the rule chooses the engine, not the answer.
 GIVE_UP: tuple[float, float] | None = (5.0, 0.01)
 SECOND_LISTING: dict[str, Any] = {"random_seed": 1}
+# Both race listings fix the strategy groups and add the walk counts (`fix_groups`,
+# `ScheduleModel(walk_counts=)`): 1.2-3.4x fewer conflicts on 7 edge problems than groups
+# assumed without them (bench/README-spg.md, 2026-12-08); no race (one core, --nodes): neither.
+RACE_LISTING: dict[str, bool] = {"fixed_groups": True, "walk_counts": True}
 # The search runs on after a second listing that could not decide (a model too large) when at
 # least this many seconds are left: a listing its time limit stopped leaves none worth a run.
 RUN_ON_LEAST = 1.0
@@ -418,7 +420,7 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
         rep = list_games(analysis, plies, limit=enough or listing,
                          progress=shown if limits.progress else None,
                          budget=limits.budget, parameters=parameters,
-                         fixed_groups=second, walk_counts=second, on_game=_tell_game)
+                         on_game=_tell_game, **RACE_LISTING)
         games = [[m.uci() for m in g] for g in rep.games]
         return {"complete": rep.status == Listing.COMPLETE or bool(enough and games),
                 "listed": rep.status == Listing.COMPLETE, "games": games,
