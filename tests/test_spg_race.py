@@ -85,18 +85,19 @@ def test_a_search_that_gives_up_lists_the_length_a_second_way(monkeypatch, fen: 
                                                              plies: int) -> None:
     """The search gives up at once (GIVE_UP) and the schedule model's own listing answers
     nothing: the search's process lists the length with SECOND_LISTING's parameters, the
-    strategy groups fixed and the walk counts, as the first listing (a worker that fails its
-    assertion is an error, never "decided"), and the verdict is the search alone's."""
+    strategy groups fixed and the walk counts (a worker that fails its assertion is an error,
+    never "decided"), and the verdict is the search alone's."""
     target = spg.parse_target(fen, plies)
     alone = spg.solve(target, plies, engine="search")
     real = spg.list_games
     here: list[dict] = []
 
     def withheld(analysis, plies, parameters=None, **kwargs):
-        assert kwargs.get("fixed_groups") is True and kwargs.get("walk_counts") is True
         if parameters is None:
+            assert not kwargs.get("fixed_groups") and not kwargs.get("walk_counts")
             return ScheduleReport(plies, Listing.UNKNOWN, reason="withheld by the test")
-        assert parameters == spg.SECOND_LISTING
+        assert parameters == spg.SECOND_LISTING and kwargs.get("fixed_groups") is True
+        assert kwargs.get("walk_counts") is True
         here.append(parameters)
         return real(analysis, plies, parameters=parameters, **kwargs)
 
@@ -363,7 +364,7 @@ def test_a_game_listed_outlives_a_worker_slow_to_stop(monkeypatch) -> None:
 
     def listing(analysis, plies, limit=None, progress=None, budget=None, parameters=None,
                 fixed_groups=False, on_game=None, walk_counts=False):
-        if plies == 34 and parameters is None:     # the first listing
+        if plies == 34 and not fixed_groups:
             if on_game is not None:
                 on_game(game)
             time.sleep(60)                      # deaf to the stop

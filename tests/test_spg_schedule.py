@@ -218,6 +218,26 @@ def test_a_mutant_walk_count_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _admits(chess.Board(), PUBLISHED[0][1]) == "feasible"   # the mutant needs the option
 
 
+@pytest.mark.parametrize("seed,first,plies", [(5, 0, 5), (1, 29, 4), (30, 9, 5)])
+def test_the_solvers_listing_fixes_the_groups_and_counts_walks(monkeypatch, seed: int,
+                                                               first: int, plies: int) -> None:
+    """Without a race the solver's schedule engine lists with the strategy groups fixed and
+    the walk counts (`solver.LISTING`, as the race's listings) and finds brute force's games."""
+    start, target = _window(seed, first, plies)
+    real, asked = spg.list_games, []
+
+    def recorded(analysis, plies, **kwargs):
+        asked.append({k: kwargs.get(k) for k in spg.LISTING})
+        return real(analysis, plies, **kwargs)
+
+    monkeypatch.setattr(spg, "list_games", recorded)
+    answer = spg.solve(target, plies, start=start, check_shorter=False, max_games=None,
+                       engine="schedule")
+    assert asked == [{"fixed_groups": True, "walk_counts": True}]
+    assert answer.complete
+    assert {tuple(m.uci() for m in g) for g in answer.games} == all_games(start, target, plies)
+
+
 def test_solve_engines_agree_and_auto_falls_back() -> None:
     fen, length, solution = ISSUE_CASES[0]
     plies = spg.parse_moves(length)

@@ -16,7 +16,8 @@ The model is a relaxation of the games of that length (it holds every game), use
 game generator by spg/listing.py, which plays each solution out with python-chess. The steps
 and attack lines come from spg/geometry.py. With `walk_counts`, redundant counts tie each
 unit's square after each ply of its side to its move count (`_walk_counts`): the same games,
-found faster by the race's second listing (bench/README-spg.md, 2026-12-07 22:25 UTC).
+found faster by a lone listing and the race's second (bench/README-spg.md, 2026-12-07 and
+2026-12-08).
 """
 
 from __future__ import annotations

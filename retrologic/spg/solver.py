@@ -136,17 +136,17 @@ AUTO_SEARCH_SHARE = 0.25
 # whole budget left, the first complete listing answering (spg/race.py).
 RACE = True
 RACE_AFTER = 1.0
-# In the race, the search that has run GIVE_UP[0] seconds on a length and estimates it has
-# searched under GIVE_UP[1] of that length's tree (Search.share_done) gives its core to a second
-# listing with SECOND_LISTING's CP-SAT parameters (another seed). The six undecided 23-40-ply
-# problems read 0.11 % at most by 5 s, the six slowest the search decides 9 % or more. Both
-# listings are complete: the rule chooses the engine, not the answer.
+# In the race, the search that has run GIVE_UP[0] s on a length and estimates it has searched
+# under GIVE_UP[1] of its tree (Search.share_done) gives its core to a second listing (another
+# seed: SECOND_LISTING). The six undecided 23-40-ply problems read 0.11 % at most by 5 s, the
+# six slowest decided 9 % or more. Both listings are complete: the rule picks the engine only.
 GIVE_UP: tuple[float, float] | None = (5.0, 0.01)
 SECOND_LISTING: dict[str, Any] = {"random_seed": 1}
-# Both race listings fix the strategy groups and add the walk counts (`fix_groups`,
-# `ScheduleModel(walk_counts=)`): 1.2-3.4x fewer conflicts on 7 edge problems than groups
-# assumed without them (bench/README-spg.md, 2026-12-08); no race (one core, --nodes): neither.
-RACE_LISTING: dict[str, bool] = {"fixed_groups": True, "walk_counts": True}
+# A lone listing (no race) and the race's second fix the strategy groups and add the walk counts
+# (`fix_groups`, `ScheduleModel(walk_counts=)`): 1.2-3.4x fewer conflicts on 7 edge problems
+# than groups assumed without them. The race's first keeps them assumed, without: two configs
+# decided frolkin-1991 in 60 s, one config and two seeds not (bench/README-spg.md, 2026-12-08).
+LISTING: dict[str, bool] = {"fixed_groups": True, "walk_counts": True}
 # The search runs on after a second listing that could not decide (a model too large) when at
 # least this many seconds are left: a listing its time limit stopped leaves none worth a run.
 RUN_ON_LEAST = 1.0
@@ -339,7 +339,7 @@ def _decide(target: chess.Board, plies: int, start: chess.Board, analysis: Analy
         listing = None if max_games is None else max(max_games, enough or 0)
         rep = list_games(analysis, plies, limit=enough or listing,
                          progress=_schedule_progress if limits.progress else None,
-                         budget=limits.budget)
+                         budget=limits.budget, **LISTING)
         seconds += rep.seconds
         games = [replay_checked(start, g, target) for g in rep.games]
         if entry is None:
@@ -420,7 +420,7 @@ def _race(search: Search, target: chess.Board, plies: int, start: chess.Board,
         rep = list_games(analysis, plies, limit=enough or listing,
                          progress=shown if limits.progress else None,
                          budget=limits.budget, parameters=parameters,
-                         on_game=_tell_game, **RACE_LISTING)
+                         on_game=_tell_game, **(LISTING if second else {}))
         games = [[m.uci() for m in g] for g in rep.games]
         return {"complete": rep.status == Listing.COMPLETE or bool(enough and games),
                 "listed": rep.status == Listing.COMPLETE, "games": games,

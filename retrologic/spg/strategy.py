@@ -17,10 +17,12 @@ the squares where that pawn's captures can land.
 The side totals (moves, captures) and the victim constraints sit behind named enforcement
 literals that every solve assumes, so an infeasible model names the groups it needs (CP-SAT's
 sufficient assumptions: an UNSAT core), and `explain` adds the fewest moves a side's units need.
-Once the model is known to have a solution (the strategies listed; the race's second listing
-of games), `fix_groups` makes them hard constraints: the same solutions, but CP-SAT searches
-another way (assumed, they stay free literals in its presolve): 25-40 % faster listings on some
-problems, up to 1.8x slower on others (bench/README-spg.md, 2026-12-03).
+Once the model is known to have a solution (the strategies listed), or where no reason is
+named (a lone listing of games, the race's second), `fix_groups` makes them hard constraints:
+the same solutions, but CP-SAT searches another way (assumed, they stay free literals in its
+presolve): 25-40 % faster listings on some problems, up to 1.8x slower on others
+(bench/README-spg.md, 2026-12-03); with the walk counts, fewer conflicts on all seven timed
+(2026-12-08).
 """
 
 from __future__ import annotations
