@@ -222,7 +222,8 @@ def test_a_mutant_walk_count_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_solvers_listing_fixes_the_groups_and_counts_walks(monkeypatch, seed: int,
                                                                first: int, plies: int) -> None:
     """Without a race the solver's schedule engine lists with the strategy groups fixed and
-    the walk counts (`solver.LISTING`, as the race's listings) and finds brute force's games."""
+    the walk counts (`solver.LISTING`, as the race's second listing) and finds brute force's
+    games."""
     start, target = _window(seed, first, plies)
     real, asked = spg.list_games, []
 
